@@ -1,0 +1,76 @@
+import CLua
+import Synchronization
+
+/// A Lua value (function, table, userdata, thread) held from Swift beyond the
+/// stack, through the registry (`luaL_ref`).
+///
+/// The reference is released when the handle goes away, from any thread:
+/// the handle only queues its slot, and the state frees it the next time it
+/// is entered. A handle does not keep its state alive.
+public final class LuaReference: Sendable, Hashable, CustomStringConvertible {
+    /// The registry slot.
+    public let slot: Int32
+    /// The Lua type of the referenced value (`LUA_TTABLE`, `LUA_TFUNCTION`, …).
+    public let luaType: Int32
+    let queue: LuaReleaseQueue
+
+    init(slot: Int32, luaType: Int32, queue: LuaReleaseQueue) {
+        self.slot = slot
+        self.luaType = luaType
+        self.queue = queue
+    }
+
+    deinit {
+        queue.release(slot)
+    }
+
+    /// Whether this handle belongs to `state`.
+    public func belongs(to state: LuaState) -> Bool {
+        queue === state.releaseQueue
+    }
+
+    public static func == (lhs: LuaReference, rhs: LuaReference) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+    /// `"<type> reference #slot"`.
+    public var description: String {
+        let name: String
+        switch luaType {
+        case LUA_TTABLE: name = "table"
+        case LUA_TFUNCTION: name = "function"
+        case LUA_TUSERDATA: name = "userdata"
+        case LUA_TTHREAD: name = "thread"
+        default: name = "value"
+        }
+        return "\(name) reference #\(slot)"
+    }
+}
+
+/// Registry slots waiting to be released, filled from any thread.
+final class LuaReleaseQueue: Sendable {
+    private let pending = Mutex<(slots: [Int32], open: Bool)>(([], true))
+
+    /// Queues `slot` for release, unless the state is already closed.
+    func release(_ slot: Int32) {
+        pending.withLock { state in
+            if state.open { state.slots.append(slot) }
+        }
+    }
+
+    /// Takes every queued slot.
+    func drain() -> [Int32] {
+        pending.withLock { state in
+            let slots = state.slots
+            state.slots.removeAll(keepingCapacity: true)
+            return slots
+        }
+    }
+
+    /// Marks the state closed: later releases are dropped.
+    func close() {
+        pending.withLock { state in
+            state.open = false
+            state.slots.removeAll()
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import CLua
+
+/// The part of a ``LuaState`` that only the thread inside it touches: the raw
+/// `lua_State`, its limits block, and Swift-side tables (userdata types).
+///
+/// The limits block's `host` field points back here (unretained), so any
+/// `lua_State` of this state — the main thread or a coroutine — leads to it.
+final class LuaStateCore {
+    /// The main thread.
+    let L: OpaquePointer
+    /// The C limits block shared with the allocator and the count hook.
+    let limits: UnsafeMutablePointer<bm_limits>
+    /// Handles dropped on other threads.
+    let releaseQueue: LuaReleaseQueue
+    /// How many Swift-initiated protected calls are running (0: none, so the
+    /// next call is a top-level run and re-arms the instruction budget).
+    var runDepth = 0
+    /// The instruction limit armed at each top-level run.
+    var instructionLimit: Int = 0
+    /// Registry reference of the metatable of boxed Swift functions.
+    var functionBoxMetatable: Int32 = BM_LUA_NOREF
+    /// Userdata types registered by name.
+    var userdataTypes: [String: LuaUserdataType] = [:]
+    private var closed = false
+
+    init?(releaseQueue: LuaReleaseQueue) {
+        let limits = UnsafeMutablePointer<bm_limits>.allocate(capacity: 1)
+        limits.initialize(to: bm_limits())
+        limits.pointee.swift_depth = 1
+        guard let L = bm_newstate(limits) else {
+            limits.deallocate()
+            return nil
+        }
+        self.L = L
+        self.limits = limits
+        self.releaseQueue = releaseQueue
+        limits.pointee.current = L
+        limits.pointee.host = Unmanaged.passUnretained(self).toOpaque()
+    }
+
+    /// The thread whose Swift callback is running, or the main thread.
+    var currentThread: OpaquePointer {
+        limits.pointee.current ?? L
+    }
+
+    /// Releases the registry references that Swift handles dropped.
+    func releasePending() {
+        let refs = releaseQueue.drain()
+        guard !refs.isEmpty else { return }
+        for ref in refs {
+            luaL_unref(L, LUA_REGISTRYINDEX, ref)
+        }
+    }
+
+    /// Closes the state: finalizers run, Swift boxes are released.
+    func close() {
+        guard !closed else { return }
+        closed = true
+        releaseQueue.close()
+        limits.pointee.swift_depth = 1
+        lua_close(L)
+        limits.deinitialize(count: 1)
+        limits.deallocate()
+    }
+
+    /// The core of the state that `L` belongs to.
+    static func of(_ L: OpaquePointer) -> LuaStateCore {
+        Unmanaged<LuaStateCore>.fromOpaque(bm_limits_of(L).pointee.host).takeUnretainedValue()
+    }
+}

@@ -1,0 +1,591 @@
+/*
+ * shim.h: the C side of BloodMagic's Lua host.
+ *
+ * 1. Lua's API macros, which Swift cannot import, re-declared as
+ *    `static inline` functions or constants with the same names.
+ * 2. The per-state limits block (memory and instruction budgets), the
+ *    counting allocator, the count hook, and the panic and warning functions
+ *    (set up as luaL_newstate does).
+ * 3. Trampolines: Swift callbacks never raise. They return a sentinel and the
+ *    C trampoline raises the error after the Swift frames are gone, so no
+ *    longjmp ever crosses a Swift frame.
+ * 4. Small C functions that Swift runs under lua_pcall for the API calls that
+ *    may raise (metamethods, library opening).
+ *
+ * Everything here is static inline: the module is a system library and has
+ * no object file of its own.
+ */
+#ifndef BLOODMAGIC_CLUA_SHIM_H
+#define BLOODMAGIC_CLUA_SHIM_H
+
+#include <lua.h>
+#include <lauxlib.h>
+#include <lualib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* 1. Macros re-declared as functions and constants                           */
+/* ------------------------------------------------------------------------ */
+
+static const int BM_LUA_REGISTRYINDEX = LUA_REGISTRYINDEX;
+#undef LUA_REGISTRYINDEX
+static const int LUA_REGISTRYINDEX = BM_LUA_REGISTRYINDEX;
+
+static const int BM_LUA_MULTRET = LUA_MULTRET;
+#undef LUA_MULTRET
+static const int LUA_MULTRET = BM_LUA_MULTRET;
+
+static const lua_Integer BM_LUA_RIDX_GLOBALS = LUA_RIDX_GLOBALS;
+static const lua_Integer BM_LUA_RIDX_MAINTHREAD = LUA_RIDX_MAINTHREAD;
+static const int BM_LUA_NOREF = LUA_NOREF;
+static const int BM_LUA_REFNIL = LUA_REFNIL;
+static const lua_Integer BM_LUA_MAXINTEGER = LUA_MAXINTEGER;
+static const lua_Integer BM_LUA_MININTEGER = LUA_MININTEGER;
+
+#undef lua_upvalueindex
+static inline int lua_upvalueindex(int i) { return LUA_REGISTRYINDEX - i; }
+
+#undef lua_call
+static inline void lua_call(lua_State *L, int nargs, int nresults) {
+    lua_callk(L, nargs, nresults, 0, NULL);
+}
+
+#undef lua_pcall
+static inline int lua_pcall(lua_State *L, int nargs, int nresults, int msgh) {
+    return lua_pcallk(L, nargs, nresults, msgh, 0, NULL);
+}
+
+#undef lua_yield
+static inline int lua_yield(lua_State *L, int nresults) {
+    return lua_yieldk(L, nresults, 0, NULL);
+}
+
+#undef lua_getextraspace
+static inline void *lua_getextraspace(lua_State *L) {
+    return (void *)((char *)(L) - LUA_EXTRASPACE);
+}
+
+#undef lua_tonumber
+static inline lua_Number lua_tonumber(lua_State *L, int i) { return lua_tonumberx(L, i, NULL); }
+
+#undef lua_tointeger
+static inline lua_Integer lua_tointeger(lua_State *L, int i) { return lua_tointegerx(L, i, NULL); }
+
+#undef lua_pop
+static inline void lua_pop(lua_State *L, int n) { lua_settop(L, -(n) - 1); }
+
+#undef lua_newtable
+static inline void lua_newtable(lua_State *L) { lua_createtable(L, 0, 0); }
+
+#undef lua_pushcfunction
+static inline void lua_pushcfunction(lua_State *L, lua_CFunction f) { lua_pushcclosure(L, f, 0); }
+
+#undef lua_register
+static inline void lua_register(lua_State *L, const char *name, lua_CFunction f) {
+    lua_pushcfunction(L, f);
+    lua_setglobal(L, name);
+}
+
+#undef lua_isfunction
+static inline int lua_isfunction(lua_State *L, int n) { return lua_type(L, n) == LUA_TFUNCTION; }
+#undef lua_istable
+static inline int lua_istable(lua_State *L, int n) { return lua_type(L, n) == LUA_TTABLE; }
+#undef lua_islightuserdata
+static inline int lua_islightuserdata(lua_State *L, int n) { return lua_type(L, n) == LUA_TLIGHTUSERDATA; }
+#undef lua_isnil
+static inline int lua_isnil(lua_State *L, int n) { return lua_type(L, n) == LUA_TNIL; }
+#undef lua_isboolean
+static inline int lua_isboolean(lua_State *L, int n) { return lua_type(L, n) == LUA_TBOOLEAN; }
+#undef lua_isthread
+static inline int lua_isthread(lua_State *L, int n) { return lua_type(L, n) == LUA_TTHREAD; }
+#undef lua_isnone
+static inline int lua_isnone(lua_State *L, int n) { return lua_type(L, n) == LUA_TNONE; }
+#undef lua_isnoneornil
+static inline int lua_isnoneornil(lua_State *L, int n) { return lua_type(L, n) <= 0; }
+
+#undef lua_pushglobaltable
+static inline void lua_pushglobaltable(lua_State *L) {
+    (void)lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_GLOBALS);
+}
+
+#undef lua_tostring
+static inline const char *lua_tostring(lua_State *L, int i) { return lua_tolstring(L, i, NULL); }
+
+#undef lua_insert
+static inline void lua_insert(lua_State *L, int idx) { lua_rotate(L, idx, 1); }
+
+#undef lua_remove
+static inline void lua_remove(lua_State *L, int idx) {
+    lua_rotate(L, idx, -1);
+    lua_pop(L, 1);
+}
+
+#undef lua_replace
+static inline void lua_replace(lua_State *L, int idx) {
+    lua_copy(L, -1, idx);
+    lua_pop(L, 1);
+}
+
+#undef lua_newuserdata
+static inline void *lua_newuserdata(lua_State *L, size_t size) { return lua_newuserdatauv(L, size, 1); }
+
+#undef lua_getuservalue
+static inline int lua_getuservalue(lua_State *L, int idx) { return lua_getiuservalue(L, idx, 1); }
+
+#undef lua_setuservalue
+static inline int lua_setuservalue(lua_State *L, int idx) { return lua_setiuservalue(L, idx, 1); }
+
+#undef luaL_checkstring
+static inline const char *luaL_checkstring(lua_State *L, int arg) { return luaL_checklstring(L, arg, NULL); }
+
+#undef luaL_optstring
+static inline const char *luaL_optstring(lua_State *L, int arg, const char *d) {
+    return luaL_optlstring(L, arg, d, NULL);
+}
+
+#undef luaL_typename
+static inline const char *luaL_typename(lua_State *L, int i) { return lua_typename(L, lua_type(L, i)); }
+
+#undef luaL_getmetatable
+static inline int luaL_getmetatable(lua_State *L, const char *name) {
+    return lua_getfield(L, LUA_REGISTRYINDEX, name);
+}
+
+#undef luaL_loadbuffer
+static inline int luaL_loadbuffer(lua_State *L, const char *buff, size_t sz, const char *name) {
+    return luaL_loadbufferx(L, buff, sz, name, NULL);
+}
+
+#undef luaL_loadfile
+static inline int luaL_loadfile(lua_State *L, const char *filename) {
+    return luaL_loadfilex(L, filename, NULL);
+}
+
+#undef luaL_dostring
+static inline int luaL_dostring(lua_State *L, const char *s) {
+    return luaL_loadstring(L, s) || lua_pcall(L, 0, LUA_MULTRET, 0);
+}
+
+#undef luaL_dofile
+static inline int luaL_dofile(lua_State *L, const char *fn) {
+    return luaL_loadfile(L, fn) || lua_pcall(L, 0, LUA_MULTRET, 0);
+}
+
+#undef luaL_pushfail
+static inline void luaL_pushfail(lua_State *L) { lua_pushnil(L); }
+
+/* ------------------------------------------------------------------------ */
+/* 2. Limits, allocator, hook, panic and warnings                            */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * One block per Lua state, owned by Swift, reachable from the allocator's
+ * user data and from the state's extra space (so from every coroutine).
+ *
+ * `swift_depth` counts how deeply Swift code is in control of the state: it is
+ * 1 while Swift holds the state outside any call into Lua, is set to 0 by
+ * Swift around lua_pcall, and the trampolines add 1 while a Swift callback
+ * runs. While it is above 0 the allocator never refuses a block for the
+ * memory limit (the bytes are still counted), so an allocation made by a
+ * Swift frame cannot raise. The limit is enforced as soon as Lua runs again.
+ * A real allocation failure in that window aborts the process, as Swift's own
+ * allocator does, rather than longjmp across Swift frames.
+ */
+typedef struct bm_limits {
+    size_t used;            /* bytes currently allocated by this state */
+    size_t peak;            /* the largest `used` seen */
+    size_t memory_limit;    /* 0: no limit */
+    int swift_depth;        /* > 0: Swift is in control (see above) */
+    int memory_limit_hit;   /* set when an allocation was refused for the limit */
+    int instruction_limit_hit;
+    int hook_step;          /* instructions between two count-hook calls */
+    long long instruction_limit;   /* 0: no limit; per top-level run */
+    long long instructions_left;   /* budget of the current run */
+    void *host;             /* opaque pointer back to the Swift host, unused by C */
+    lua_State *current;     /* the thread whose Swift callback runs now, or the main thread */
+} bm_limits;
+
+static inline bm_limits *bm_limits_of(lua_State *L) {
+    return *(bm_limits **)lua_getextraspace(L);
+}
+
+static inline void bm_set_limits(lua_State *L, bm_limits *limits) {
+    *(bm_limits **)lua_getextraspace(L) = limits;
+}
+
+static inline void *bm_counting_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+    bm_limits *lim = (bm_limits *)ud;
+    size_t old = ptr ? osize : 0;
+    if (nsize == 0) {
+        free(ptr);
+        lim->used -= old;
+        return NULL;
+    }
+    if (nsize > old && lim->memory_limit != 0 && lim->swift_depth == 0
+        && lim->used - old + nsize > lim->memory_limit) {
+        lim->memory_limit_hit = 1;
+        return NULL; /* Lua raises LUA_ERRMEM; no Swift frame is on the way */
+    }
+    void *p = realloc(ptr, nsize);
+    if (p == NULL) {
+        if (nsize <= old) return ptr; /* Lua assumes shrinking never fails */
+        if (lim->swift_depth > 0) {
+            fputs("bloodmagic: out of memory while Swift holds the Lua state\n", stderr);
+            abort();
+        }
+        return NULL;
+    }
+    lim->used = lim->used - old + nsize;
+    if (lim->used > lim->peak) lim->peak = lim->used;
+    return p;
+}
+
+static inline int bm_panic(lua_State *L) {
+    const char *msg = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "error object is not a string";
+    fprintf(stderr, "PANIC: unprotected error in call to Lua API (%s)\n", msg);
+    fflush(stderr);
+    return 0; /* return to Lua to abort */
+}
+
+/* Warning functions, with the same control messages as lauxlib's. */
+static inline void bm_warnf_on(void *ud, const char *message, int tocont);
+static inline void bm_warnf_cont(void *ud, const char *message, int tocont);
+
+static inline void bm_warnf_off(void *ud, const char *message, int tocont) {
+    lua_State *L = (lua_State *)ud;
+    if (!tocont && message[0] == '@' && strcmp(message + 1, "on") == 0)
+        lua_setwarnf(L, bm_warnf_on, L);
+}
+
+static inline void bm_warnf_cont(void *ud, const char *message, int tocont) {
+    lua_State *L = (lua_State *)ud;
+    fputs(message, stderr);
+    if (tocont) {
+        lua_setwarnf(L, bm_warnf_cont, L);
+    } else {
+        fputs("\n", stderr);
+        fflush(stderr);
+        lua_setwarnf(L, bm_warnf_on, L);
+    }
+}
+
+static inline void bm_warnf_on(void *ud, const char *message, int tocont) {
+    lua_State *L = (lua_State *)ud;
+    if (!tocont && message[0] == '@') {
+        if (strcmp(message + 1, "off") == 0) lua_setwarnf(L, bm_warnf_off, L);
+        return;
+    }
+    fputs("Lua warning: ", stderr);
+    bm_warnf_cont(ud, message, tocont);
+}
+
+/* Instruction budget. Raises from C, with the position of the running code. */
+static inline void bm_count_hook(lua_State *L, lua_Debug *ar) {
+    bm_limits *lim = bm_limits_of(L);
+    if (lim == NULL || lim->instruction_limit <= 0) return;
+    lim->instructions_left -= lim->hook_step;
+    if (lim->instructions_left >= 0) return;
+    lim->instruction_limit_hit = 1;
+    /* Fire on every instruction from now on, so that a script which catches
+       the error with pcall cannot keep running for long. */
+    lua_sethook(L, bm_count_hook, LUA_MASKCOUNT, 1);
+    lim->hook_step = 1;
+    if (lua_getinfo(L, "Sl", ar) && ar->currentline > 0) {
+        lua_pushfstring(L, "%s:%d: instruction limit exceeded (%I instructions)",
+                        ar->short_src, ar->currentline, (LUAI_UACINT)lim->instruction_limit);
+    } else {
+        lua_pushfstring(L, "instruction limit exceeded (%I instructions)", (LUAI_UACINT)lim->instruction_limit);
+    }
+    lua_error(L);
+}
+
+/* Arms the budget for a new top-level run. */
+static inline void bm_arm_instruction_budget(lua_State *L, long long limit, int step) {
+    bm_limits *lim = bm_limits_of(L);
+    lim->instruction_limit = limit;
+    lim->instructions_left = limit;
+    lim->instruction_limit_hit = 0;
+    lim->memory_limit_hit = 0;
+    if (limit > 0) {
+        if (step <= 0) step = 1000;
+        if (step > limit) step = (int)(limit > 0x7fffffff ? 0x7fffffff : limit);
+        lim->hook_step = step;
+        lua_sethook(L, bm_count_hook, LUA_MASKCOUNT, step);
+    } else {
+        lua_sethook(L, NULL, 0, 0);
+    }
+}
+
+/* Opens a state with the counting allocator, panic and warning functions. */
+static inline lua_State *bm_newstate(bm_limits *limits) {
+    lua_State *L = lua_newstate(bm_counting_alloc, limits);
+    if (L == NULL) return NULL;
+    bm_set_limits(L, limits);
+    lua_atpanic(L, bm_panic);
+    lua_setwarnf(L, bm_warnf_off, L); /* warnings off by default, as lua.c */
+    return L;
+}
+
+/* ------------------------------------------------------------------------ */
+/* 3. Trampolines                                                            */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A Swift function called from Lua. It returns the number of results it
+ * pushed, or one of the sentinels below with the error value on top of the
+ * stack. It must never call lua_error (or anything that raises) itself.
+ */
+typedef int (*bm_swift_function)(lua_State *L);
+
+/** Raise the value on top of the stack as it is. */
+static const int BM_RAISE = -1;
+/** Raise the string on top of the stack, prefixed with the caller's `file:line:`. */
+static const int BM_RAISE_WHERE = -2;
+
+static inline int bm_finish_swift_call(lua_State *L, int n) {
+    if (n >= 0) return n;
+    if (n == BM_RAISE_WHERE && lua_type(L, -1) == LUA_TSTRING) {
+        luaL_where(L, 1);
+        lua_insert(L, -2);
+        lua_concat(L, 2);
+    }
+    return lua_error(L);
+}
+
+/*
+ * The trampoline for every Swift function visible to Lua. Upvalue 1 is the
+ * Swift entry point (a C function pointer held as light userdata); the other
+ * upvalues belong to the entry point.
+ */
+static inline int bm_trampoline(lua_State *L) {
+    bm_swift_function fn = (bm_swift_function)lua_touserdata(L, lua_upvalueindex(1));
+    bm_limits *lim = bm_limits_of(L);
+    lua_State *saved = lim->current;
+    lim->swift_depth += 1;
+    lim->current = L;
+    int n = fn(L);
+    lim->current = saved;
+    lim->swift_depth -= 1;
+    return bm_finish_swift_call(L, n);
+}
+
+/* Pushes a Swift entry point as a Lua C closure with `nup` extra upvalues
+   (already pushed on the stack, which this call pops). */
+static inline void bm_pushswiftclosure(lua_State *L, bm_swift_function fn, int nup) {
+    lua_pushlightuserdata(L, (void *)fn);
+    lua_insert(L, -(nup + 1));
+    lua_pushcclosure(L, bm_trampoline, nup + 1);
+}
+
+/* ------------------------------------------------------------------------ */
+/* 4. Protected helpers, run by Swift under lua_pcall                        */
+/* ------------------------------------------------------------------------ */
+
+/* Message handler: keeps the message, stores a traceback in the registry. */
+static const char *const BM_TRACEBACK_KEY = "bloodmagic.traceback";
+
+static inline int bm_message_handler(lua_State *L) {
+    const char *msg = lua_tostring(L, 1);
+    if (msg == NULL) {
+        if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) {
+            lua_replace(L, 1);
+        } else {
+            lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+            lua_replace(L, 1);
+        }
+        lua_settop(L, 1);
+    }
+    luaL_traceback(L, L, NULL, 1);
+    lua_setfield(L, LUA_REGISTRYINDEX, BM_TRACEBACK_KEY);
+    return 1;
+}
+
+/* t[k] with metamethods: (t, k) -> v */
+static inline int bm_protected_gettable(lua_State *L) {
+    lua_gettable(L, 1);
+    return 1;
+}
+
+/* t[k] = v with metamethods: (t, k, v) -> () */
+static inline int bm_protected_settable(lua_State *L) {
+    lua_settable(L, 1);
+    return 0;
+}
+
+/* tostring(v) with __tostring and __name: (v) -> s */
+static inline int bm_protected_tostring(lua_State *L) {
+    luaL_tolstring(L, 1, NULL);
+    return 1;
+}
+
+/* a == b with __eq: (a, b) -> boolean */
+static inline int bm_protected_equal(lua_State *L) {
+    lua_pushboolean(L, lua_compare(L, 1, 2, LUA_OPEQ));
+    return 1;
+}
+
+/* #v with __len: (v) -> n */
+static inline int bm_protected_len(lua_State *L) {
+    lua_len(L, 1);
+    return 1;
+}
+
+/*
+ * __index for Swift object userdata. Upvalue 1 is the type's methods table,
+ * looked up raw first so that method calls never leave C for the lookup;
+ * upvalue 2 is the Swift property getter (a Swift closure) or nil.
+ */
+static inline int bm_userdata_index(lua_State *L) {
+    lua_settop(L, 2);
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;
+    if (lua_type(L, lua_upvalueindex(2)) == LUA_TNIL) return 1;
+    lua_pop(L, 1);
+    lua_pushvalue(L, lua_upvalueindex(2));
+    lua_insert(L, 1);
+    lua_call(L, 2, 1);
+    return 1;
+}
+
+/* Library sets for bm_protected_openlibs. */
+enum {
+    BM_LIB_BASE = 1 << 0,
+    BM_LIB_TABLE = 1 << 1,
+    BM_LIB_STRING = 1 << 2,
+    BM_LIB_MATH = 1 << 3,
+    BM_LIB_UTF8 = 1 << 4,
+    BM_LIB_COROUTINE = 1 << 5,
+    BM_LIB_OS = 1 << 6,       /* safe subset: time, clock, date */
+    BM_LIB_PACKAGE = 1 << 7,  /* require for Lua modules only */
+    BM_LIB_UNSAFE = 1 << 8    /* the full standard library */
+};
+
+/* `load` that only accepts text chunks. */
+static inline int bm_load_text_only(lua_State *L) {
+    int n = lua_gettop(L);
+    if (n < 3) lua_settop(L, 3);
+    if (!lua_isnoneornil(L, 3)) {
+        const char *mode = lua_tostring(L, 3);
+        if (mode == NULL || strchr(mode, 'b') != NULL)
+            return luaL_error(L, "load: binary chunks are not allowed in the sandbox");
+    }
+    lua_pushliteral(L, "t");
+    lua_replace(L, 3);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+static inline int bm_sandbox_denied(lua_State *L) {
+    return luaL_error(L, "%s is not available in the sandbox (the host must opt in to unsafe libraries)",
+                      lua_tostring(L, lua_upvalueindex(1)));
+}
+
+static inline void bm_deny(lua_State *L, int table, const char *field, const char *qualified) {
+    table = lua_absindex(L, table);
+    lua_pushstring(L, qualified);
+    lua_pushcclosure(L, bm_sandbox_denied, 1);
+    lua_setfield(L, table, field);
+}
+
+/* (flags) -> (); opens the chosen libraries and applies the sandbox. */
+static inline int bm_protected_openlibs(lua_State *L) {
+    int flags = (int)lua_tointeger(L, 1);
+    lua_settop(L, 0);
+    if (flags & BM_LIB_UNSAFE) {
+        luaL_openlibs(L);
+        return 0;
+    }
+    if (flags & BM_LIB_BASE) {
+        luaL_requiref(L, LUA_GNAME, luaopen_base, 1);
+        lua_pop(L, 1);
+        lua_pushglobaltable(L);
+        bm_deny(L, -1, "dofile", "dofile");
+        bm_deny(L, -1, "loadfile", "loadfile");
+        lua_getfield(L, -1, "load");
+        lua_pushcclosure(L, bm_load_text_only, 1);
+        lua_setfield(L, -2, "load");
+        lua_pop(L, 1);
+    }
+    if (flags & BM_LIB_PACKAGE) {
+        luaL_requiref(L, LUA_LOADLIBNAME, luaopen_package, 1);
+        /* package.loadlib denied; only the preload and Lua-file searchers;
+           no C paths. The host sets package.path. */
+        bm_deny(L, -1, "loadlib", "package.loadlib");
+        lua_pushliteral(L, "");
+        lua_setfield(L, -2, "cpath");
+        lua_pushliteral(L, "");
+        lua_setfield(L, -2, "path");
+        lua_getfield(L, -1, "searchers");
+        lua_pushnil(L);
+        lua_rawseti(L, -2, 4); /* all-in-one C searcher */
+        lua_pushnil(L);
+        lua_rawseti(L, -2, 3); /* C searcher */
+        lua_pop(L, 2);
+    }
+    {
+        /* No io library: a table whose functions say so, so that scripts get
+           a clear error rather than "attempt to index a nil value". */
+        static const char *const io_names[] = {"open", "popen", "lines", "input", "output",
+                                               "read", "write", "close", "tmpfile", "type", NULL};
+        lua_createtable(L, 0, 10);
+        for (int i = 0; io_names[i] != NULL; i++) {
+            lua_pushfstring(L, "io.%s", io_names[i]);
+            lua_pushcclosure(L, bm_sandbox_denied, 1);
+            lua_setfield(L, -2, io_names[i]);
+        }
+        lua_setglobal(L, "io");
+    }
+    if (flags & BM_LIB_COROUTINE) {
+        luaL_requiref(L, LUA_COLIBNAME, luaopen_coroutine, 1);
+        lua_pop(L, 1);
+    }
+    if (flags & BM_LIB_TABLE) {
+        luaL_requiref(L, LUA_TABLIBNAME, luaopen_table, 1);
+        lua_pop(L, 1);
+    }
+    if (flags & BM_LIB_STRING) {
+        luaL_requiref(L, LUA_STRLIBNAME, luaopen_string, 1);
+        lua_pushnil(L);
+        lua_setfield(L, -2, "dump");
+        lua_pop(L, 1);
+    }
+    if (flags & BM_LIB_MATH) {
+        luaL_requiref(L, LUA_MATHLIBNAME, luaopen_math, 1);
+        lua_pop(L, 1);
+    }
+    if (flags & BM_LIB_UTF8) {
+        luaL_requiref(L, LUA_UTF8LIBNAME, luaopen_utf8, 1);
+        lua_pop(L, 1);
+    }
+    if (flags & BM_LIB_OS) {
+        /* A fresh `os` table with only time, clock and date. */
+        luaL_requiref(L, LUA_OSLIBNAME, luaopen_os, 0);
+        lua_createtable(L, 0, 3);
+        lua_getfield(L, -2, "time");
+        lua_setfield(L, -2, "time");
+        lua_getfield(L, -2, "clock");
+        lua_setfield(L, -2, "clock");
+        lua_getfield(L, -2, "date");
+        lua_setfield(L, -2, "date");
+        bm_deny(L, -1, "execute", "os.execute");
+        bm_deny(L, -1, "exit", "os.exit");
+        bm_deny(L, -1, "getenv", "os.getenv");
+        bm_deny(L, -1, "remove", "os.remove");
+        bm_deny(L, -1, "rename", "os.rename");
+        bm_deny(L, -1, "tmpname", "os.tmpname");
+        bm_deny(L, -1, "setlocale", "os.setlocale");
+        lua_setglobal(L, LUA_OSLIBNAME);
+        lua_pop(L, 1);
+        lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+        lua_getglobal(L, LUA_OSLIBNAME);
+        lua_setfield(L, -2, LUA_OSLIBNAME);
+        lua_pop(L, 1);
+    }
+    return 0;
+}
+
+#endif /* BLOODMAGIC_CLUA_SHIM_H */

@@ -301,6 +301,13 @@ static inline void bm_count_hook(lua_State *L, lua_Debug *ar) {
     lua_error(L);
 }
 
+/* Stops counting after a top-level run; the hit flags stay for the caller. */
+static inline void bm_disarm_instruction_budget(lua_State *L) {
+    bm_limits *lim = bm_limits_of(L);
+    lim->instruction_limit = 0;
+    lua_sethook(L, NULL, 0, 0);
+}
+
 /* Arms the budget for a new top-level run. */
 static inline void bm_arm_instruction_budget(lua_State *L, long long limit, int step) {
     bm_limits *lim = bm_limits_of(L);
@@ -344,10 +351,24 @@ static const int BM_RAISE = -1;
 /** Raise the string on top of the stack, prefixed with the caller's `file:line:`. */
 static const int BM_RAISE_WHERE = -2;
 
+/* Pushes "chunk:line: " of the nearest Lua function on the call stack (not
+   only level 1, so that a Swift function called through pcall or another C
+   function still reports the script's position), or "" when there is none. */
+static inline void bm_where(lua_State *L) {
+    lua_Debug ar;
+    for (int level = 1; level < 12 && lua_getstack(L, level, &ar); level++) {
+        if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0) {
+            lua_pushfstring(L, "%s:%d: ", ar.short_src, ar.currentline);
+            return;
+        }
+    }
+    lua_pushliteral(L, "");
+}
+
 static inline int bm_finish_swift_call(lua_State *L, int n) {
     if (n >= 0) return n;
     if (n == BM_RAISE_WHERE && lua_type(L, -1) == LUA_TSTRING) {
-        luaL_where(L, 1);
+        bm_where(L);
         lua_insert(L, -2);
         lua_concat(L, 2);
     }

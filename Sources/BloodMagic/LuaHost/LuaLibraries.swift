@@ -55,19 +55,20 @@ public struct LuaLimits: Sendable, Hashable {
     /// No limits.
     public static let none = LuaLimits()
 
-    /// Parses a size such as `16M`, `512K`, `1G` or `1048576` (bytes).
+    /// Parses a size such as `16M`, `512K`, `1G`, `2MiB` or `1048576` (bytes).
     public static func parseSize(_ text: String) -> Int? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        guard let last = trimmed.last else { return nil }
-        let multipliers: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "B": 1]
-        var digits = trimmed
-        var factor = 1
-        if let m = multipliers[Character(last.uppercased())] {
-            factor = m
+        var digits = text.trimmingCharacters(in: .whitespaces).uppercased()
+        if digits.hasSuffix("IB") {
+            digits.removeLast(2)
+        } else if digits.hasSuffix("B") {
             digits.removeLast()
-            if digits.uppercased().hasSuffix("I") { digits.removeLast() }
         }
-        guard let value = Int(digits), value >= 0 else { return nil }
+        var factor = 1
+        if let unit = digits.last, let shift = ["K": 10, "M": 20, "G": 30][String(unit)] {
+            factor = 1 << shift
+            digits.removeLast()
+        }
+        guard !digits.isEmpty, digits.allSatisfy(\.isASCII), let value = Int(digits), value >= 0 else { return nil }
         let (product, overflow) = value.multipliedReportingOverflow(by: factor)
         return overflow ? nil : product
     }

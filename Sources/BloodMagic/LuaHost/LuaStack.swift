@@ -186,7 +186,7 @@ public struct LuaStack {
         block.pointee.swift_depth = saved
         core.runDepth -= 1
         if outermost {
-            bm_arm_instruction_budget(L, 0, 0)
+            bm_disarm_instruction_budget(L)
         }
         lua_remove(L, base)
         if status != LUA_OK {

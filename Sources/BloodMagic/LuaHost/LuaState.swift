@@ -83,7 +83,11 @@ public final class LuaState: Sendable {
             owner.store(me, ordering: .releasing)
             defer { owner.store(0, ordering: .releasing) }
             core.releasePending()
-            result = try body(LuaStack(core.L))
+            // Whatever the body leaves on the main stack is dropped on the way out.
+            let stack = LuaStack(core.L)
+            let top = stack.top
+            defer { stack.setTop(top) }
+            result = try body(stack)
         }
         return result!
     }

@@ -1,0 +1,193 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import BloodMagic
+
+@Suite("Lua state")
+struct LuaStateTests {
+    @Test func errorsReadFileLineMessage() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("broken.lua").path
+            try "local x = 1\nlocal y = nil + x\n".write(toFile: path, atomically: true, encoding: .utf8)
+            let state = try LuaState()
+            let error = try #require(throws: LuaError.self) { try state.runFile(path) }
+            #expect(error.kind == .runtime)
+            #expect(error.chunk?.hasSuffix("broken.lua") == true)
+            #expect(error.line == 2)
+            #expect(error.reason.contains("attempt to perform arithmetic on a nil value"))
+            #expect(error.traceback?.contains("stack traceback:") == true)
+        }
+    }
+
+    @Test func syntaxErrorsNameTheFileAndLine() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("syntax.lua").path
+            try "#!/usr/bin/env bmlua\nlocal ok = 1\nlocal = 2\n".write(toFile: path, atomically: true, encoding: .utf8)
+            let state = try LuaState()
+            let error = try #require(throws: LuaError.self) { try state.runFile(path) }
+            #expect(error.kind == .syntax)
+            #expect(error.line == 3)  // the shebang line still counts
+            #expect(error.message.contains("syntax.lua:3:"))
+        }
+    }
+
+    @Test func missingFileIsAClearError() throws {
+        let state = try LuaState()
+        let error = try #require(throws: LuaError.self) { try state.runFile("/nonexistent/x.lua") }
+        #expect(error.kind == .io)
+        #expect(error.message.hasPrefix("cannot open /nonexistent/x.lua"))
+    }
+
+    @Test func fileArgumentsArriveAsVarargs() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("args.lua").path
+            try "local a, b = ... return a .. '+' .. b".write(toFile: path, atomically: true, encoding: .utf8)
+            let state = try LuaState()
+            #expect(try state.runFile(path, arguments: ["x", "y"]) == [.string("x+y")])
+        }
+    }
+
+    @Test func referencesOutliveTheStackAndAreReleased() throws {
+        let state = try LuaState()
+        let ref = try state.withStack { (lua) throws(LuaError) -> LuaReference in
+            try lua.load("collected = false return setmetatable({ n = 7 }, { __gc = function() collected = true end })", name: "=t")
+            try lua.call(arguments: 0, results: 1)
+            defer { lua.pop() }
+            return lua.reference(at: -1)
+        }
+        _ = try state.run("collectgarbage()")
+        #expect(try state.evaluate("return collected", as: Bool.self) == false)
+        let n = try state.withStack { (lua) throws(LuaError) -> Int in
+            lua.push(ref)
+            lua.push("n")
+            try lua.getTable(at: -2)
+            defer { lua.pop(2) }
+            return try lua.value(at: -1)
+        }
+        #expect(n == 7)
+        // Drop the handle on another thread; the state frees the slot when next entered.
+        final class Holder: Sendable {
+            let reference: Mutex<LuaReference?>
+            init(_ reference: LuaReference) { self.reference = Mutex(reference) }
+        }
+        let holder = Holder(ref)
+        _ = consume ref
+        let thread = Thread { holder.reference.withLock { $0 = nil } }
+        thread.start()
+        while !thread.isFinished { usleep(1000) }
+        _ = try state.run("collectgarbage() collectgarbage()")
+        _ = try state.run("collectgarbage()")
+        #expect(try state.evaluate("return collected", as: Bool.self) == true)
+    }
+
+    @Test func functionReferencesCanBeCalledLater() throws {
+        let state = try LuaState()
+        let values = try state.run("return function(a, b) return a * b end")
+        guard case .function(let f) = values.first else {
+            Issue.record("expected a function, got \(values)")
+            return
+        }
+        let product = try state.withStack { (lua) throws(LuaError) -> Int in
+            lua.push(f)
+            lua.push(6)
+            lua.push(7)
+            try lua.call(arguments: 2, results: 1)
+            defer { lua.pop() }
+            return try lua.value(at: -1)
+        }
+        #expect(product == 42)
+    }
+
+    @Test func metamethodsRunProtected() throws {
+        let state = try LuaState()
+        _ = try state.run("t = setmetatable({}, { __index = function(_, k) error('no field ' .. k) end })", name: "@meta.lua")
+        let (error, top) = try state.withStack { (lua) throws(LuaError) -> (LuaError?, Int32) in
+            lua.pushRawGlobal("t")
+            lua.push("missing")
+            do {
+                try lua.getTable(at: -2)
+                return (nil, lua.top)
+            } catch {
+                return (error as? LuaError, lua.top)
+            }
+        }
+        #expect(error?.message == "meta.lua:1: no field missing")
+        // Only the table is left: key and error are gone.
+        #expect(top == 1)
+        #expect(state.withStack { $0.top } == 0)
+    }
+
+    @Test func oneStateFromManyThreads() async throws {
+        let state = try LuaState()
+        _ = try state.run("counter = 0")
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    for _ in 0..<200 {
+                        _ = try? state.run("counter = counter + 1")
+                    }
+                }
+            }
+        }
+        #expect(try state.evaluate("return counter", as: Int.self) == 1600)
+    }
+
+    @Test func userdataTypesHaveOneMetatablePerType() throws {
+        final class Point {
+            var x: Int
+            let counter: LiveCounter
+            init(x: Int, counter: LiveCounter) {
+                self.x = x
+                self.counter = counter
+                counter.up()
+            }
+            deinit { counter.down() }
+        }
+        let counter = LiveCounter()
+        let state = try LuaState()
+        let type = LuaUserdataType(
+            name: "Point",
+            methods: [
+                "double": { lua in
+                    guard let point = lua.object(at: 1, of: lua.userdataType(named: "Point")!) as? Point else {
+                        throw LuaError(.conversion, "bad self")
+                    }
+                    lua.push(point.x * 2)
+                    return 1
+                }
+            ],
+            getter: { lua, object in
+                guard let point = object as? Point, lua.rawString(at: 2) == "x" else {
+                    lua.pushNil()
+                    return 1
+                }
+                lua.push(point.x)
+                return 1
+            },
+            setter: { lua, object in
+                guard let point = object as? Point, lua.rawString(at: 2) == "x" else {
+                    throw LuaError(.usage, "Point has no writable property \(lua.typeName(at: 2))")
+                }
+                point.x = try lua.value(at: 3)
+            },
+            describe: { object in "Point(\((object as? Point)?.x ?? 0))" })
+        var point: Point? = Point(x: 21, counter: counter)
+        try state.withStack { (lua) throws(LuaError) in
+            lua.register(type)
+            lua.push(object: point!, as: type)
+            lua.setRawGlobal("p")
+            lua.push(object: point!, as: type)
+            lua.setRawGlobal("q")
+        }
+        #expect(try state.run("return p:double(), p.x, tostring(p), p == q, p.nothing", name: "=t")
+            == [.integer(42), .integer(21), .string("Point(21)"), .boolean(true), .nil])
+        _ = try state.run("p.x = 5")
+        #expect(point?.x == 5)
+        let error = try #require(throws: LuaError.self) { try state.run("p.x = 'no'", name: "@set.lua") }
+        #expect(error.message == "set.lua:1: expected integer, got string")
+        point = nil
+        #expect(counter.live == 1)  // Lua still holds it
+        _ = try state.run("p = nil q = nil collectgarbage() collectgarbage()")
+        #expect(counter.live == 0)
+    }
+}

@@ -118,6 +118,12 @@ public struct LuaStack {
         if status != LUA_OK { throw popError(status: status) }
     }
 
+    /// Compiles a byte array as a text chunk and pushes the function.
+    public func load(bytes: [UInt8], name: String) throws(LuaError) {
+        let status = bytes.withUnsafeBytes { raw in rawLoad(raw, name: name) }
+        if status != LUA_OK { throw popError(status: status) }
+    }
+
     /// lua_load with the memory limit enforced; returns the status and leaves
     /// the function or the error message on top.
     private func rawLoad(_ bytes: UnsafeRawBufferPointer, name: String) -> Int32 {

@@ -351,19 +351,28 @@ static const int BM_RAISE = -1;
 /** Raise the string on top of the stack, prefixed with the caller's `file:line:`. */
 static const int BM_RAISE_WHERE = -2;
 
-/* Pushes "chunk:line: " of the nearest Lua function on the call stack (not
-   only level 1, so that a Swift function called through pcall or another C
-   function still reports the script's position), or "" when there is none. */
-static inline void bm_where(lua_State *L) {
+/* Whether a function's source is one of BloodMagic's internal chunks
+   (named "=[bm...]"), whose frames never count as an error's position. */
+static inline int bm_is_internal_source(const char *source) {
+    return source != NULL && strncmp(source, "=[bm", 4) == 0;
+}
+
+/* Pushes "chunk:line" of the nearest script frame from `level` up (C
+   functions and internal chunks are skipped, so that a Swift function called
+   through pcall or from the bm module still reports the script's position).
+   With `suffix`, ": " is appended. Pushes "" when there is no such frame. */
+static inline void bm_push_location(lua_State *L, int level, int suffix) {
     lua_Debug ar;
-    for (int level = 1; level < 12 && lua_getstack(L, level, &ar); level++) {
-        if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0) {
-            lua_pushfstring(L, "%s:%d: ", ar.short_src, ar.currentline);
+    for (; level < 40 && lua_getstack(L, level, &ar); level++) {
+        if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0 && !bm_is_internal_source(ar.source)) {
+            lua_pushfstring(L, suffix ? "%s:%d: " : "%s:%d", ar.short_src, ar.currentline);
             return;
         }
     }
     lua_pushliteral(L, "");
 }
+
+static inline void bm_where(lua_State *L) { bm_push_location(L, 1, 1); }
 
 static inline int bm_finish_swift_call(lua_State *L, int n) {
     if (n >= 0) return n;

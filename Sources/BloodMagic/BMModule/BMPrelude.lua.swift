@@ -1,0 +1,551 @@
+/// The Lua half of the `bm` module: definition-table checks, `bm.class`, the
+/// spell descriptors and the per-access logic of spelled properties. It runs
+/// once per state as the chunk `=[bm]` with the Swift core functions as its
+/// argument, and returns the module table and an internal table.
+///
+/// Errors are raised with `fail`, which puts the position of the nearest
+/// script frame (not the module's own) in front, so that a message reads
+/// `settings.lua:12: final property 'id' of Settings is already set`.
+let bmPreludeSource = #"""
+local core = ...
+local rawget, rawset, rawequal, setmetatable, getmetatable = rawget, rawset, rawequal, setmetatable, getmetatable
+local type, pairs, ipairs, next, select, error, tostring, pcall = type, pairs, ipairs, next, select, error, tostring, pcall
+local sformat, tconcat, tsort = string.format, table.concat, table.sort
+local where = core.where
+
+local bm = { spell = {} }
+local internal = {}
+
+local function fail(message)
+  error(where() .. message, 0)
+end
+
+local function typeof(v)
+  local t = type(v)
+  if t == "table" then
+    local mt = getmetatable(v)
+    local name = type(mt) == "table" and rawget(mt, "__name")
+    if type(name) == "string" then return name end
+  end
+  return t
+end
+
+---------------------------------------------------------------------------
+-- Definition tables
+---------------------------------------------------------------------------
+
+local function is_string(v) return type(v) == "string" end
+local function is_function(v) return type(v) == "function" end
+local function is_boolean(v) return type(v) == "boolean" end
+local function is_table(v) return type(v) == "table" end
+local function is_any(v) return true end
+
+local STRING = { check = is_string, what = "a string" }
+local FUNCTION = { check = is_function, what = "a function" }
+local BOOLEAN = { check = is_boolean, what = "a boolean" }
+local TABLE = { check = is_table, what = "a table" }
+local ANY = { check = is_any, what = "any value" }
+local CONTAINER = { check = function(v) return type(v) == "string" or type(v) == "table" end,
+                    what = "a class name or a class" }
+
+local function required(rule) return { check = rule.check, what = rule.what, required = true } end
+
+-- Checks a definition table against a schema: unknown fields, missing
+-- required fields and field types, each named in the message.
+local function check(fname, def, schema)
+  if type(def) ~= "table" then
+    fail(fname .. ": expected a definition table, got " .. typeof(def))
+  end
+  for key in next, def do
+    if type(key) ~= "string" then
+      fail(fname .. ": unknown field [" .. tostring(key) .. "]")
+    elseif schema[key] == nil then
+      fail(fname .. ": unknown field '" .. key .. "'")
+    end
+  end
+  for key, rule in next, schema do
+    local value = rawget(def, key)
+    if value == nil then
+      if rule.required then fail(fname .. ": missing required field '" .. key .. "'") end
+    elseif not rule.check(value) then
+      fail(fname .. ": field '" .. key .. "' must be " .. rule.what .. ", got " .. typeof(value))
+    end
+  end
+end
+
+-- A protocol list: an array of names, returned sorted and without duplicates.
+local function protocol_list(fname, list)
+  if list == nil then return nil end
+  if type(list) ~= "table" then
+    fail(fname .. ": field 'protocols' must be an array of protocol names, got " .. typeof(list))
+  end
+  local seen, out = {}, {}
+  for i, name in ipairs(list) do
+    if type(name) ~= "string" or name == "" then
+      fail(fname .. ": protocols[" .. i .. "] must be a protocol name, got " .. typeof(name))
+    end
+    if not seen[name] then seen[name] = true; out[#out + 1] = name end
+  end
+  for key in next, list do
+    if type(key) ~= "number" or key < 1 or key > #list or key % 1 ~= 0 then
+      fail(fname .. ": field 'protocols' must be an array of protocol names (found key " .. tostring(key) .. ")")
+    end
+  end
+  if #out == 0 then fail(fname .. ": field 'protocols' is empty") end
+  tsort(out)
+  return out
+end
+
+---------------------------------------------------------------------------
+-- Classes (declared here so registrations can take a class for `container`)
+---------------------------------------------------------------------------
+
+local classes = {}                               -- name -> class table
+local info = setmetatable({}, { __mode = "k" })  -- class table -> meta
+local instance_meta = setmetatable({}, { __mode = "k" }) -- instance metatable -> meta
+internal.classes = classes
+internal.info = info
+
+local function class_of(object)
+  if type(object) ~= "table" then return nil end
+  local meta = instance_meta[getmetatable(object)]
+  return meta
+end
+internal.class_of = class_of
+
+local function container_name(fname, value)
+  if value == nil then return nil end
+  if type(value) == "string" then
+    if value == "" then fail(fname .. ": field 'container' is empty") end
+    return value
+  end
+  local meta = info[value]
+  if meta then return meta.name end
+  fail(fname .. ": field 'container' must be a class name or a class, got " .. typeof(value))
+end
+
+---------------------------------------------------------------------------
+-- Registry
+---------------------------------------------------------------------------
+
+local Registration = {}
+Registration.__index = Registration
+Registration.__name = "bm.registration"
+function Registration:unregister()
+  return core.unregister(self.id)
+end
+function Registration.__tostring(self)
+  return sformat("bm.registration #%d (%s)", self.id, self.kind)
+end
+
+local function registration(id, kind)
+  return setmetatable({ id = id, kind = kind }, Registration)
+end
+
+local INITIALIZER = {
+  type = STRING, protocols = TABLE, container = CONTAINER, init = required(FUNCTION),
+  scope = STRING,
+}
+
+local function register_initializer(fname, def, scope)
+  check(fname, def, INITIALIZER)
+  local protocols = protocol_list(fname, def.protocols)
+  if def.type == nil and protocols == nil then
+    fail(fname .. ": missing required field 'type' (or 'protocols')")
+  end
+  scope = scope or def.scope or "instance"
+  if scope ~= "instance" and scope ~= "singleton" then
+    fail(fname .. ": field 'scope' must be \"instance\" or \"singleton\", got \"" .. tostring(scope) .. "\"")
+  end
+  local container = container_name(fname, def.container)
+  return registration(core.register_initializer(def.type, protocols, container, scope, def.init), "initializer")
+end
+
+function bm.initializer(def)
+  return register_initializer("bm.initializer", def, nil)
+end
+
+function bm.singleton(def)
+  if type(def) == "table" and rawget(def, "scope") ~= nil then
+    fail("bm.singleton: unknown field 'scope' (a singleton's scope is always \"singleton\")")
+  end
+  return register_initializer("bm.singleton", def, "singleton")
+end
+
+local HOOK = { container = CONTAINER, property = required(STRING), fn = required(FUNCTION) }
+function bm.hook(def)
+  check("bm.hook", def, HOOK)
+  return registration(core.register_hook(container_name("bm.hook", def.container), def.property, def.fn), "hook")
+end
+
+local PREFERENCE = { container = CONTAINER, property = required(STRING), key = STRING, default = ANY, suite = STRING }
+function bm.preference(def)
+  check("bm.preference", def, PREFERENCE)
+  if def.key == nil and def.default == nil and def.suite == nil then
+    fail("bm.preference: nothing to override: give at least one of 'key', 'default' or 'suite'")
+  end
+  return registration(core.register_preference(container_name("bm.preference", def.container), def.property,
+    def.key, def.default, def.suite), "preference")
+end
+
+local PARTIAL = { type = required(STRING), init = required(FUNCTION) }
+function bm.partial(def)
+  check("bm.partial", def, PARTIAL)
+  return registration(core.register_partial(def.type, def.init), "partial")
+end
+
+local RESOLVE = { container = ANY, protocols = TABLE }
+function bm.resolve(type_name, options)
+  if type_name ~= nil and type(type_name) ~= "string" then
+    fail("bm.resolve: argument #1 must be a type name, got " .. typeof(type_name))
+  end
+  local protocols, container, sender
+  if options ~= nil then
+    check("bm.resolve", options, RESOLVE)
+    protocols = protocol_list("bm.resolve", options.protocols)
+    local c = options.container
+    if c ~= nil then
+      local meta = class_of(c)
+      if meta then
+        container, sender = meta.name, c
+      else
+        container = container_name("bm.resolve", c)
+      end
+    end
+  end
+  if type_name == nil and protocols == nil then
+    fail("bm.resolve: argument #1 must be a type name, got nil")
+  end
+  return core.resolve(type_name, protocols, container, sender)
+end
+
+function bm.entries()
+  return core.entries()
+end
+
+---------------------------------------------------------------------------
+-- Spells
+---------------------------------------------------------------------------
+
+local Spell = { __name = "bm.spell" }
+Spell.__index = Spell
+function Spell.__tostring(s)
+  return "bm.spell." .. s.kind .. (s.type and ("(" .. s.type .. ")") or "")
+end
+
+local function make_spell(kind, fields)
+  fields.kind = kind
+  return setmetatable(fields, Spell)
+end
+
+local TYPED = { type = STRING, protocols = TABLE, optional = BOOLEAN }
+
+-- lazy("T"), lazy { type = "T", protocols = {...}, optional = true }
+local function typed_spell(kind)
+  local fname = "bm.spell." .. kind
+  return function(arg)
+    local def
+    if type(arg) == "string" then
+      def = { type = arg }
+    else
+      check(fname, arg, TYPED)
+      def = { type = arg.type, protocols = protocol_list(fname, arg.protocols), optional = arg.optional }
+    end
+    if def.type == nil and def.protocols == nil then
+      fail(fname .. ": missing required field 'type' (or 'protocols')")
+    end
+    return make_spell(kind, def)
+  end
+end
+
+bm.spell.lazy = typed_spell("lazy")
+bm.spell.injectable = typed_spell("injectable")
+
+function bm.spell.partial(arg)
+  if type(arg) == "string" then return make_spell("partial", { type = arg }) end
+  check("bm.spell.partial", arg, { type = required(STRING) })
+  return make_spell("partial", { type = arg.type })
+end
+
+function bm.spell.final(arg)
+  if arg == nil then return make_spell("final", {}) end
+  check("bm.spell.final", arg, { optional = BOOLEAN })
+  return make_spell("final", { optional = arg.optional })
+end
+
+function bm.spell.preference(arg)
+  if arg == nil then return make_spell("preference", {}) end
+  if type(arg) == "string" then return make_spell("preference", { key = arg }) end
+  check("bm.spell.preference", arg, { key = STRING, default = ANY, suite = STRING })
+  return make_spell("preference", { key = arg.key, default = arg.default, suite = arg.suite })
+end
+
+local builtin_spells = { lazy = true, injectable = true, partial = true, final = true, preference = true }
+local custom_spells = {}
+
+local DEFINE_SPELL = { name = required(STRING), get = FUNCTION, set = FUNCTION }
+function bm.define_spell(def)
+  check("bm.define_spell", def, DEFINE_SPELL)
+  local name = def.name
+  if not name:match("^[%a_][%w_]*$") then
+    fail("bm.define_spell: field 'name' must be an identifier, got \"" .. name .. "\"")
+  end
+  if builtin_spells[name] then
+    fail("bm.define_spell: '" .. name .. "' is a built-in spell")
+  end
+  if custom_spells[name] then
+    fail("bm.define_spell: a spell named '" .. name .. "' is already defined")
+  end
+  local spell = { name = name, get = def.get, set = def.set, source = core.location() }
+  custom_spells[name] = spell
+  core.note_spell(name)
+  bm.spell[name] = function(...)
+    return make_spell(name, { custom = spell, args = select("#", ...) > 0 and { ... } or nil })
+  end
+  return spell
+end
+internal.custom_spells = custom_spells
+
+---------------------------------------------------------------------------
+-- Resolution of spelled properties (with cycle detection)
+---------------------------------------------------------------------------
+
+local resolving = {}   -- stack of { object, property, label }
+
+local function label(meta, property) return meta.name .. "." .. property end
+
+local function with_cycle_check(object, property, meta, produce, spell)
+  local n = #resolving
+  for i = 1, n do
+    local frame = resolving[i]
+    if rawequal(frame[1], object) and frame[2] == property then
+      local chain = {}
+      for j = i, n do chain[#chain + 1] = resolving[j][3] end
+      chain[#chain + 1] = label(meta, property)
+      fail("dependency cycle: " .. tconcat(chain, " -> "))
+    end
+  end
+  resolving[n + 1] = { object, property, label(meta, property) }
+  local ok, value = pcall(produce, object, property, meta, spell)
+  resolving[n + 1] = nil
+  if not ok then error(value, 0) end
+  return value
+end
+
+local function run_hooks(object, property, meta, value)
+  core.run_hooks(meta.name, property, object, value)
+  local specific = meta.class[property .. "Injected"]
+  if type(specific) == "function" then specific(object, value) end
+  local general = meta.class.propertyInjected
+  if type(general) == "function" then general(object, property, value) end
+end
+
+local function lazy_value(object, property, meta, spell)
+  local found, value = core.resolve_property(spell.type, spell.protocols, meta.name, object, property, spell.kind)
+  if found then return value end
+  if spell.kind == "lazy" and spell.type then
+    local class = classes[spell.type]
+    if class then return class.new() end
+  end
+  if spell.optional then return nil end
+  fail(label(meta, property) .. ": " .. value)
+end
+
+local function partial_value(object, property, meta, spell)
+  return core.partial(spell.type, meta.name, object, property)
+end
+
+local produce = { lazy = lazy_value, injectable = lazy_value, partial = partial_value }
+
+-- Injected spells store the value raw in the object, so later reads do not
+-- reach __index at all; assigning nil removes it and the next read injects anew.
+local function get_injected(object, property, meta, spell)
+  local value = with_cycle_check(object, property, meta, produce[spell.kind], spell)
+  if value ~= nil then
+    rawset(object, property, value)
+    run_hooks(object, property, meta, value)
+  end
+  return value
+end
+
+local NIL = setmetatable({}, { __name = "bm.nil" })
+local finals = setmetatable({}, { __mode = "k" })
+
+local function get_final(object, property, meta, spell)
+  local slots = finals[object]
+  local value = slots and slots[property]
+  if value == nil then
+    if spell.optional then return nil end
+    fail("final property '" .. property .. "' of " .. meta.name .. " is not set yet")
+  end
+  if value == NIL then return nil end
+  return value
+end
+
+local function set_final(object, property, value, meta, spell)
+  local slots = finals[object]
+  if slots == nil then slots = {}; finals[object] = slots end
+  if slots[property] ~= nil then
+    fail("final property '" .. property .. "' of " .. meta.name .. " is already set")
+  end
+  if value == nil then slots[property] = NIL else slots[property] = value end
+end
+
+local function get_preference(object, property, meta, spell)
+  return core.preference_get(meta.name, property, spell.key, spell.default, spell.suite)
+end
+
+local function set_preference(object, property, value, meta, spell)
+  core.preference_set(meta.name, property, spell.key, spell.suite, value)
+end
+
+local customs = setmetatable({}, { __mode = "k" })
+
+local function get_custom(object, property, meta, spell)
+  local slots = customs[object]
+  local value = slots and slots[property]
+  local get = spell.custom.get
+  if get then return get(object, property, value) end
+  return value
+end
+
+local function set_custom(object, property, value, meta, spell)
+  local slots = customs[object]
+  if slots == nil then slots = {}; customs[object] = slots end
+  local set = spell.custom.set
+  if set then value = set(object, property, value, slots[property]) end
+  slots[property] = value
+end
+
+local getters = { lazy = get_injected, injectable = get_injected, partial = get_injected,
+                  final = get_final, preference = get_preference }
+local setters = { final = set_final, preference = set_preference }
+
+local function spell_get(object, property, meta, spell)
+  local get = getters[spell.kind]
+  if get then return get(object, property, meta, spell) end
+  return get_custom(object, property, meta, spell)
+end
+
+local function spell_set(object, property, value, meta, spell)
+  local set = setters[spell.kind]
+  if set then return set(object, property, value, meta, spell) end
+  if getters[spell.kind] then return rawset(object, property, value) end  -- lazy, injectable, partial
+  return set_custom(object, property, value, meta, spell)
+end
+
+---------------------------------------------------------------------------
+-- bm.class
+---------------------------------------------------------------------------
+
+function bm.class(name, def, super)
+  if type(name) ~= "string" or not name:match("^[%a_][%w_%.]*$") then
+    fail("bm.class: argument #1 must be a class name, got " .. (type(name) == "string" and ("\"" .. name .. "\"") or typeof(name)))
+  end
+  if def ~= nil and type(def) ~= "table" then
+    fail("bm.class: argument #2 must be a table of fields, got " .. typeof(def))
+  end
+  if super ~= nil and info[super] == nil then
+    fail("bm.class: argument #3 must be a class made by bm.class, got " .. typeof(super))
+  end
+  local super_meta = super and info[super]
+  local class = {}
+  local spells = {}
+  if super_meta then
+    for key, spell in next, super_meta.spells do spells[key] = spell end
+  end
+  for key, value in next, def or {} do
+    if type(key) ~= "string" then
+      fail("bm.class: field names must be strings, got " .. typeof(key) .. " in class " .. name)
+    end
+    if getmetatable(value) == Spell then
+      spells[key] = value
+    else
+      spells[key] = nil   -- a plain field overrides an inherited spell
+      rawset(class, key, value)
+    end
+  end
+  local meta = { name = name, super = super_meta, spells = spells, class = class, source = core.location() }
+  info[class] = meta
+
+  local mt = { __name = name }
+  instance_meta[mt] = meta
+  if next(spells) == nil then
+    mt.__index = class
+  else
+    mt.__index = function(object, key)
+      local spell = spells[key]
+      if spell then return spell_get(object, key, meta, spell) end
+      return class[key]
+    end
+    mt.__newindex = function(object, key, value)
+      local spell = spells[key]
+      if spell then return spell_set(object, key, value, meta, spell) end
+      rawset(object, key, value)
+    end
+  end
+  mt.__tostring = function(object)
+    local custom = class.__tostring
+    if type(custom) == "function" then return custom(object) end
+    return sformat("%s: %p", name, object)
+  end
+  meta.instance_mt = mt
+
+  function class.new(fields, ...)
+    if rawequal(fields, class) then fields = ... end   -- Class:new { ... }
+    if fields ~= nil and type(fields) ~= "table" then
+      fail(name .. ".new: argument #1 must be a table of fields, got " .. typeof(fields))
+    end
+    local object = setmetatable({}, mt)
+    if fields then
+      for key, value in next, fields do object[key] = value end
+    end
+    local init = class.init
+    if type(init) == "function" then init(object) end
+    return object
+  end
+
+  setmetatable(class, {
+    __index = super,
+    __name = "bm.class",
+    __tostring = function() return "class " .. name end,
+  })
+  classes[name] = class
+  core.note_class(name, super_meta and super_meta.name or nil, meta.source)
+  return class
+end
+
+function bm.class_of(object)
+  local meta = class_of(object)
+  return meta and meta.class or nil
+end
+
+function bm.is_instance(object, class)
+  local meta = class_of(object)
+  local target = info[class]
+  while meta do
+    if meta == target then return true end
+    meta = meta.super
+  end
+  return false
+end
+
+function internal.forget_class(name)
+  local class = classes[name]
+  if class then classes[name] = nil end
+end
+
+-- Spelled properties of a class, for tools: { [name] = spell }
+function internal.spells_of(name)
+  local class = classes[name]
+  return class and info[class].spells or nil
+end
+
+-- Type name of a Lua object for the registry, or nil.
+function internal.type_name(object)
+  local meta = class_of(object)
+  return meta and meta.name or nil
+end
+
+return bm, internal
+"""#

@@ -14,7 +14,7 @@ struct BMLua: ParsableCommand {
               bmlua --max-instructions 1000000 -e 'while true do end'
             """,
         version: "0.1.0",
-        subcommands: [RunCommand.self],
+        subcommands: [RunCommand.self, ReplCommand.self],
         defaultSubcommand: RunCommand.self
     )
 }

@@ -1,20 +1,45 @@
 import ArgumentParser
+import BloodMagic
+import Foundation
 
-/// `bmlua`: runs Lua scripts against BloodMagic's registry, the way `lua` runs scripts.
+/// `bmlua`: runs, checks and lists Lua scripts against BloodMagic's registry,
+/// the way `lua` runs scripts.
 @main
 struct BMLua: ParsableCommand {
+    static let version = "0.1.0"
+
     static let configuration = CommandConfiguration(
         commandName: "bmlua",
-        abstract: "Run Lua scripts with BloodMagic's spells, in a sandboxed Lua 5.4.",
+        abstract: "Run, check and list Lua scripts with BloodMagic's spells, in a sandboxed Lua 5.4.",
         discussion: """
             Examples:
-              bmlua Examples/hello.lua Ada        run a script; its arguments are in `arg`
-              bmlua -e 'print(1 + 1)'             run a string
-              echo 'print(arg[0])' | bmlua -      run standard input
+              bmlua hello.lua Ada            run a script (arguments in `arg`)
+              bmlua -e 'print(1 + 1)'        run a string (repeatable)
+              echo 'print(1)' | bmlua -      run standard input
+              bmlua --scripts Scripts a.lua  load startup scripts, then a.lua
+              bmlua -i script.lua            run, then stay in the prompt
+              bmlua repl                     interactive prompt
               bmlua --max-instructions 1000000 -e 'while true do end'
             """,
-        version: "0.1.0",
+        version: "bmlua \(version) (Lua 5.4)",
         subcommands: [RunCommand.self, ReplCommand.self],
         defaultSubcommand: RunCommand.self
     )
+
+    /// Parses and runs, with usage errors exiting 2 (not ArgumentParser's 64),
+    /// script errors 1, and success 0.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            let code = exitCode(for: error)
+            if code == .validationFailure {
+                let message = fullMessage(for: error)
+                FileHandle.standardError.write(Data((message + "\n").utf8))
+                Foundation.exit(2)
+            }
+            exit(withError: error)
+        }
+    }
 }

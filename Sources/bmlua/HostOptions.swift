@@ -1,5 +1,6 @@
 import ArgumentParser
 import BloodMagic
+import Foundation
 
 /// Options that shape the Lua state: libraries and limits.
 struct HostOptions: ParsableArguments {
@@ -26,8 +27,18 @@ struct HostOptions: ParsableArguments {
         LuaLimits(maxMemory: maxMemory.flatMap(LuaLimits.parseSize), maxInstructions: maxInstructions)
     }
 
-    /// A state with the chosen libraries and limits.
-    func makeState() throws -> LuaState {
-        try LuaState(libraries: unsafe ? .unsafe : .safe, limits: limits)
+    /// A state with the chosen libraries and limits. `require` looks in the
+    /// script's directory (the current one for -e and standard input).
+    func makeState(scriptPath: String? = nil) throws -> LuaState {
+        let state = try LuaState(libraries: unsafe ? .unsafe : .safe, limits: limits)
+        if !unsafe {
+            var directory = "."
+            if let scriptPath, scriptPath != "-" {
+                directory = (scriptPath as NSString).deletingLastPathComponent
+                if directory.isEmpty { directory = "." }
+            }
+            state.withStack { $0.setPackagePath("\(directory)/?.lua;\(directory)/?/init.lua") }
+        }
+        return state
     }
 }

@@ -27,7 +27,7 @@ struct Repl {
         let editor = LineEditor()
         let reporter = ErrorReporter()
         if editor.isTerminal {
-            print("bmlua \(BMLua.configuration.version) (Lua 5.4) — Ctrl-D to exit")
+            print("bmlua \(BMLua.version) (Lua 5.4) — Ctrl-D to exit")
         }
         while true {
             let line: String?

@@ -1,0 +1,152 @@
+import Foundation
+
+/// A Lua host with the `bm` module: the way a Swift app (or `bmlua`) lets
+/// startup scripts define its wiring.
+///
+/// ```swift
+/// let host = try ScriptHost(options: .init(scriptsDirectory: "Scripts"))
+/// try host.loadStartupScripts()      // every Scripts/*.lua, in lexical order
+/// // From here on, spelled properties use the initializers the scripts registered.
+/// ```
+///
+/// The host's state is sandboxed and limited as its options say; `require`
+/// finds modules in the scripts directory only; partial templates live in
+/// its `partials/` folder.
+public final class ScriptHost: Sendable {
+    /// How to build a host.
+    public struct Options: Sendable {
+        /// Where startup scripts, modules and `partials/` live.
+        public var scriptsDirectory: String?
+        /// The standard libraries to open (the sandbox by default).
+        public var libraries: LuaLibraries
+        /// Memory and instruction limits, which also bound loading.
+        public var limits: LuaLimits
+        /// The registry the scripts register into, shared with Swift.
+        public var registry: Registry
+        /// The store behind preference properties.
+        public var preferences: any PreferenceStore
+
+        /// Creates options; the registry defaults to the shared one and the
+        /// preferences to the platform's user defaults.
+        public init(
+            scriptsDirectory: String? = nil,
+            libraries: LuaLibraries = .safe,
+            limits: LuaLimits = .none,
+            registry: Registry = .shared,
+            preferences: (any PreferenceStore)? = nil
+        ) {
+            self.scriptsDirectory = scriptsDirectory
+            self.libraries = libraries
+            self.limits = limits
+            self.registry = registry
+            self.preferences = preferences ?? UserDefaultsPreferenceStore()
+        }
+    }
+
+    /// The Lua state.
+    public let state: LuaState
+    /// The registry the scripts register into.
+    public let registry: Registry
+    /// The options the host was made with.
+    public let options: Options
+    let module: BMModule
+
+    /// Opens the state, installs `bm`, and confines `require` to the scripts directory.
+    public init(options: Options = Options()) throws {
+        self.options = options
+        self.registry = options.registry
+        self.state = try LuaState(libraries: options.libraries, limits: options.limits)
+        self.module = BMModule(
+            state: state, registry: options.registry, scriptsDirectory: options.scriptsDirectory,
+            preferences: options.preferences, crossing: BMValueCrossing())
+        try module.install()
+        if !options.libraries.contains(.unsafe) {
+            let directory = options.scriptsDirectory
+            state.withStack { lua in
+                lua.setPackagePath(directory.map { "\($0)/?.lua;\($0)/?/init.lua" } ?? "")
+            }
+        }
+    }
+
+    deinit {
+        // Registry closures hold the module weakly; take them out of the
+        // (possibly shared) registry so nothing calls into a closed state.
+        module.unregisterAll()
+    }
+
+    /// The startup scripts of the scripts directory: every `*.lua` file
+    /// directly in it, in lexical (byte) order of their names.
+    public func startupScripts() throws -> [String] {
+        guard let directory = options.scriptsDirectory else { return [] }
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory)
+        } catch {
+            throw ScriptLoadError(failures: [LuaError(.io, "cannot read the scripts directory \(directory): \((error as NSError).localizedDescription)")])
+        }
+        return names
+            .filter { $0.hasSuffix(".lua") }
+            .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            .map { (directory as NSString).appendingPathComponent($0) }
+            .filter { path in
+                var isDirectory: ObjCBool = false
+                return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
+            }
+    }
+
+    /// Loads every startup script. A file that fails leaves none of its
+    /// registrations behind; every failing file is reported, in one error.
+    public func loadStartupScripts() throws {
+        try load(files: startupScripts())
+    }
+
+    /// Loads the given files as startup scripts, in the order given.
+    public func load(files: [String]) throws {
+        var failures: [LuaError] = []
+        for file in files {
+            module.beginLoad()
+            do {
+                try state.withStack { (lua) throws(LuaError) in
+                    try lua.loadFile(file)
+                    try lua.call(arguments: 0, results: 0)
+                }
+                module.endLoad(rollback: false)
+            } catch let error as LuaError {
+                module.endLoad(rollback: true)
+                failures.append(error)
+            }
+        }
+        if !failures.isEmpty {
+            throw ScriptLoadError(failures: failures)
+        }
+    }
+
+    /// Runs a chunk of Lua in the host.
+    @discardableResult
+    public func run(_ code: String, name: String = "=(load)") throws(LuaError) -> [LuaValue] {
+        try state.run(code, name: name)
+    }
+
+    /// Runs a Lua file in the host, with `arguments` as `...`.
+    @discardableResult
+    public func run(file path: String, arguments: [String] = []) throws(LuaError) -> [LuaValue] {
+        try state.runFile(path, arguments: arguments)
+    }
+
+    /// Lua classes defined so far, by name, with their superclass and source.
+    public var luaClasses: [String: (superclass: String?, source: String)] {
+        module.classes
+    }
+}
+
+/// Startup scripts that failed to load: one ``LuaError`` per failing file,
+/// each with its `file:line: message`.
+public struct ScriptLoadError: Error, CustomStringConvertible, Sendable {
+    /// The failures, in load order.
+    public let failures: [LuaError]
+
+    /// One failure per line.
+    public var description: String {
+        failures.map(\.message).joined(separator: "\n")
+    }
+}

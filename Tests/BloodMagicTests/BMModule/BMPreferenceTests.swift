@@ -1,0 +1,58 @@
+import Testing
+@testable import BloodMagic
+
+@Suite("bm preferences")
+struct BMPreferenceTests {
+    @Test func luaAndSwiftShareTheStoreAndTypesSurvive() throws {
+        let store = InMemoryPreferenceStore()
+        let host = try makeHost(preferences: store)
+        try host.lua("""
+            Settings = bm.class("Settings", {
+              nickname = bm.spell.preference { default = "anon" },
+              count = bm.spell.preference { key = "launches" },
+              ratio = bm.spell.preference(),
+            })
+            s = Settings.new()
+            """)
+        #expect(try host.lua("return s.nickname, s.count") == [.string("anon"), .nil])
+        try host.lua("s.nickname = 'ada' s.count = 3 s.ratio = 0.5")
+        #expect(try store.value(forKey: "nickname", suite: nil) == .string("ada"))
+        #expect(try store.value(forKey: "launches", suite: nil) == .integer(3))
+        #expect(try store.value(forKey: "ratio", suite: nil) == .double(0.5))
+        // Swift writes, Lua reads; an integer stays an integer.
+        try store.set(.integer(41), forKey: "launches", suite: nil)
+        #expect(try host.lua("return s.count + 1, math.type(s.count)") == [.integer(42), .string("integer")])
+        try host.lua("s.nickname = nil")
+        #expect(try store.value(forKey: "nickname", suite: nil) == nil)
+        #expect(try host.lua("return s.nickname") == [.string("anon")])
+    }
+
+    @Test func overridesChangeKeyDefaultAndSuite() throws {
+        let store = InMemoryPreferenceStore()
+        let host = try makeHost(preferences: store)
+        try host.lua("""
+            bm.preference { container = "Settings", property = "nickname", key = "user.nick", default = "guest", suite = "profile" }
+            Settings = bm.class("Settings", { nickname = bm.spell.preference() })
+            s = Settings.new()
+            """)
+        #expect(try host.lua("return s.nickname") == [.string("guest")])
+        try host.lua("s.nickname = 'grace'")
+        #expect(try store.value(forKey: "user.nick", suite: "profile") == .string("grace"))
+        #expect(try store.value(forKey: "nickname", suite: nil) == nil)
+    }
+
+    @Test func tablesAreStoredAsArraysAndDictionaries() throws {
+        let store = InMemoryPreferenceStore()
+        let host = try makeHost(preferences: store)
+        try host.lua("""
+            S = bm.class("S", { recent = bm.spell.preference(), window = bm.spell.preference() })
+            s = S.new()
+            s.recent = { "a", "b" }
+            s.window = { width = 800, full = false }
+            """)
+        #expect(try host.lua("return s.recent[2], s.window.width, s.window.full") == [.string("b"), .integer(800), .boolean(false)])
+        let message = host.failure("s.recent = { print }", file: "prefs.lua")
+        #expect(message?.hasPrefix("prefs.lua:1:") == true)
+        #expect(message?.contains("preference property 'recent' of S") == true)
+    }
+}

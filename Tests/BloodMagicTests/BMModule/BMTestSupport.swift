@@ -1,0 +1,40 @@
+import Foundation
+@testable import BloodMagic
+
+/// A host with its own registry and an in-memory preference store, so tests
+/// never share state.
+func makeHost(scripts: String? = nil, limits: LuaLimits = .none, preferences: (any PreferenceStore)? = nil) throws -> ScriptHost {
+    try ScriptHost(options: .init(
+        scriptsDirectory: scripts, limits: limits, registry: Registry(),
+        preferences: preferences ?? InMemoryPreferenceStore()))
+}
+
+extension ScriptHost {
+    /// Runs `code` as the chunk `@name` and returns its results.
+    @discardableResult
+    func lua(_ code: String, file name: String = "test.lua") throws -> [LuaValue] {
+        try run(code, name: "@" + name)
+    }
+
+    /// The error `code` raises, as a message.
+    func failure(_ code: String, file name: String = "test.lua") -> String? {
+        do {
+            try run(code, name: "@" + name)
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+}
+
+/// Writes files into a fresh directory: `["a.lua": "..."]`.
+func makeScripts(_ files: [String: String]) throws -> String {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bm-scripts-\(UUID().uuidString)")
+    for (name, text) in files {
+        let url = dir.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try text.write(to: url, atomically: true, encoding: .utf8)
+    }
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    return dir.path
+}

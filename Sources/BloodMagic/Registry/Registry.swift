@@ -417,6 +417,9 @@ struct RegistryState {
                 best = record
             }
         }
+        // Ties between registrations with the same rule were already
+        // reported when the later one was registered.
+        if let winner = best { tied.removeAll { $0.container.rule == winner.container.rule } }
         if let best, !tied.isEmpty {
             let message = "\(type.name) in \(container.key.name): \(tied.count + 1) equally specific initializers match; using the latest, registered at \(best.source) (others: \(tied.map(\.source).joined(separator: ", ")))"
             if !diagnostics.contains(where: { $0.message == message }) {

@@ -13,19 +13,11 @@
 public struct Lazy<Value> {
     @usableFromInline let cell: ResolvingCell<Value>
 
-    /// A lazy property with no fallback: it needs a registered initializer.
+    /// A lazy property: a registered initializer if one matches, else
+    /// `init()` when the type (or an Optional's wrapped type) conforms to
+    /// `DefaultConstructible`, else an error on first read.
     public init(name: String? = nil, registry: Registry? = nil) {
         cell = ResolvingCell(mode: .lazy, name: name, registry: registry)
-    }
-
-    /// A lazy property of a default-constructible type.
-    public init(name: String? = nil, registry: Registry? = nil) where Value: DefaultConstructible {
-        cell = ResolvingCell(mode: .lazy, name: name, registry: registry, fallback: { Value() })
-    }
-
-    /// An Optional lazy property of a default-constructible type.
-    public init<Wrapped: DefaultConstructible>(name: String? = nil, registry: Registry? = nil) where Value == Wrapped? {
-        cell = ResolvingCell(mode: .lazy, name: name, registry: registry, fallback: { Wrapped() })
     }
 
     /// A lazy property whose fallback is the initial-value expression,

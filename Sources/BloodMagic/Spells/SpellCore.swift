@@ -183,6 +183,10 @@ public final class ResolvingCell<Value> {
         case .lazy:
             if let fallback { return fallback() }
             let wrapped = (Value.self as? any OptionalProtocol.Type)?.wrappedType ?? Value.self
+            if let constructible = wrapped as? any DefaultConstructible.Type,
+               let made = constructible.init() as Any as? Value {
+                return made
+            }
             throw SpellError.notConstructible(
                 property: propertyName(keyPath), container: SpellNames.containerName(of: object), type: SpellTypeKey(wrapped).name
             )

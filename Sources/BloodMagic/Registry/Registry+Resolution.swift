@@ -42,15 +42,21 @@ extension Registry {
     }
 
     /// Resolves a `Value` for `property` of `sender` through the registry
-    /// (typed convenience over `resolve(type:container:property:)`).
+    /// (typed convenience: the lookup goes through the per-(type, container
+    /// type) cache, so a repeated call costs one hash lookup plus the
+    /// initializer). Singletons are honoured; nothing is stored.
     public func resolve<Value>(_ type: Value.Type = Value.self, for sender: AnyObject, property: String) throws -> Value {
-        let container = ContainerDescriptor(sender)
-        let key = SpellTypeKey(type)
-        let value = try resolve(type: key, container: container, property: property)
+        let resolution = cachedResolution(valueType: Value.self, object: sender)
+        guard let record = resolution.record else {
+            throw noInitializerError(type: SpellTypeKey(Value.self), container: ContainerDescriptor(sender), property: property)
+        }
+        let value = try Registry.trackTypedResolution(object: sender, property: property) {
+            try record.produce(for: sender)
+        }
         guard let typed = value as? Value else {
             throw SpellError.wrongValueType(
-                property: property, container: container.key.name, expected: key.name,
-                actual: "\(Swift.type(of: value))", source: "registry"
+                property: property, container: SpellNames.containerName(of: sender), expected: "\(Value.self)",
+                actual: "\(Swift.type(of: value))", source: record.source
             )
         }
         return typed

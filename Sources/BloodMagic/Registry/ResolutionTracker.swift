@@ -15,6 +15,8 @@ struct ResolutionFrame {
     enum Site {
         /// A property known by names (script bridges, singletons).
         case named(container: String, property: String)
+        /// A Swift container type and a property name.
+        case typed(containerType: Any.Type, property: String)
         /// A Swift property wrapper's storage key path in a container type.
         case swift(containerType: Any.Type, keyPath: AnyKeyPath, explicitName: String?)
     }
@@ -29,6 +31,8 @@ struct ResolutionFrame {
             return c1 == c2 && p1 == p2
         case let (.swift(t1, k1, _), .swift(t2, k2, _)):
             return t1 == t2 && (k1 === k2 || k1 == k2)
+        case let (.typed(t1, p1), .typed(t2, p2)):
+            return t1 == t2 && p1 == p2
         default:
             return false
         }
@@ -38,6 +42,8 @@ struct ResolutionFrame {
         switch site {
         case let .named(container, property):
             return property.isEmpty ? container : "\(container).\(property)"
+        case let .typed(containerType, property):
+            return "\(SpellTypeKey(containerType).name).\(property)"
         case let .swift(containerType, keyPath, explicitName):
             return "\(SpellTypeKey(containerType).name).\(explicitName ?? SpellNames.propertyName(of: keyPath))"
         }
@@ -105,6 +111,12 @@ extension Registry {
         _ body: () throws -> Result
     ) throws -> Result {
         let site = ResolutionFrame.Site.swift(containerType: type(of: object), keyPath: keyPath, explicitName: explicitName)
+        return try track(ResolutionFrame(object: ObjectIdentifier(object), site: site), body)
+    }
+
+    /// Tracks a resolution of a named property of a Swift object.
+    static func trackTypedResolution<Result>(object: AnyObject, property: String, _ body: () throws -> Result) throws -> Result {
+        let site = ResolutionFrame.Site.typed(containerType: type(of: object), property: property)
         return try track(ResolutionFrame(object: ObjectIdentifier(object), site: site), body)
     }
 

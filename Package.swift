@@ -44,9 +44,15 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // A helper process the preference tests launch to check that values
+        // survive a fresh process and that two processes merge their writes.
+        .executableTarget(
+            name: "bm-preference-probe",
+            dependencies: ["BloodMagic"]
+        ),
         .testTarget(
             name: "BloodMagicTests",
-            dependencies: ["BloodMagic"]
+            dependencies: ["BloodMagic", "bm-preference-probe"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,32 @@
+// swift-tools-version: 6.0
+//
+// Release-mode benchmarks for BloodMagic. A separate package so that
+// library users never download benchmark dependencies (Swinject is only
+// needed here, as the baseline for cold resolution).
+//
+// Run all of them with `scripts/bench` from the project root.
+
+import PackageDescription
+
+let package = Package(
+    name: "Benchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "BloodMagic", path: ".."),
+        .package(url: "https://github.com/Swinject/Swinject", from: "2.10.0"),
+    ],
+    targets: [
+        // A small, generic harness: rounds, best/median ns per operation,
+        // a table, and ratios against a baseline measured in the same run.
+        .target(name: "BenchSupport"),
+        .executableTarget(
+            name: "SpellBenchmarks",
+            dependencies: [
+                "BenchSupport",
+                .product(name: "BloodMagic", package: "BloodMagic"),
+                .product(name: "Swinject", package: "Swinject"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,133 @@
+// A plain benchmark harness: each case runs several rounds of a fixed
+// number of operations; the report gives the best and median nanoseconds
+// per operation and, for cases that name a baseline, the ratio of their
+// best time to the baseline's best time measured in the same run.
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Keeps a value alive and opaque to the optimizer, so the work that
+/// produced it cannot be deleted.
+@inline(never)
+public func blackHole<T>(_ value: T) {
+    withExtendedLifetime(value) {}
+}
+
+/// Returns its argument through an opaque call, so the optimizer cannot
+/// hoist or constant-fold work that depends on it.
+@inline(never)
+public func identity<T>(_ value: T) -> T {
+    value
+}
+
+/// Monotonic nanoseconds.
+public func monotonicNanoseconds() -> UInt64 {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+}
+
+/// The measurements of one case.
+public struct BenchmarkResult: Sendable {
+    /// The case's name.
+    public let name: String
+    /// The name of the case it is compared with, if any.
+    public let baseline: String?
+    /// What the ratio should be at most, if there is a goal.
+    public let goal: Double?
+    /// Nanoseconds per operation of each round.
+    public let roundsNanosecondsPerOperation: [Double]
+
+    /// The best round.
+    public var best: Double { roundsNanosecondsPerOperation.min() ?? .nan }
+    /// The median round.
+    public var median: Double {
+        let sorted = roundsNanosecondsPerOperation.sorted()
+        return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
+    }
+}
+
+/// Runs benchmark cases and prints a report.
+public final class BenchmarkSuite {
+    /// The suite's title, printed above its table.
+    public let title: String
+    /// Rounds per case.
+    public let rounds: Int
+    private(set) var results: [BenchmarkResult] = []
+
+    /// A suite running each case `rounds` times.
+    public init(_ title: String, rounds: Int = 7) {
+        self.title = title
+        self.rounds = rounds
+    }
+
+    /// Measures `body`, which must perform `operations` operations per call.
+    /// `setup` runs before each round, outside the timing.
+    @discardableResult
+    public func measure(
+        _ name: String,
+        operations: Int,
+        baseline: String? = nil,
+        goal: Double? = nil,
+        setup: () -> Void = {},
+        _ body: (Int) -> Void
+    ) -> BenchmarkResult {
+        setup()
+        body(max(1, operations / 10))  // warm-up
+        var perOperation: [Double] = []
+        for _ in 0..<rounds {
+            setup()
+            let start = monotonicNanoseconds()
+            body(operations)
+            let end = monotonicNanoseconds()
+            perOperation.append(Double(end - start) / Double(operations))
+        }
+        let result = BenchmarkResult(name: name, baseline: baseline, goal: goal, roundsNanosecondsPerOperation: perOperation)
+        results.append(result)
+        return result
+    }
+
+    /// The result of the case named `name`.
+    public func result(named name: String) -> BenchmarkResult? {
+        results.first { $0.name == name }
+    }
+
+    /// Prints the table: best and median ns/op, and ratio to the baseline.
+    public func printReport() {
+        print("== \(title) ==")
+        let width = max(40, results.map(\.name.count).max() ?? 0)
+        print(pad("case", width) + "  " + lpad("best ns/op", 11) + "  " + lpad("median", 9) + "  ratio")
+        for result in results {
+            var line = pad(result.name, width) + "  " + lpad(format(result.best), 11) + "  " + lpad(format(result.median), 9)
+            if let baselineName = result.baseline, let baseline = self.result(named: baselineName) {
+                let ratio = result.best / baseline.best
+                line += "  " + format(ratio) + "x " + baselineName
+                if let goal = result.goal {
+                    line += ratio <= goal ? " (goal <= \(format(goal))x: met)" : " (goal <= \(format(goal))x: MISSED)"
+                }
+            }
+            print(line)
+        }
+        print("")
+    }
+
+    private func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+    }
+
+    private func lpad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
+    }
+
+    private func format(_ value: Double) -> String {
+        if value.isNaN { return "n/a" }
+        let scaled = (value * 1000).rounded() / 1000
+        if scaled >= 100 { return String(Int(scaled.rounded())) }
+        var text = String(scaled)
+        if text.hasSuffix(".0") { text.removeLast(2) }
+        return text
+    }
+}

@@ -1,0 +1,77 @@
+// Spell benchmarks: warm reads against a plain stored property, and cold
+// resolution against Swinject 2.10's transient resolve, in the same run.
+import BenchSupport
+import BloodMagic
+import Swinject
+
+final class RequestManager {
+    var requests = 0
+}
+
+/// The baseline for warm reads: a plain stored property.
+final class PlainContainer {
+    var manager = RequestManager()
+}
+
+final class LazyContainer {
+    @BloodMagic.Lazy(registry: benchRegistry) var manager: RequestManager
+}
+
+final class InjectableContainer {
+    @Injectable(registry: benchRegistry) var manager: RequestManager
+}
+
+/// A container with no spell, to show what allocating one costs.
+final class EmptyContainer {
+    var manager: RequestManager?
+}
+
+let benchRegistry = Registry()
+benchRegistry.register(RequestManager.self) { _ in RequestManager() }
+
+let swinject = Container()
+swinject.register(RequestManager.self) { _ in RequestManager() }.inObjectScope(.transient)
+
+let warmOperations = 20_000_000
+let coldOperations = 300_000
+let suite = BenchmarkSuite("BloodMagic spells (release)", rounds: 7)
+
+// Warm reads: the same object, value already resolved.
+let plain = identity(PlainContainer())
+suite.measure("plain stored property read", operations: warmOperations) { count in
+    for _ in 0..<count { blackHole(plain.manager) }
+}
+let lazy = identity(LazyContainer())
+_ = lazy.manager
+suite.measure("@Lazy warm read", operations: warmOperations, baseline: "plain stored property read", goal: 2) { count in
+    for _ in 0..<count { blackHole(lazy.manager) }
+}
+let injectable = identity(InjectableContainer())
+_ = injectable.manager
+suite.measure("@Injectable warm read", operations: warmOperations, baseline: "plain stored property read", goal: 2) { count in
+    for _ in 0..<count { blackHole(injectable.manager) }
+}
+
+// Cold resolution: lookup, call, (store).
+suite.measure("Swinject 2.10 transient resolve", operations: coldOperations) { count in
+    for _ in 0..<count { blackHole(swinject.resolve(RequestManager.self)) }
+}
+let sender = identity(EmptyContainer())
+suite.measure("registry.resolve (lookup + call)", operations: coldOperations, baseline: "Swinject 2.10 transient resolve", goal: 0.05) { count in
+    for _ in 0..<count { blackHole(try! benchRegistry.resolve(RequestManager.self, for: sender, property: "manager")) }
+}
+suite.measure("@Injectable first read (lookup, call, store)", operations: coldOperations, baseline: "Swinject 2.10 transient resolve", goal: 0.05) { count in
+    for _ in 0..<count {
+        let container = InjectableContainer()
+        blackHole(container.manager)
+    }
+}
+suite.measure("  of which: new container + RequestManager()", operations: coldOperations, baseline: "Swinject 2.10 transient resolve") { count in
+    for _ in 0..<count {
+        let container = EmptyContainer()
+        container.manager = RequestManager()
+        blackHole(container.manager)
+    }
+}
+
+suite.printReport()

@@ -1,0 +1,110 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The default preference store: Foundation's `UserDefaults`.
+///
+/// Each write is durable before `setValue` returns. On Linux,
+/// swift-corelibs-foundation writes the domain's property list only on
+/// `synchronize()`, to `$XDG_CONFIG_HOME/<domain>.plist` (or
+/// `$HOME/.config/<domain>.plist`); `synchronize()` re-reads the file and
+/// merges this process's changed keys into it. The store therefore runs
+/// set + synchronize while holding an exclusive `flock` on
+/// `<domain>.plist.lock` beside the file, so two processes writing
+/// different keys of the same domain never lose each other's writes, then
+/// `fsync`s the file. On Apple platforms UserDefaults (cfprefsd) already
+/// persists and merges; the store only calls `synchronize()`.
+public final class UserDefaultsPreferenceStore: PreferenceStore {
+    /// The UserDefaults suite, or nil for the standard domain.
+    public let suiteName: String?
+    /// The property list file of the domain (Linux), for tools and tests.
+    public let fileURL: URL?
+    /// UserDefaults is not Sendable on every platform, so the store keeps
+    /// the suite name and asks Foundation for the (shared) instance per call.
+    private var defaults: UserDefaults {
+        suiteName.flatMap { UserDefaults(suiteName: $0) } ?? .standard
+    }
+    private let writeLock = Mutex(())
+
+    /// A store over `UserDefaults(suiteName:)`, or `.standard` when nil.
+    public init(suiteName: String? = nil) {
+        self.suiteName = suiteName
+        #if os(Linux) || os(Android) || os(FreeBSD)
+        let domain = suiteName ?? Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
+        self.fileURL = UserDefaultsPreferenceStore.preferencesDirectory()
+            .appendingPathComponent("\(domain).plist")
+        #else
+        self.fileURL = nil
+        #endif
+    }
+
+    /// The directory swift-corelibs-foundation keeps preference files in:
+    /// `$XDG_CONFIG_HOME` if set and absolute, else `$HOME/.config`.
+    public static func preferencesDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
+            return URL(fileURLWithPath: xdg, isDirectory: true)
+        }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(".config", isDirectory: true)
+    }
+
+    /// The value stored under `key`, or nil.
+    public func value(forKey key: String) -> PreferenceValue? {
+        defaults.object(forKey: key).flatMap(PreferenceValue.init(propertyListObject:))
+    }
+
+    /// Stores `value` under `key` (nil removes it) and makes it durable
+    /// before returning, merging safely with other processes' writes.
+    public func setValue(_ value: PreferenceValue?, forKey key: String) throws {
+        try writeLock.withLock { _ in
+            try withFileLock {
+                let defaults = self.defaults
+                if let value {
+                    defaults.set(value.propertyListObject, forKey: key)
+                } else {
+                    defaults.removeObject(forKey: key)
+                }
+                defaults.synchronize()
+                syncFileToDisk()
+            }
+        }
+    }
+
+    /// Runs `body` holding an exclusive lock on `<domain>.plist.lock`.
+    private func withFileLock(_ body: () throws -> Void) throws {
+        guard let fileURL else { return try body() }
+        let directory = fileURL.deletingLastPathComponent()
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let lockPath = fileURL.path + ".lock"
+        let descriptor = open(lockPath, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw SpellError.preferenceEncodingFailed(key: lockPath, type: "lock file", reason: String(cString: strerror(errno)))
+        }
+        defer { close(descriptor) }
+        while flock(descriptor, LOCK_EX) != 0 {
+            if errno != EINTR {
+                throw SpellError.preferenceEncodingFailed(key: lockPath, type: "lock file", reason: String(cString: strerror(errno)))
+            }
+        }
+        defer { flock(descriptor, LOCK_UN) }
+        try body()
+    }
+
+    /// Flushes the property list file and its directory to the disk.
+    private func syncFileToDisk() {
+        guard let fileURL else { return }
+        for path in [fileURL.path, fileURL.deletingLastPathComponent().path] {
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            if descriptor >= 0 {
+                fsync(descriptor)
+                close(descriptor)
+            }
+        }
+    }
+}

@@ -1,0 +1,433 @@
+import Synchronization
+
+/// The registry of initializers, hooks, template providers, preference
+/// overrides and custom spells (the seeds' `BMInitializer` table).
+///
+/// It is keyed by names (`SpellTypeKey`) so a script bridge can register
+/// for "RequestManager" or {"Client"} and serve Swift properties too.
+/// All state sits behind one `Mutex`; lookups from property wrappers are
+/// cached per (property type, container type) and the caches are dropped on
+/// every change, so registering after first use affects properties not yet
+/// resolved.
+public final class Registry: Sendable {
+    let state = Mutex(RegistryState())
+
+    /// Makes an empty registry.
+    public init() {}
+
+    /// The registry the spells use when none is given explicitly.
+    public static let shared = Registry()
+
+    @TaskLocal static var taskRegistry: Registry?
+
+    /// The registry in effect: the one installed with `withCurrent` for the
+    /// current task, else `shared`.
+    public static var current: Registry { taskRegistry ?? shared }
+
+    /// Runs `body` with `registry` as `Registry.current` (task-local, so
+    /// tests running in parallel each see their own).
+    public static func withCurrent<Result>(_ registry: Registry, _ body: () throws -> Result) rethrows -> Result {
+        try $taskRegistry.withValue(registry, operation: body)
+    }
+
+    /// Async form of `withCurrent(_:_:)`.
+    public static func withCurrent<Result>(
+        _ registry: Registry,
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: () async throws -> Result
+    ) async rethrows -> Result {
+        try await $taskRegistry.withValue(registry, operation: body, isolation: isolation)
+    }
+
+    // MARK: Initializers
+
+    /// Registers a type-erased initializer (the form a script bridge uses).
+    ///
+    /// - Parameters:
+    ///   - type: the property type it serves (concrete name or protocol set).
+    ///   - container: which containers it applies to (default: any).
+    ///   - scope: per instance (default) or singleton.
+    ///   - source: where it was registered, "file:line".
+    ///   - initializer: builds the value; receives the container object.
+    @discardableResult
+    public func registerInitializer(
+        type: SpellTypeKey,
+        container: ContainerMatch = .any,
+        scope: SpellScope = .instance,
+        source: String,
+        initializer: @escaping @Sendable (AnyObject) throws -> Any
+    ) -> SpellHandle {
+        state.withLock { state in
+            let handle = state.makeHandle()
+            let record = InitializerRecord(
+                handle: handle, type: type, container: container, scope: scope, source: source,
+                make: initializer, slot: scope == .singleton ? SingletonSlot() : nil
+            )
+            if let shadowed = state.initializers.last(where: { $0.type == type && $0.container.rule == container.rule }) {
+                state.diagnostics.append(SpellDiagnostic(
+                    message: "\(type.name) in \(container) registered at \(source) overrides the equally specific registration at \(shadowed.source) (the later wins)",
+                    handles: [shadowed.handle, handle]
+                ))
+            }
+            state.initializers.append(record)
+            state.invalidateCaches()
+            return handle
+        }
+    }
+
+    /// Registers an initializer for property type `type` in any container.
+    ///
+    /// `registry.register(RequestManager.self) { sender in RequestManager() }`
+    @discardableResult
+    public func register<Value>(
+        _ type: Value.Type,
+        scope: SpellScope = .instance,
+        fileID: String = #fileID,
+        line: Int = #line,
+        initializer: @escaping @Sendable (_ sender: AnyObject) throws -> Value
+    ) -> SpellHandle {
+        registerInitializer(
+            type: SpellTypeKey(type), container: .any, scope: scope,
+            source: spellSource(fileID, line), initializer: { try initializer($0) }
+        )
+    }
+
+    /// Registers an initializer for `type` restricted to containers of
+    /// exactly `container` (or also its subclasses with `includingSubclasses`).
+    /// The sender is handed over typed.
+    @discardableResult
+    public func register<Value, Container: AnyObject>(
+        _ type: Value.Type,
+        container: Container.Type,
+        includingSubclasses: Bool = false,
+        scope: SpellScope = .instance,
+        fileID: String = #fileID,
+        line: Int = #line,
+        initializer: @escaping @Sendable (_ sender: Container) throws -> Value
+    ) -> SpellHandle {
+        let match: ContainerMatch = includingSubclasses ? .kindOf(container) : .exactly(container)
+        let typeName = SpellTypeKey(type).name
+        return registerInitializer(
+            type: SpellTypeKey(type), container: match, scope: scope,
+            source: spellSource(fileID, line), initializer: { sender in
+                guard let typed = sender as? Container else {
+                    throw SpellError.wrongValueType(
+                        property: "(sender)", container: SpellTypeKey(Swift.type(of: sender)).name,
+                        expected: SpellTypeKey(Container.self).name, actual: SpellTypeKey(Swift.type(of: sender)).name,
+                        source: "initializer for \(typeName)"
+                    )
+                }
+                return try initializer(typed)
+            }
+        )
+    }
+
+    /// Removes one initializer. Returns whether it was registered.
+    @discardableResult
+    public func unregisterInitializer(_ handle: SpellHandle) -> Bool {
+        state.withLock { state in
+            let before = state.initializers.count
+            state.initializers.removeAll { $0.handle == handle }
+            state.invalidateCaches()
+            return state.initializers.count != before
+        }
+    }
+
+    /// Removes any registration (initializer, hook, override, provider,
+    /// custom spell) by handle. Returns whether it was registered.
+    @discardableResult
+    public func unregister(_ handle: SpellHandle) -> Bool {
+        state.withLock { state in
+            let before = state.count
+            state.initializers.removeAll { $0.handle == handle }
+            state.hooks.removeAll { $0.handle == handle }
+            state.preferenceOverrides.removeAll { $0.handle == handle }
+            state.templateProviders.removeAll { $0.handle == handle }
+            state.customSpells.removeAll { $0.handle == handle }
+            state.invalidateCaches()
+            return state.count != before
+        }
+    }
+
+    /// Removes every registration of every kind (singletons made so far are dropped).
+    public func removeAll() {
+        state.withLock { state in
+            state.initializers.removeAll()
+            state.hooks.removeAll()
+            state.preferenceOverrides.removeAll()
+            state.templateProviders.removeAll()
+            state.customSpells.removeAll()
+            state.invalidateCaches()
+        }
+    }
+
+    /// Back to a new registry's state: no registrations and no diagnostics.
+    public func reset() {
+        state.withLock { state in
+            let next = state.nextID
+            state = RegistryState()
+            state.nextID = next
+        }
+    }
+
+    // MARK: Introspection
+
+    /// Every registration, in registration order, for tools.
+    public var entries: [SpellEntry] {
+        state.withLock { state in
+            var result: [SpellEntry] = []
+            result += state.initializers.map(\.entry)
+            result += state.hooks.map(\.entry)
+            result += state.preferenceOverrides.map(\.entry)
+            result += state.templateProviders.map(\.entry)
+            result += state.customSpells.map(\.entry)
+            return result.sorted { $0.handle.id < $1.handle.id }
+        }
+    }
+
+    /// What the registry noticed and decided (e.g. two equally specific
+    /// registrations, the later winning), oldest first.
+    public var diagnostics: [SpellDiagnostic] {
+        state.withLock { $0.diagnostics }
+    }
+
+    // MARK: Scoped overrides
+
+    /// Applies `overrides` (registrations made on this registry), runs
+    /// `body`, then restores the registry to what it was before: the
+    /// replacements last for the length of the closure.
+    ///
+    /// Registrations are restored, singletons already made by the original
+    /// registrations are kept. Other threads using the registry meanwhile see
+    /// the overrides too: give each test its own registry, or serialize.
+    public func withOverrides<Result>(
+        _ overrides: (Registry) throws -> Void,
+        run body: () throws -> Result
+    ) rethrows -> Result {
+        let snapshot = state.withLock { $0.snapshot() }
+        defer { state.withLock { $0.restore(snapshot) } }
+        try overrides(self)
+        return try body()
+    }
+
+    /// Async form of `withOverrides(_:run:)`.
+    public func withOverrides<Result>(
+        _ overrides: (Registry) throws -> Void,
+        isolation: isolated (any Actor)? = #isolation,
+        run body: () async throws -> Result
+    ) async rethrows -> Result {
+        let snapshot = state.withLock { $0.snapshot() }
+        defer { state.withLock { $0.restore(snapshot) } }
+        try overrides(self)
+        return try await body()
+    }
+}
+
+// MARK: - Stored state
+
+/// A singleton's storage: the value is created once, under the slot's lock.
+final class SingletonSlot: Sendable {
+    let value = Mutex<SharedValue?>(nil)
+
+    func get(_ make: () throws -> Any) throws -> Any {
+        try value.withLock { stored -> SharedValue in
+            if let stored { return stored }
+            let made = SharedValue(try make())
+            stored = made
+            return made
+        }.value
+    }
+}
+
+/// A singleton's value, shared by every container on every thread.
+///
+/// `@unchecked Sendable` invariant: the wrapper itself is immutable (`let`);
+/// the payload is shared across threads *by definition of singleton scope*,
+/// which the registrant chose explicitly, exactly as with any hand-written
+/// singleton. The slot that holds it is protected by a `Mutex`.
+struct SharedValue: @unchecked Sendable {
+    let value: Any
+    init(_ value: Any) { self.value = value }
+}
+
+/// One registered initializer.
+struct InitializerRecord: Sendable {
+    let handle: SpellHandle
+    let type: SpellTypeKey
+    let container: ContainerMatch
+    let scope: SpellScope
+    let source: String
+    let make: @Sendable (AnyObject) throws -> Any
+    let slot: SingletonSlot?
+
+    var entry: SpellEntry {
+        SpellEntry(
+            handle: handle, kind: scope == .singleton ? .singleton : .initializer, type: type,
+            container: container, property: nil, scope: scope, source: source
+        )
+    }
+
+    /// Runs the initializer for `sender`, honouring the scope.
+    func produce(for sender: AnyObject) throws -> Any {
+        guard let slot else { return try make(sender) }
+        return try Registry.trackResolution(container: "\(type.name) (singleton)", property: "", object: slot) {
+            try slot.get { try make(sender) }
+        }
+    }
+}
+
+/// A registered hook.
+struct HookRecord: Sendable {
+    let handle: SpellHandle
+    let container: ContainerMatch
+    let property: String?
+    let source: String
+    let run: @Sendable (AnyObject, String, Any) -> Void
+
+    var entry: SpellEntry {
+        SpellEntry(handle: handle, kind: .hook, type: nil, container: container, property: property, scope: nil, source: source)
+    }
+}
+
+/// A registered preference override.
+struct PreferenceOverrideRecord: Sendable {
+    let handle: SpellHandle
+    let container: ContainerMatch
+    let property: String
+    let override: PreferenceOverride
+    let source: String
+
+    var entry: SpellEntry {
+        SpellEntry(handle: handle, kind: .preferenceOverride, type: nil, container: container, property: property, scope: nil, source: source)
+    }
+}
+
+/// A registered template provider.
+struct TemplateProviderRecord: Sendable {
+    let handle: SpellHandle
+    let type: SpellTypeKey?
+    let provider: any PartialTemplateProvider
+    let source: String
+
+    var entry: SpellEntry {
+        SpellEntry(handle: handle, kind: .partialTemplate, type: type, container: .any, property: nil, scope: nil, source: source)
+    }
+}
+
+/// A registered named custom spell.
+struct CustomSpellRecord: Sendable {
+    let handle: SpellHandle
+    let name: String
+    let hooks: NamedSpellHooks
+    let source: String
+
+    var entry: SpellEntry {
+        SpellEntry(handle: handle, kind: .customSpell, type: nil, container: .any, property: name, scope: nil, source: source)
+    }
+}
+
+/// Key of the Swift fast cache: property type and container type identities.
+struct FastResolutionKey: Hashable {
+    let type: ObjectIdentifier
+    let container: ObjectIdentifier
+}
+
+/// Key of the name cache used by `resolve(type:container:property:)`.
+struct NamedResolutionKey: Hashable {
+    let type: SpellTypeKey
+    let container: SpellTypeKey
+}
+
+/// A cached lookup: the winning initializer (if any) and whether any hook
+/// could apply to this container type.
+public struct CachedResolution: Sendable {
+    let record: InitializerRecord?
+    let hooksMayApply: Bool
+    let containerObserves: Bool
+    var valueIsOptional = false
+}
+
+/// Everything behind the registry's lock.
+struct RegistryState {
+    var initializers: [InitializerRecord] = []
+    var hooks: [HookRecord] = []
+    var preferenceOverrides: [PreferenceOverrideRecord] = []
+    var templateProviders: [TemplateProviderRecord] = []
+    var customSpells: [CustomSpellRecord] = []
+    var diagnostics: [SpellDiagnostic] = []
+    var nextID: UInt64 = 1
+    var defaultPreferenceStore: (any PreferenceStore)?
+    var fastCache: [FastResolutionKey: CachedResolution] = [:]
+    var namedCache: [NamedResolutionKey: CachedResolution] = [:]
+
+    var count: Int {
+        initializers.count + hooks.count + preferenceOverrides.count + templateProviders.count + customSpells.count
+    }
+
+    mutating func makeHandle() -> SpellHandle {
+        defer { nextID += 1 }
+        return SpellHandle(id: nextID)
+    }
+
+    mutating func invalidateCaches() {
+        fastCache.removeAll(keepingCapacity: true)
+        namedCache.removeAll(keepingCapacity: true)
+    }
+
+    struct Snapshot {
+        let initializers: [InitializerRecord]
+        let hooks: [HookRecord]
+        let preferenceOverrides: [PreferenceOverrideRecord]
+        let templateProviders: [TemplateProviderRecord]
+        let customSpells: [CustomSpellRecord]
+        let diagnostics: [SpellDiagnostic]
+    }
+
+    func snapshot() -> Snapshot {
+        Snapshot(
+            initializers: initializers, hooks: hooks, preferenceOverrides: preferenceOverrides,
+            templateProviders: templateProviders, customSpells: customSpells, diagnostics: diagnostics
+        )
+    }
+
+    mutating func restore(_ snapshot: Snapshot) {
+        initializers = snapshot.initializers
+        hooks = snapshot.hooks
+        preferenceOverrides = snapshot.preferenceOverrides
+        templateProviders = snapshot.templateProviders
+        customSpells = snapshot.customSpells
+        diagnostics = snapshot.diagnostics
+        invalidateCaches()
+    }
+
+    /// The most specific initializer for `type` in `container`; between
+    /// equally specific ones the later wins and a diagnostic is recorded.
+    mutating func lookup(type: SpellTypeKey, container: ContainerDescriptor) -> CachedResolution {
+        var best: InitializerRecord?
+        var bestScore = Int.min
+        var tied: [InitializerRecord] = []
+        for record in initializers where record.type == type {
+            guard let score = record.container.specificity(for: container) else { continue }
+            if score > bestScore {
+                best = record
+                bestScore = score
+                tied = []
+            } else if score == bestScore {
+                if let current = best { tied.append(current) }
+                best = record
+            }
+        }
+        // Ties between registrations with the same rule were already
+        // reported when the later one was registered.
+        if let winner = best { tied.removeAll { $0.container.rule == winner.container.rule } }
+        if let best, !tied.isEmpty {
+            let message = "\(type.name) in \(container.key.name): \(tied.count + 1) equally specific initializers match; using the latest, registered at \(best.source) (others: \(tied.map(\.source).joined(separator: ", ")))"
+            if !diagnostics.contains(where: { $0.message == message }) {
+                diagnostics.append(SpellDiagnostic(message: message, handles: tied.map(\.handle) + [best.handle]))
+            }
+        }
+        let hooksMayApply = hooks.contains { $0.container.specificity(for: container) != nil }
+        let observes = container.object is any PropertyInjectionObserving
+        return CachedResolution(record: best, hooksMayApply: hooksMayApply, containerObserves: observes)
+    }
+}

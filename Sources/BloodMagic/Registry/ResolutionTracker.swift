@@ -1,0 +1,139 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One step of a resolution in progress: a property of one object.
+///
+/// Swift spells identify the property by its storage key path and the
+/// container by its metatype; names are only computed for error messages,
+/// so tracking costs no string work on the hot path.
+struct ResolutionFrame {
+    enum Site {
+        /// A property known by names (script bridges, singletons).
+        case named(container: String, property: String)
+        /// A Swift container type and a property name.
+        case typed(containerType: Any.Type, property: String)
+        /// A Swift property wrapper's storage key path in a container type.
+        case swift(containerType: Any.Type, keyPath: AnyKeyPath, explicitName: String?)
+    }
+
+    let object: ObjectIdentifier?
+    let site: Site
+
+    func isSameStep(as other: ResolutionFrame) -> Bool {
+        guard object == other.object else { return false }
+        switch (site, other.site) {
+        case let (.named(c1, p1), .named(c2, p2)):
+            return c1 == c2 && p1 == p2
+        case let (.swift(t1, k1, _), .swift(t2, k2, _)):
+            return t1 == t2 && (k1 === k2 || k1 == k2)
+        case let (.typed(t1, p1), .typed(t2, p2)):
+            return t1 == t2 && p1 == p2
+        default:
+            return false
+        }
+    }
+
+    var label: String {
+        switch site {
+        case let .named(container, property):
+            return property.isEmpty ? container : "\(container).\(property)"
+        case let .typed(containerType, property):
+            return "\(SpellTypeKey(containerType).name).\(property)"
+        case let .swift(containerType, keyPath, explicitName):
+            return "\(SpellTypeKey(containerType).name).\(explicitName ?? SpellNames.propertyName(of: keyPath))"
+        }
+    }
+}
+
+/// The stack of resolutions in progress on this thread.
+///
+/// Resolutions are synchronous (initializers are plain closures), so a
+/// thread-local stack follows them exactly, also across nested resolutions
+/// started by a script bridge through `Registry.trackResolution`.
+final class ResolutionStack {
+    var frames: [ResolutionFrame] = []
+
+    /// The current thread's stack, created on first use and released with the thread.
+    static var current: ResolutionStack {
+        if let raw = pthread_getspecific(resolutionStackKey) {
+            return Unmanaged<ResolutionStack>.fromOpaque(raw).takeUnretainedValue()
+        }
+        let stack = ResolutionStack()
+        pthread_setspecific(resolutionStackKey, Unmanaged.passRetained(stack).toOpaque())
+        return stack
+    }
+}
+
+#if canImport(Darwin)
+private func releaseResolutionStack(_ raw: UnsafeMutableRawPointer) {
+    Unmanaged<ResolutionStack>.fromOpaque(raw).release()
+}
+#else
+private func releaseResolutionStack(_ raw: UnsafeMutableRawPointer?) {
+    if let raw { Unmanaged<ResolutionStack>.fromOpaque(raw).release() }
+}
+#endif
+
+/// The thread-local key of the resolution stack.
+private let resolutionStackKey: pthread_key_t = {
+    var key = pthread_key_t()
+    pthread_key_create(&key, releaseResolutionStack)
+    return key
+}()
+
+extension Registry {
+    /// Runs one resolution step (`container.property` of `object`) inside the
+    /// cycle tracker. If the same property of the same object is already
+    /// being resolved on this thread, throws `SpellError.dependencyCycle`
+    /// listing the chain instead of recursing into a stack overflow.
+    ///
+    /// Every spell uses this; a script bridge resolving its own classes'
+    /// properties calls it too, so cycles are found across both worlds.
+    public static func trackResolution<Result>(
+        container: String,
+        property: String,
+        object: AnyObject?,
+        _ body: () throws -> Result
+    ) throws -> Result {
+        try track(ResolutionFrame(object: object.map(ObjectIdentifier.init), site: .named(container: container, property: property)), body)
+    }
+
+    /// Tracks a Swift property wrapper's resolution step.
+    static func trackSwiftResolution<Result>(
+        object: AnyObject,
+        keyPath: AnyKeyPath,
+        explicitName: String?,
+        _ body: () throws -> Result
+    ) throws -> Result {
+        let site = ResolutionFrame.Site.swift(containerType: type(of: object), keyPath: keyPath, explicitName: explicitName)
+        return try track(ResolutionFrame(object: ObjectIdentifier(object), site: site), body)
+    }
+
+    /// Tracks a resolution of a named property of a Swift object.
+    static func trackTypedResolution<Result>(object: AnyObject, property: String, _ body: () throws -> Result) throws -> Result {
+        let site = ResolutionFrame.Site.typed(containerType: type(of: object), property: property)
+        return try track(ResolutionFrame(object: ObjectIdentifier(object), site: site), body)
+    }
+
+    private static func track<Result>(_ frame: ResolutionFrame, _ body: () throws -> Result) throws -> Result {
+        let stack = ResolutionStack.current
+        if let start = stack.frames.lastIndex(where: { $0.isSameStep(as: frame) }) {
+            let chain = stack.frames[start...].map(\.label) + [frame.label]
+            throw SpellError.dependencyCycle(chain: chain)
+        }
+        stack.frames.append(frame)
+        defer { stack.frames.removeLast() }
+        return try body()
+    }
+
+    /// The labels of the resolutions in progress on this thread, outermost
+    /// first ("ViewController.loader"), for diagnostics.
+    public static var resolutionsInProgress: [String] {
+        ResolutionStack.current.frames.map(\.label)
+    }
+}

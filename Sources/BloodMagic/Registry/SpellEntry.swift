@@ -1,0 +1,93 @@
+/// How long a registered initializer's value lives.
+public enum SpellScope: String, Sendable, CustomStringConvertible {
+    /// One value per container object, stored in that object's property (default).
+    case instance
+    /// One value per registry, created once (thread-safely) and shared by all.
+    case singleton
+
+    /// The scope's name.
+    public var description: String { rawValue }
+}
+
+/// What a registry entry is.
+public enum SpellEntryKind: String, Sendable, CustomStringConvertible {
+    /// An initializer with instance scope.
+    case initializer
+    /// An initializer with singleton scope.
+    case singleton
+    /// A template provider for @Partial.
+    case partialTemplate
+    /// A hook run after a property is injected.
+    case hook
+    /// An override of a @Preference's key, default or store.
+    case preferenceOverride
+    /// A named custom spell.
+    case customSpell
+
+    /// The kind's name.
+    public var description: String { rawValue }
+}
+
+/// The handle of one registration, used to remove it.
+public struct SpellHandle: Hashable, Sendable, CustomStringConvertible {
+    /// A number unique within the registry that made it, increasing with time.
+    public let id: UInt64
+
+    /// "#<id>".
+    public var description: String { "#\(id)" }
+}
+
+/// One registration as listed for tools (`Registry.entries`).
+public struct SpellEntry: Sendable, CustomStringConvertible {
+    /// The handle that removes this registration.
+    public let handle: SpellHandle
+    /// What the registration is.
+    public let kind: SpellEntryKind
+    /// The property type it serves, when it has one.
+    public let type: SpellTypeKey?
+    /// The containers it applies to.
+    public let container: ContainerMatch
+    /// The property name it is keyed by (hooks, preference overrides) or the
+    /// spell name (custom spells).
+    public let property: String?
+    /// The scope, for initializers.
+    public let scope: SpellScope?
+    /// Where it was registered: "File.swift:12" or a script location.
+    public let source: String
+
+    /// "initializer RequestManager in ViewController (instance) at File.swift:12".
+    public var description: String {
+        var parts = [kind.rawValue]
+        if let type { parts.append(type.name) }
+        if let property { parts.append(kind == .customSpell ? "\"\(property)\"" : ".\(property)") }
+        parts.append("in \(container)")
+        if let scope { parts.append("(\(scope))") }
+        parts.append("at \(source)")
+        return parts.joined(separator: " ")
+    }
+
+    /// "RequestManager in UsersViewController, file.swift:4", the form used
+    /// in "closest" lists of error messages.
+    public var closestDescription: String {
+        "\(type?.name ?? "?") in \(container), \(source)"
+    }
+}
+
+/// Something the registry noticed and chose for you, recorded so that a
+/// choice is never silently random (for example two equally specific
+/// registrations for the same type and container: the later wins).
+public struct SpellDiagnostic: Sendable, Equatable, CustomStringConvertible {
+    /// The human message.
+    public let message: String
+    /// The registrations involved, by handle.
+    public let handles: [SpellHandle]
+
+    /// The message.
+    public var description: String { message }
+}
+
+/// The source location string for a Swift registration.
+@inlinable
+func spellSource(_ fileID: String, _ line: Int) -> String {
+    "\(fileID):\(line)"
+}

@@ -1,0 +1,101 @@
+/// Everything that can go wrong while casting a spell, with messages that
+/// name the property, the container, the type, the key or the file involved.
+public enum SpellError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// An @Injectable (or a registry lookup) found no initializer.
+    /// `closest` lists registrations that came close, as
+    /// "RequestManager in UsersViewController, file.swift:12".
+    case noInitializer(property: String, container: String, type: String, closest: [String])
+    /// A @Lazy property has no initializer and its type cannot be default-constructed.
+    case notConstructible(property: String, container: String, type: String)
+    /// An initializer returned a value of the wrong type.
+    case wrongValueType(property: String, container: String, expected: String, actual: String, source: String)
+    /// An initializer needed, directly or through others, the property being
+    /// resolved. `chain` is like ["ViewController.loader", "ResourceLoader.session", "ViewController.loader"].
+    case dependencyCycle(chain: [String])
+    /// A @Final property was assigned a second time.
+    case finalAlreadySet(property: String, container: String, oldValue: String, newValue: String)
+    /// A non-optional @Final property was read before its first assignment.
+    case finalNotSet(property: String, container: String)
+    /// A non-optional @Preference has no stored value and no default.
+    case preferenceMissing(property: String, container: String, key: String)
+    /// A stored preference could not be read as the property's type.
+    case preferenceTypeMismatch(property: String, container: String, key: String, expected: String, found: String)
+    /// A preference value could not be encoded for the store.
+    case preferenceEncodingFailed(key: String, type: String, reason: String)
+    /// A @Partial found no template; `lookedFor` names the files tried.
+    case templateMissing(property: String, container: String, type: String, lookedFor: [String])
+    /// A template exists but could not be turned into an instance.
+    case templateInvalid(type: String, file: String, reason: String)
+    /// A named custom spell is not registered.
+    case unknownSpell(name: String)
+
+    /// The human message.
+    public var description: String {
+        switch self {
+        case let .noInitializer(property, container, type, closest):
+            let near = closest.isEmpty ? "no registrations for \(type)" : "closest: " + closest.joined(separator: "; ")
+            return "\(container).\(property): no initializer for \(type) in \(container) (\(near))"
+        case let .notConstructible(property, container, type):
+            return "\(container).\(property): no initializer for \(type) in \(container), and \(type) cannot be default-constructed (conform it to DefaultConstructible or register an initializer)"
+        case let .wrongValueType(property, container, expected, actual, source):
+            return "\(container).\(property): the initializer registered at \(source) returned \(actual), expected \(expected)"
+        case let .dependencyCycle(chain):
+            return "dependency cycle: " + chain.joined(separator: " -> ")
+        case let .finalAlreadySet(property, container, oldValue, newValue):
+            return "\(container).\(property) is @Final and already set to \(oldValue); cannot assign \(newValue)"
+        case let .finalNotSet(property, container):
+            return "\(container).\(property) is @Final and was read before its first assignment"
+        case let .preferenceMissing(property, container, key):
+            return "\(container).\(property): no stored preference for key \"\(key)\" and no default value"
+        case let .preferenceTypeMismatch(property, container, key, expected, found):
+            return "\(container).\(property): preference \"\(key)\" holds \(found), expected \(expected)"
+        case let .preferenceEncodingFailed(key, type, reason):
+            return "preference \"\(key)\": cannot store \(type): \(reason)"
+        case let .templateMissing(property, container, type, lookedFor):
+            let files = lookedFor.isEmpty ? "no template provider is registered" : "looked for " + lookedFor.joined(separator: ", ")
+            return "\(container).\(property): no template for \(type) (\(files))"
+        case let .templateInvalid(type, file, reason):
+            return "template \(file) for \(type) is invalid: \(reason)"
+        case let .unknownSpell(name):
+            return "no custom spell named \"\(name)\" is registered"
+        }
+    }
+}
+
+/// Renders a value for an error message: strings quoted, nil as `nil`.
+func spellDescribe(_ value: Any) -> String {
+    if let optional = value as? any OptionalProtocol, optional.isNil { return "nil" }
+    let unwrapped = (value as? any OptionalProtocol)?.wrappedAny ?? value
+    if let text = unwrapped as? String { return "\"\(text)\"" }
+    return String(describing: unwrapped)
+}
+
+/// Lets the spells see through `Optional` without knowing its Wrapped type.
+public protocol OptionalProtocol {
+    /// The `Wrapped` type.
+    static var wrappedType: Any.Type { get }
+    /// `Optional.none` of this type.
+    static var nilValue: Self { get }
+    /// Whether this value is nil.
+    var isNil: Bool { get }
+    /// The wrapped value, if any, as `Any`.
+    var wrappedAny: Any? { get }
+    /// Wraps `value` if it is a `Wrapped`.
+    static func wrapping(_ value: Any) -> Self?
+}
+
+extension Optional: OptionalProtocol {
+    /// The `Wrapped` type.
+    public static var wrappedType: Any.Type { Wrapped.self }
+    /// `Optional.none`.
+    public static var nilValue: Optional<Wrapped> { .none }
+    /// Whether this value is nil.
+    public var isNil: Bool { self == nil }
+    /// The wrapped value as `Any`.
+    public var wrappedAny: Any? { self.map { $0 as Any } }
+    /// Wraps `value` if it is a `Wrapped`.
+    public static func wrapping(_ value: Any) -> Optional<Wrapped>? {
+        if let wrapped = value as? Wrapped { return .some(wrapped) }
+        return nil
+    }
+}

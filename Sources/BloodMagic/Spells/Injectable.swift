@@ -1,0 +1,62 @@
+/// Injects the property from a registered initializer on first read
+/// (the seeds' `injectable`).
+///
+/// ```swift
+/// final class ViewController {
+///     @Injectable var requestManager: RequestManager
+///     @Injectable var client: any RequestClient
+/// }
+/// ```
+/// The value is stored in the object: later reads return it with no lookup.
+/// With no matching initializer, reading traps with a message naming the
+/// property, the container, the type and the closest registrations
+/// (`try $requestManager.value()` throws it instead); an Optional-typed
+/// property reads nil. Assignment replaces the value.
+@propertyWrapper
+public struct Injectable<Value> {
+    @usableFromInline let cell: ResolvingCell<Value>
+
+    /// - Parameters:
+    ///   - name: the property name for hooks and messages (default: from the key path).
+    ///   - registry: the registry to use (default: `Registry.current` at first read).
+    public init(name: String? = nil, registry: Registry? = nil) {
+        cell = ResolvingCell(mode: .injectable, name: name, registry: registry)
+    }
+
+    /// Not available: spells work on properties of classes only.
+    @available(*, unavailable, message: "@Injectable works only on properties of classes")
+    public var wrappedValue: Value {
+        get { fatalError() }
+        set { fatalError() }
+    }
+
+    /// Not available directly; `$property` goes through the enclosing instance.
+    @available(*, unavailable, message: "@Injectable works only on properties of classes")
+    public var projectedValue: ResolvingProjection<Value> { fatalError() }
+
+    /// Reads and writes the property of `object`.
+    @inlinable
+    public static subscript<Container: AnyObject>(
+        _enclosingInstance object: Container,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Container, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Container, Injectable<Value>>
+    ) -> Value {
+        get {
+            let cell = object[keyPath: storageKeyPath].cell
+            if cell.isResolved { return cell.storedValue }
+            return cell.resolveOrTrap(object: object, keyPath: storageKeyPath)
+        }
+        set {
+            object[keyPath: storageKeyPath].cell.assign(newValue)
+        }
+    }
+
+    /// `$property`: throwing access and reset.
+    public static subscript<Container: AnyObject>(
+        _enclosingInstance object: Container,
+        projected projectedKeyPath: KeyPath<Container, ResolvingProjection<Value>>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Container, Injectable<Value>>
+    ) -> ResolvingProjection<Value> {
+        ResolvingProjection(object: object, cell: object[keyPath: storageKeyPath].cell, keyPath: storageKeyPath)
+    }
+}

@@ -1,0 +1,65 @@
+/// Creates the property's value on first read (the seeds' `lazy`).
+///
+/// The value comes from a registered initializer if one matches, else from
+/// default construction: `init()` for `DefaultConstructible` types, or the
+/// expression given as initial value (`@Lazy var cache = Cache()`), which
+/// is evaluated only on first read. Otherwise reading traps with a clear
+/// message (`try $property.value()` throws it instead).
+///
+/// Every later read returns the same instance; assignment replaces it;
+/// assigning nil to an Optional makes the next read create a fresh one.
+/// Concurrent first reads on a shared object create the value once.
+@propertyWrapper
+public struct Lazy<Value> {
+    @usableFromInline let cell: ResolvingCell<Value>
+
+    /// A lazy property: a registered initializer if one matches, else
+    /// `init()` when the type (or an Optional's wrapped type) conforms to
+    /// `DefaultConstructible`, else an error on first read.
+    public init(name: String? = nil, registry: Registry? = nil) {
+        cell = ResolvingCell(mode: .lazy, name: name, registry: registry)
+    }
+
+    /// A lazy property whose fallback is the initial-value expression,
+    /// evaluated on first read if no initializer is registered.
+    public init(wrappedValue: @autoclosure @escaping () -> Value, name: String? = nil, registry: Registry? = nil) {
+        cell = ResolvingCell(mode: .lazy, name: name, registry: registry, fallback: wrappedValue)
+    }
+
+    /// Not available: spells work on properties of classes only.
+    @available(*, unavailable, message: "@Lazy works only on properties of classes")
+    public var wrappedValue: Value {
+        get { fatalError() }
+        set { fatalError() }
+    }
+
+    /// Not available directly; `$property` goes through the enclosing instance.
+    @available(*, unavailable, message: "@Lazy works only on properties of classes")
+    public var projectedValue: ResolvingProjection<Value> { fatalError() }
+
+    /// Reads and writes the property of `object`.
+    @inlinable
+    public static subscript<Container: AnyObject>(
+        _enclosingInstance object: Container,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Container, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Container, Lazy<Value>>
+    ) -> Value {
+        get {
+            let cell = object[keyPath: storageKeyPath].cell
+            if cell.isResolved { return cell.storedValue }
+            return cell.resolveOrTrap(object: object, keyPath: storageKeyPath)
+        }
+        set {
+            object[keyPath: storageKeyPath].cell.assign(newValue)
+        }
+    }
+
+    /// `$property`: throwing access and reset.
+    public static subscript<Container: AnyObject>(
+        _enclosingInstance object: Container,
+        projected projectedKeyPath: KeyPath<Container, ResolvingProjection<Value>>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Container, Lazy<Value>>
+    ) -> ResolvingProjection<Value> {
+        ResolvingProjection(object: object, cell: object[keyPath: storageKeyPath].cell, keyPath: storageKeyPath)
+    }
+}

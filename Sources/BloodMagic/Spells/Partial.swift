@@ -1,0 +1,55 @@
+/// Instantiates the property's value on first read from a template named
+/// after its type (the seeds' nib named after the class), through a
+/// `PartialTemplateProvider` (e.g. `JSONTemplateProvider` for
+/// `<TypeName>.json`). The value is cached per object. A missing template
+/// traps with a message naming the files looked for (`try $view.value()`
+/// throws it instead).
+@propertyWrapper
+public struct Partial<Value> {
+    @usableFromInline let cell: ResolvingCell<Value>
+
+    /// - Parameters:
+    ///   - name: the property name for hooks and messages (default: from the key path).
+    ///   - provider: the provider to use (default: the registry's providers for the type).
+    ///   - registry: the registry to use (default: `Registry.current` at first read).
+    public init(name: String? = nil, provider: (any PartialTemplateProvider)? = nil, registry: Registry? = nil) {
+        cell = ResolvingCell(mode: .partial(provider.map { [$0] }), name: name, registry: registry)
+    }
+
+    /// Not available: spells work on properties of classes only.
+    @available(*, unavailable, message: "@Partial works only on properties of classes")
+    public var wrappedValue: Value {
+        get { fatalError() }
+        set { fatalError() }
+    }
+
+    /// Not available directly; `$property` goes through the enclosing instance.
+    @available(*, unavailable, message: "@Partial works only on properties of classes")
+    public var projectedValue: ResolvingProjection<Value> { fatalError() }
+
+    /// Reads and writes the property of `object`.
+    @inlinable
+    public static subscript<Container: AnyObject>(
+        _enclosingInstance object: Container,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Container, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Container, Partial<Value>>
+    ) -> Value {
+        get {
+            let cell = object[keyPath: storageKeyPath].cell
+            if cell.isResolved { return cell.storedValue }
+            return cell.resolveOrTrap(object: object, keyPath: storageKeyPath)
+        }
+        set {
+            object[keyPath: storageKeyPath].cell.assign(newValue)
+        }
+    }
+
+    /// `$property`: throwing access and reset.
+    public static subscript<Container: AnyObject>(
+        _enclosingInstance object: Container,
+        projected projectedKeyPath: KeyPath<Container, ResolvingProjection<Value>>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Container, Partial<Value>>
+    ) -> ResolvingProjection<Value> {
+        ResolvingProjection(object: object, cell: object[keyPath: storageKeyPath].cell, keyPath: storageKeyPath)
+    }
+}

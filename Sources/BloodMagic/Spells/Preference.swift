@@ -1,0 +1,144 @@
+/// A property backed by a preference store (the seeds' `preference`,
+/// DeluxeInjection's DIDefaults).
+///
+/// The key defaults to the property name; the default value is the initial
+/// value (or nil for an Optional); the store defaults to the registry's
+/// `defaultPreferenceStore` (UserDefaults). Key, default and store can be
+/// overridden from the registry by (container type, property name).
+/// Property-list types are stored natively; any other `Codable` is stored
+/// archived as JSON data. Assigning nil to an Optional removes the key.
+/// Errors (a missing non-optional value, a stored value of another type, a
+/// failed write) trap; `$property` offers throwing access.
+@propertyWrapper
+public struct Preference<Value: Codable> {
+    let key: String?
+    let defaultValue: Value?
+    let store: (any PreferenceStore)?
+    let registry: Registry?
+    let explicitName: String?
+
+    /// A preference whose default is the initial value:
+    /// `@Preference var volume = 5`.
+    public init(
+        wrappedValue: Value, key: String? = nil, store: (any PreferenceStore)? = nil,
+        registry: Registry? = nil, name: String? = nil
+    ) {
+        self.key = key
+        self.defaultValue = wrappedValue
+        self.store = store
+        self.registry = registry
+        self.explicitName = name
+    }
+
+    /// A preference with an explicit default (or none: reading a missing
+    /// value is then an error for a non-Optional type).
+    public init(
+        key: String? = nil, default defaultValue: Value? = nil, store: (any PreferenceStore)? = nil,
+        registry: Registry? = nil, name: String? = nil
+    ) {
+        self.key = key
+        self.defaultValue = defaultValue
+        self.store = store
+        self.registry = registry
+        self.explicitName = name
+    }
+
+    /// Not available: spells work on properties of classes only.
+    @available(*, unavailable, message: "@Preference works only on properties of classes")
+    public var wrappedValue: Value {
+        get { fatalError() }
+        set { fatalError() }
+    }
+
+    /// Not available directly; `$property` goes through the enclosing instance.
+    @available(*, unavailable, message: "@Preference works only on properties of classes")
+    public var projectedValue: PreferenceProjection<Value> { fatalError() }
+
+    /// Reads and writes the property of `object` through the store.
+    public static subscript<Container: AnyObject>(
+        _enclosingInstance object: Container,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Container, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Container, Preference<Value>>
+    ) -> Value {
+        get {
+            do {
+                return try object[keyPath: storageKeyPath].binding(object: object, keyPath: storageKeyPath).get()
+            } catch {
+                fatalError("\(error)")
+            }
+        }
+        set {
+            do {
+                try object[keyPath: storageKeyPath].binding(object: object, keyPath: storageKeyPath).set(newValue)
+            } catch {
+                fatalError("\(error)")
+            }
+        }
+    }
+
+    /// `$property`: throwing access, the effective key and store.
+    public static subscript<Container: AnyObject>(
+        _enclosingInstance object: Container,
+        projected projectedKeyPath: KeyPath<Container, PreferenceProjection<Value>>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Container, Preference<Value>>
+    ) -> PreferenceProjection<Value> {
+        object[keyPath: storageKeyPath].binding(object: object, keyPath: storageKeyPath)
+    }
+
+    /// The effective key, default and store after registry overrides.
+    func binding(object: AnyObject, keyPath: AnyKeyPath) -> PreferenceProjection<Value> {
+        let property = explicitName ?? SpellNames.propertyName(of: keyPath)
+        let registry = self.registry ?? Registry.current
+        var key = self.key ?? property
+        var store = self.store
+        var fallback: PreferenceValue?
+        if registry.hasPreferenceOverrides,
+           let override = registry.preferenceOverride(container: ContainerDescriptor(object), property: property) {
+            key = override.key ?? key
+            store = override.store ?? store
+            fallback = override.defaultValue
+        }
+        return PreferenceProjection(
+            key: key, store: store ?? registry.defaultPreferenceStore, defaultValue: defaultValue,
+            overriddenDefault: fallback, property: property, container: SpellNames.containerName(of: object)
+        )
+    }
+}
+
+/// What `$property` gives for @Preference: the effective key and store,
+/// and throwing access.
+public struct PreferenceProjection<Value: Codable> {
+    /// The key the value is stored under.
+    public let key: String
+    /// The store in use.
+    public let store: any PreferenceStore
+    let defaultValue: Value?
+    let overriddenDefault: PreferenceValue?
+    let property: String
+    let container: String
+
+    /// The stored value, else the default; throws when neither exists
+    /// (non-Optional) or the stored value has another type.
+    public func get() throws -> Value {
+        if let stored = store.value(forKey: key) {
+            if let value = PreferenceCoding.decode(stored, as: Value.self) { return value }
+            throw SpellError.preferenceTypeMismatch(
+                property: property, container: container, key: key, expected: "\(Value.self)", found: stored.typeName
+            )
+        }
+        if let overriddenDefault, let value = PreferenceCoding.decode(overriddenDefault, as: Value.self) { return value }
+        if let defaultValue { return defaultValue }
+        if let none = (Value.self as? any OptionalProtocol.Type)?.nilValue as? Value { return none }
+        throw SpellError.preferenceMissing(property: property, container: container, key: key)
+    }
+
+    /// Stores `newValue` (nil removes the key); durable when it returns.
+    public func set(_ newValue: Value) throws {
+        try store.setValue(try PreferenceCoding.encode(newValue, key: key), forKey: key)
+    }
+
+    /// Removes the stored value, so reads give the default again.
+    public func remove() throws {
+        try store.setValue(nil, forKey: key)
+    }
+}

@@ -1,0 +1,107 @@
+import BloodMagic
+import Foundation
+import Testing
+
+/// Runs the `bm-preference-probe` helper with a temporary HOME (and no
+/// XDG_CONFIG_HOME unless given), so the real UserDefaults files of the
+/// machine are never touched and each run is a fresh process.
+private struct Probe {
+    let home: URL
+    var xdgConfigHome: URL?
+
+    static var executable: URL {
+        let here = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var directory = here.deletingLastPathComponent()
+        for _ in 0..<6 {
+            let candidate = directory.appendingPathComponent("bm-preference-probe")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory.deleteLastPathComponent()
+        }
+        return URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent(".build/debug/bm-preference-probe")
+    }
+
+    init() throws {
+        home = FileManager.default.temporaryDirectory.appendingPathComponent("bm-prefs-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+    }
+
+    func start(_ arguments: [String]) throws -> (Process, Pipe) {
+        let process = Process()
+        process.executableURL = Probe.executable
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["HOME"] = home.path
+        environment.removeValue(forKey: "XDG_CONFIG_HOME")
+        if let xdgConfigHome { environment["XDG_CONFIG_HOME"] = xdgConfigHome.path }
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return (process, output)
+    }
+
+    @discardableResult
+    func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let (process, pipe) = try start(arguments)
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}
+
+@Suite struct UserDefaultsStoreTests {
+    @Test func aPreferenceSurvivesACrashRightAfterTheWriteAndAFreshProcess() throws {
+        let probe = try Probe()
+        let suite = "bm.test.nickname"
+        let write = try probe.run(["nickname-set", suite, "AlexDenisov", "--crash"])
+        #expect(write.status != 0, "the writer was meant to abort right after the write")
+        let read = try probe.run(["nickname-get", suite])
+        #expect(read.status == 0)
+        #expect(read.output == "AlexDenisov\n")
+        let file = probe.home.appendingPathComponent(".config/\(suite).plist")
+        #expect(FileManager.default.fileExists(atPath: file.path))
+        let path = try probe.run(["path", suite])
+        #expect(path.output == file.path + "\n")
+    }
+
+    @Test func theStoreHonoursXDGConfigHome() throws {
+        var probe = try Probe()
+        probe.xdgConfigHome = probe.home.appendingPathComponent("xdg")
+        try FileManager.default.createDirectory(at: probe.xdgConfigHome!, withIntermediateDirectories: true)
+        try probe.run(["write", "bm.test.xdg", "count", "int", "42", "--crash"])
+        #expect(FileManager.default.fileExists(atPath: probe.home.appendingPathComponent("xdg/bm.test.xdg.plist").path))
+        #expect(try probe.run(["read", "bm.test.xdg", "count"]).output == "count=Int:42\n")
+    }
+
+    @Test func valueTypesSurviveTheFileAndIntegersStayIntegers() throws {
+        let probe = try Probe()
+        let suite = "bm.test.types"
+        try probe.run(["write", suite, "i", "int", "7"])
+        try probe.run(["write", suite, "d", "double", "2.5"])
+        try probe.run(["write", suite, "b", "bool", "true"])
+        try probe.run(["write", suite, "s", "string", "text"])
+        let read = try probe.run(["read", suite, "i", "d", "b", "s", "none"])
+        #expect(read.output == "i=Int:7\nd=Double:2.5\nb=Bool:true\ns=String:\"text\"\nnone=missing\n")
+    }
+
+    @Test func twoProcessesWritingDifferentKeysKeepEachOthersWrites() throws {
+        let probe = try Probe()
+        let suite = "bm.test.merge"
+        let count = 25
+        let first = try probe.start(["write-many", suite, "a", "\(count)"])
+        let second = try probe.start(["write-many", suite, "b", "\(count)"])
+        for (process, pipe) in [first, second] {
+            _ = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+        }
+        let keys = (0..<count).flatMap { ["a\($0)", "b\($0)"] }
+        let read = try probe.run(["read", suite] + keys)
+        let missing = read.output.split(separator: "\n").filter { $0.hasSuffix("=missing") }
+        #expect(missing.isEmpty, "lost writes: \(missing)")
+        #expect(read.output.split(separator: "\n").count == 2 * count)
+    }
+}

@@ -1,0 +1,133 @@
+import BloodMagic
+import Foundation
+import Synchronization
+import Testing
+
+private final class ObservingController: PropertyInjectionObserving {
+    @Injectable var manager: RequestManager
+    var injected: [(String, ObjectIdentifier)] = []
+
+    func propertyInjected(name: String, value: Any) {
+        injected.append((name, ObjectIdentifier(value as AnyObject)))
+    }
+}
+
+private final class HookedController {
+    @Injectable var manager: RequestManager
+    @Injectable var client: any RequestClient
+}
+
+private final class SingletonUser {
+    @Injectable(registry: singletonThreadsRegistry) var manager: RequestManager
+}
+
+private let singletonThreadsRegistry = Registry()
+private let singletonThreadsCounter = CallCounter()
+
+/// Collects what hooks report, from any thread.
+private final class HookLog: Sendable {
+    let entries = Mutex<[String]>([])
+    func add(_ entry: String) { entries.withLock { $0.append(entry) } }
+    var all: [String] { entries.withLock { $0 } }
+}
+
+@Suite struct InjectableTests {
+    @Test func theContainerIsToldOnceAfterInjection() {
+        let registry = Registry()
+        registry.register(RequestManager.self) { _ in RequestManager(label: "x") }
+        let controller = ObservingController()
+        Registry.withCurrent(registry) {
+            let manager = controller.manager
+            _ = controller.manager
+            _ = controller.manager
+            #expect(controller.injected.count == 1)
+            #expect(controller.injected.first?.0 == "manager")
+            #expect(controller.injected.first?.1 == ObjectIdentifier(manager))
+        }
+    }
+
+    @Test func registryHooksRunOnceForTheirContainerAndProperty() {
+        let registry = Registry()
+        let log = HookLog()
+        registry.register(RequestManager.self) { _ in RequestManager(label: "m") }
+        registry.register((any RequestClient).self) { _ in HTTPClient(label: "c") }
+        registry.addHook(for: HookedController.self, property: "manager", valueType: RequestManager.self) { sender, value in
+            log.add("typed \(type(of: sender)) \(value.label)")
+        }
+        registry.addHook(property: "client", source: "test") { _, name, value in
+            log.add("any \(name) \((value as? any RequestClient)?.label ?? "?")")
+        }
+        registry.addHook(for: ObservingController.self, property: "manager", valueType: RequestManager.self) { _, _ in
+            log.add("wrong container")
+        }
+        let controller = HookedController()
+        Registry.withCurrent(registry) {
+            _ = controller.manager
+            _ = controller.manager
+            _ = controller.client
+            _ = controller.client
+        }
+        #expect(log.all == ["typed HookedController m", "any client c"])
+    }
+
+    @Test func assignmentDoesNotRunHooks() {
+        let registry = Registry()
+        let log = HookLog()
+        registry.addHook(property: "manager", source: "test") { _, _, _ in log.add("hook") }
+        let controller = HookedController()
+        Registry.withCurrent(registry) {
+            controller.manager = RequestManager(label: "assigned")
+            #expect(controller.manager.label == "assigned")
+        }
+        #expect(log.all.isEmpty)
+    }
+
+    @Test func aSingletonIsSharedByAllContainers() throws {
+        let registry = Registry()
+        registry.register(RequestManager.self, scope: .singleton) { _ in RequestManager(label: "single") }
+        try Registry.withCurrent(registry) {
+            let one = try HookedController().$manager.value()
+            let two = try HookedController().$manager.value()
+            #expect(one === two)
+        }
+        let other = Registry()
+        other.register(RequestManager.self, scope: .singleton) { _ in RequestManager(label: "single") }
+        let three = try Registry.withCurrent(other) { try HookedController().$manager.value() }
+        let four = try Registry.withCurrent(registry) { try HookedController().$manager.value() }
+        #expect(three !== four)
+    }
+
+    @Test func aSingletonIsCreatedExactlyOnceAcross8Threads() {
+        singletonThreadsRegistry.register(RequestManager.self, scope: .singleton) { _ in
+            singletonThreadsCounter.increment()
+            Thread.sleep(forTimeInterval: 0.02)
+            return RequestManager(label: "once")
+        }
+        let identities = UncheckedBox(value: NSMutableSet())
+        let lock = UncheckedBox(value: NSLock())
+        runOnThreads(8) { _ in
+            let manager = SingletonUser().manager
+            lock.value.lock()
+            identities.value.add(ObjectIdentifier(manager).hashValue)
+            lock.value.unlock()
+        }
+        #expect(singletonThreadsCounter.value == 1)
+        #expect(identities.value.count == 1)
+    }
+
+    @Test func anInitializerReturningTheWrongTypeIsReported() {
+        let registry = Registry()
+        registry.registerInitializer(type: SpellTypeKey(name: "RequestManager"), source: "init/bad.lua:7") { _ in "not a manager" }
+        let error = #expect(throws: SpellError.self) {
+            try Registry.withCurrent(registry) { try HookedController().$manager.value() }
+        }
+        #expect(error?.description == "HookedController.manager: the initializer registered at init/bad.lua:7 returned String, expected RequestManager")
+    }
+
+    @Test func typedResolveWorksWithoutAPropertyWrapper() throws {
+        let registry = Registry()
+        registry.register(RequestManager.self, container: HookedController.self) { _ in RequestManager(label: "direct") }
+        let manager: RequestManager = try registry.resolve(for: HookedController(), property: "manager")
+        #expect(manager.label == "direct")
+    }
+}

@@ -31,12 +31,15 @@ final class BMModule: Sendable {
         var loading: LoadRecord?
         /// Compiled `partials/<Type>.lua` templates.
         var partialFiles: [String: LuaReference] = [:]
-        /// `bm.partial` templates by type name, newest last.
-        var partialTemplates: [String: [(handle: SpellHandle, function: LuaReference, source: String)]] = [:]
         /// Lua classes by name: superclass name and where each was defined.
         var classes: [String: (superclass: String?, source: String)] = [:]
         /// The prelude's internal table.
-        var internal: LuaReference?
+        var prelude: LuaReference?
+        /// Preference stores by suite name.
+        var suites: [String: any PreferenceStore] = [:]
+        /// Errors of Lua hooks run by the registry (whose hooks cannot
+        /// throw), by thread, picked up by whoever asked for the hooks.
+        var hookErrors: [UInt: any Error] = [:]
     }
 
     /// What one startup script registered.
@@ -44,17 +47,21 @@ final class BMModule: Sendable {
         var handles: [SpellHandle] = []
         var classes: [String] = []
         var spells: [String] = []
-        var partials: [String] = []
     }
+
+    /// Makes the store of a preference suite.
+    let suiteStore: @Sendable (String) -> any PreferenceStore
 
     init(
         state: LuaState, registry: Registry, scriptsDirectory: String?,
-        preferences: any PreferenceStore, crossing: BMValueCrossing
+        preferences: any PreferenceStore, suiteStore: @escaping @Sendable (String) -> any PreferenceStore,
+        crossing: BMValueCrossing
     ) {
         self.state = state
         self.registry = registry
         self.scriptsDirectory = scriptsDirectory
         self.preferences = preferences
+        self.suiteStore = suiteStore
         self.crossing = crossing
     }
 
@@ -64,9 +71,9 @@ final class BMModule: Sendable {
             try lua.load(bmPreludeSource, name: "=[bm]")
             pushCoreTable(lua)
             try lua.call(arguments: 1, results: 2)
-            let internal = lua.reference(at: -1)
+            let prelude = lua.reference(at: -1)
             lua.pop()
-            tracking.withLock { $0.internal = internal }
+            tracking.withLock { $0.prelude = prelude }
             lua.pushCopy(of: -1)
             lua.setRawGlobal("bm")
             // require("bm") gives the same table.
@@ -94,9 +101,6 @@ final class BMModule: Sendable {
             for handle in record.handles {
                 tracking.handles[handle.id] = nil
             }
-            for type in record.partials {
-                tracking.partialTemplates[type]?.removeAll { entry in record.handles.contains(entry.handle) }
-            }
             for name in record.classes { tracking.classes[name] = nil }
             return record
         }
@@ -105,13 +109,13 @@ final class BMModule: Sendable {
             registry.unregister(handle)
         }
         guard !record.classes.isEmpty || !record.spells.isEmpty else { return }
-        let internal = tracking.withLock { $0.internal }
-        guard let internal else { return }
+        let prelude = tracking.withLock { $0.prelude }
+        guard let prelude else { return }
         state.withStack { lua in
-            // internal.forget_class(name) / internal.forget_spell(name), raw calls of our own functions.
+            // prelude.forget_class(name) / prelude.forget_spell(name), raw calls of our own functions.
             for (function, names) in [("forget_class", record.classes), ("forget_spell", record.spells)] {
                 for name in names {
-                    lua.push(internal)
+                    lua.push(prelude)
                     lua.push(function)
                     lua_rawget(lua.pointer, -2)
                     lua.push(name)
@@ -127,7 +131,6 @@ final class BMModule: Sendable {
         let handles = tracking.withLock { tracking -> [SpellHandle] in
             let handles = Array(tracking.handles.values)
             tracking.handles.removeAll()
-            tracking.partialTemplates.removeAll()
             return handles
         }
         for handle in handles { registry.unregister(handle) }
@@ -150,7 +153,7 @@ final class BMModule: Sendable {
     /// Calls a Lua function (an initializer) with `sender` and returns its
     /// result as a ``LuaValue``.
     func callInitializer(_ function: LuaReference, sender: AnyObject) throws -> Any {
-        try state.withStack { (lua) throws(LuaError) -> Any in
+        try state.withStack { (lua) throws -> Any in
             lua.push(function)
             try crossing.pushSender(sender, lua)
             try lua.call(arguments: 1, results: 1)
@@ -161,7 +164,7 @@ final class BMModule: Sendable {
 
     /// Calls a Lua hook with the sender and the value.
     func callHook(_ function: LuaReference, sender: AnyObject, value: Any) throws {
-        try state.withStack { (lua) throws(LuaError) in
+        try state.withStack { (lua) throws in
             lua.push(function)
             try crossing.pushSender(sender, lua)
             try crossing.push(value, lua)
@@ -258,12 +261,38 @@ final class BMModule: Sendable {
             property: property,
             source: lua.callerLocation()
         ) { [weak self] sender, _, value in
-            guard let self else { throw BMError("the script host that registered this hook is gone") }
-            try self.callHook(function, sender: sender, value: value)
+            guard let self else { return }
+            do {
+                try self.callHook(function, sender: sender, value: value)
+            } catch {
+                // Registry hooks cannot throw: keep the first error for the
+                // caller on this thread (see `takeHookError`).
+                let thread = currentThreadID()
+                self.tracking.withLock { tracking in
+                    if tracking.hookErrors[thread] == nil { tracking.hookErrors[thread] = error }
+                }
+            }
         }
         track(handle)
         lua.push(Int(handle.id))
         return 1
+    }
+
+    /// Errors that Lua hooks run on this thread raised since the last call.
+    func takeHookError() -> (any Error)? {
+        let thread = currentThreadID()
+        return tracking.withLock { $0.hookErrors.removeValue(forKey: thread) }
+    }
+
+    /// The store of `suite`, or the default store for nil.
+    func store(forSuite suite: String?) -> any PreferenceStore {
+        guard let suite else { return preferences }
+        return tracking.withLock { tracking in
+            if let store = tracking.suites[suite] { return store }
+            let store = suiteStore(suite)
+            tracking.suites[suite] = store
+            return store
+        }
     }
 
     private func registerPreference(_ lua: LuaStack) throws -> Int32 {
@@ -276,7 +305,7 @@ final class BMModule: Sendable {
         let handle = registry.overridePreference(
             container: container.map { .exactly(SpellTypeKey(name: $0)) } ?? .any,
             property: property,
-            override: PreferenceOverride(key: key, defaultValue: defaultValue, suite: suite),
+            with: PreferenceOverride(key: key, defaultValue: defaultValue, store: suite.map { store(forSuite: $0) }),
             source: lua.callerLocation())
         track(handle)
         lua.push(Int(handle.id))
@@ -287,31 +316,17 @@ final class BMModule: Sendable {
         let type: String = try lua.argument(1, of: "bm.partial")
         let function = lua.reference(at: 2)
         let source = lua.callerLocation()
-        let handle = registry.registerPartialTemplate(
-            type: SpellTypeKey(name: type), source: source
-        ) { [weak self] sender in
-            guard let self else { throw BMError("the script host that registered this template is gone") }
-            return try self.callInitializer(function, sender: sender)
-        }
-        tracking.withLock { tracking in
-            tracking.handles[handle.id] = handle
-            tracking.loading?.handles.append(handle)
-            tracking.loading?.partials.append(type)
-            tracking.partialTemplates[type, default: []].append((handle, function, source))
-        }
+        let handle = registry.registerTemplateProvider(
+            LuaPartialTemplate(module: self, function: function, source: source),
+            for: SpellTypeKey(name: type), source: source)
+        track(handle)
         lua.push(Int(handle.id))
         return 1
     }
 
     private func unregister(_ lua: LuaStack) throws -> Int32 {
         let id: Int = try lua.argument(1, of: "unregister")
-        let handle = tracking.withLock { tracking -> SpellHandle? in
-            guard let handle = tracking.handles.removeValue(forKey: UInt64(id)) else { return nil }
-            for type in tracking.partialTemplates.keys {
-                tracking.partialTemplates[type]?.removeAll { $0.handle == handle }
-            }
-            return handle
-        }
+        let handle = tracking.withLock { $0.handles.removeValue(forKey: UInt64(id)) }
         let removed = handle.map { registry.unregister($0) } ?? false
         lua.push(removed)
         return 1
@@ -354,10 +369,14 @@ final class BMModule: Sendable {
         let sender = try sender(at: 4, lua, className: containerName)
         let key = BMModule.typeKey(type: type, protocols: protocols)
         let container: ContainerDescriptor =
-            containerName.map { container(named: $0, object: sender) }
+            containerName.map { self.container(named: $0, object: sender) }
             ?? ContainerDescriptor(object: sender, key: SpellTypeKey(name: "(none)"), ancestry: [])
         guard let value = try registry.resolveIfRegistered(type: key, container: container, property: "(resolve)") else {
-            throw BMError(noInitializerMessage(key, containerName))
+            var message = "no initializer for \(key.name)"
+            if let containerName { message += " in \(containerName)" }
+            let closest = registry.closestRegistrations(to: key)
+            if !closest.isEmpty { message += " (closest: " + closest.map(\.closestDescription).joined(separator: "; ") + ")" }
+            throw BMError(message)
         }
         try crossing.push(value, lua)
         return 1
@@ -376,23 +395,12 @@ final class BMModule: Sendable {
         let container = container(named: containerName, object: object)
         guard let value = try registry.resolveIfRegistered(type: key, container: container, property: property) else {
             lua.push(false)
-            lua.push(noInitializerMessage(key, containerName))
+            lua.push(registry.noInitializerError(type: key, container: container, property: property).description)
             return 2
         }
         lua.push(true)
         try crossing.push(value, lua)
         return 2
-    }
-
-    /// `no initializer for T in C (closest: T in D, file:line)`.
-    func noInitializerMessage(_ key: SpellTypeKey, _ containerName: String?) -> String {
-        var message = "no initializer for \(key.name)"
-        if let containerName { message += " in \(containerName)" }
-        let closest = registry.closestRegistrations(to: key)
-        if !closest.isEmpty {
-            message += " (closest: " + closest.map(\.closestDescription).joined(separator: "; ") + ")"
-        }
-        return message
     }
 
     /// `core.run_hooks(container, property, object, value)`.
@@ -401,58 +409,60 @@ final class BMModule: Sendable {
         let property: String = try lua.argument(2, of: "hook")
         let object = LuaObjectHandle(reference: lua.reference(at: 3), className: containerName)
         let value = LuaValue(stack: lua, at: 4)
-        try registry.runHooks(
+        registry.runHooks(
             sender: object, container: container(named: containerName, object: object),
             property: property, value: value)
+        if let error = takeHookError() { throw error }
         return 0
     }
 
     // MARK: - Partial templates
 
     /// `core.partial(type, container, object, property)`: a new value from the
-    /// `bm.partial` template, else from `partials/<type>.lua`.
+    /// template providers for `type` — `bm.partial` templates, then
+    /// `partials/<type>.lua`, then any provider Swift registered.
     private func partial(_ lua: LuaStack) throws -> Int32 {
         let type: String = try lua.argument(1, of: "bm.spell.partial")
         let containerName: String = try lua.argument(2, of: "bm.spell.partial")
+        let property: String = try lua.argument(4, of: "bm.spell.partial")
         let object = LuaObjectHandle(reference: lua.reference(at: 3), className: containerName)
-        let template = tracking.withLock { $0.partialTemplates[type]?.last?.function }
-        if let template {
-            try crossing.push(try callInitializer(template, sender: object), lua)
-            return 1
+        let value: Any
+        do {
+            value = try registry.instantiateTemplate(
+                LuaValue.self, type: SpellTypeKey(name: type), sender: object, property: property)
+        } catch SpellError.templateMissing(_, _, let type, let lookedFor) {
+            // The engine names the sender's Swift type; name the Lua class.
+            throw SpellError.templateMissing(property: property, container: containerName, type: type, lookedFor: lookedFor)
         }
-        let file = try partialFile(for: type, lua)
-        lua.push(file)
-        lua.push(object.reference)
-        try lua.call(arguments: 1, results: 1)
+        try crossing.push(value, lua)
         return 1
     }
 
-    /// The compiled `partials/<type>.lua`, loaded once.
-    private func partialFile(for type: String, _ lua: LuaStack) throws -> LuaReference {
+    /// The compiled `partials/<type>.lua`, loaded once; nil when there is no such file.
+    func partialFile(for type: String) throws -> LuaReference? {
         if let cached = tracking.withLock({ $0.partialFiles[type] }) { return cached }
-        guard let directory = scriptsDirectory else {
-            throw BMError("no partial template for \(type): no bm.partial { type = \"\(type) \" } and no scripts directory to look for partials/\(type).lua in")
+        guard let path = partialPath(for: type), FileManager.default.fileExists(atPath: path) else { return nil }
+        let function = try state.withStack { (lua) throws(LuaError) -> LuaReference in
+            try lua.loadFile(path)
+            defer { lua.pop() }
+            return lua.reference(at: -1)
         }
-        let path = (directory as NSString).appendingPathComponent("partials/\(type).lua")
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw BMError("no partial template for \(type): no bm.partial { type = \"\(type)\" } and no file \(path)")
-        }
-        try lua.loadFile(path)
-        let function = lua.reference(at: -1)
-        lua.pop()
         tracking.withLock { $0.partialFiles[type] = function }
         return function
+    }
+
+    /// Where `partials/<type>.lua` would be.
+    func partialPath(for type: String) -> String? {
+        scriptsDirectory.map { ($0 as NSString).appendingPathComponent("partials/\(type).lua") }
     }
 
     // MARK: - Preferences
 
     /// `core.preference_get(container, property, key, default, suite)`.
     private func preferenceGet(_ lua: LuaStack) throws -> Int32 {
-        let (key, suite, defaultValue) = try preferenceSpec(lua, readDefaultAt: 4)
-        if let value = try preferences.value(forKey: key, suite: suite) {
-            try value.push(onto: lua)
-        } else if let defaultValue {
-            try defaultValue.push(onto: lua)
+        let (store, key, defaultValue) = try preferenceSpec(lua, defaultAt: 4, suiteAt: 5)
+        if let value = store.value(forKey: key) ?? defaultValue {
+            value.push(onto: lua)
         } else {
             lua.pushNil()
         }
@@ -461,37 +471,35 @@ final class BMModule: Sendable {
 
     /// `core.preference_set(container, property, key, suite, value)`.
     private func preferenceSet(_ lua: LuaStack) throws -> Int32 {
-        let containerName: String = try lua.argument(1, of: "preference")
-        let property: String = try lua.argument(2, of: "preference")
-        let key: String? = try lua.argument(3, of: "preference")
-        let suite: String? = try lua.argument(4, of: "preference")
-        let override = registry.preferenceOverride(
-            container: container(named: containerName, object: nil), property: property)
-        let finalKey = override?.key ?? key ?? property
-        let finalSuite = override?.suite ?? suite
+        let (store, key, _) = try preferenceSpec(lua, defaultAt: nil, suiteAt: 4)
         if lua.isNil(at: 5) {
-            try preferences.removeValue(forKey: finalKey, suite: finalSuite)
+            try store.setValue(nil, forKey: key)
         } else {
+            let containerName: String = try lua.argument(1, of: "preference")
+            let property: String = try lua.argument(2, of: "preference")
             let value = try PreferenceValue.read(
                 from: lua, at: 5, what: "preference property '\(property)' of \(containerName)")
-            try preferences.set(value, forKey: finalKey, suite: finalSuite)
+            try store.setValue(value, forKey: key)
         }
         return 0
     }
 
-    private func preferenceSpec(_ lua: LuaStack, readDefaultAt index: Int32) throws -> (String, String?, PreferenceValue?) {
+    /// The store, key and default of a preference property, with the
+    /// registry's override for (container, property) applied.
+    private func preferenceSpec(_ lua: LuaStack, defaultAt: Int32?, suiteAt: Int32) throws -> (any PreferenceStore, String, PreferenceValue?) {
         let containerName: String = try lua.argument(1, of: "preference")
         let property: String = try lua.argument(2, of: "preference")
         let key: String? = try lua.argument(3, of: "preference")
-        let suite: String? = try lua.argument(5, of: "preference")
+        let suite: String? = try lua.argument(suiteAt, of: "preference")
         let override = registry.preferenceOverride(
             container: container(named: containerName, object: nil), property: property)
         var defaultValue = override?.defaultValue
-        if defaultValue == nil, !lua.isNil(at: index) {
+        if defaultValue == nil, let defaultAt, !lua.isNil(at: defaultAt) {
             defaultValue = try PreferenceValue.read(
-                from: lua, at: index, what: "default of preference property '\(property)' of \(containerName)")
+                from: lua, at: defaultAt, what: "default of preference property '\(property)' of \(containerName)")
         }
-        return (override?.key ?? key ?? property, override?.suite ?? suite, defaultValue)
+        let store = override?.store ?? self.store(forSuite: suite)
+        return (store, override?.key ?? key ?? property, defaultValue)
     }
 
     // MARK: - Introspection

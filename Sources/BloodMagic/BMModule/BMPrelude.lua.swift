@@ -348,7 +348,7 @@ local function lazy_value(object, property, meta, spell)
     if class then return class.new() end
   end
   if spell.optional then return nil end
-  fail(label(meta, property) .. ": " .. value)
+  fail(value)
 end
 
 local function partial_value(object, property, meta, spell)
@@ -531,8 +531,12 @@ function bm.is_instance(object, class)
 end
 
 function internal.forget_class(name)
-  local class = classes[name]
-  if class then classes[name] = nil end
+  classes[name] = nil
+end
+
+function internal.forget_spell(name)
+  custom_spells[name] = nil
+  bm.spell[name] = nil
 end
 
 -- Spelled properties of a class, for tools: { [name] = spell }

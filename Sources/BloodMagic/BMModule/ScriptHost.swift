@@ -25,6 +25,8 @@ public final class ScriptHost: Sendable {
         public var registry: Registry
         /// The store behind preference properties.
         public var preferences: any PreferenceStore
+        /// Makes the store of a named suite (`bm.preference { suite = ... }`).
+        public var suiteStore: @Sendable (String) -> any PreferenceStore
 
         /// Creates options; the registry defaults to the shared one and the
         /// preferences to the platform's user defaults.
@@ -33,13 +35,20 @@ public final class ScriptHost: Sendable {
             libraries: LuaLibraries = .safe,
             limits: LuaLimits = .none,
             registry: Registry = .shared,
-            preferences: (any PreferenceStore)? = nil
+            preferences: (any PreferenceStore)? = nil,
+            suiteStore: (@Sendable (String) -> any PreferenceStore)? = nil
         ) {
             self.scriptsDirectory = scriptsDirectory
             self.libraries = libraries
             self.limits = limits
             self.registry = registry
-            self.preferences = preferences ?? UserDefaultsPreferenceStore()
+            let store = preferences ?? UserDefaultsPreferenceStore()
+            self.preferences = store
+            let inMemory = store is InMemoryPreferenceStore
+            self.suiteStore = suiteStore ?? { suite -> any PreferenceStore in
+                if inMemory { return InMemoryPreferenceStore() }
+                return UserDefaultsPreferenceStore(suiteName: suite)
+            }
         }
     }
 
@@ -50,6 +59,8 @@ public final class ScriptHost: Sendable {
     /// The options the host was made with.
     public let options: Options
     let module: BMModule
+    /// The registration of `partials/<Type>.lua` templates.
+    private let fileTemplates: SpellHandle?
 
     /// Opens the state, installs `bm`, and confines `require` to the scripts directory.
     public init(options: Options = Options()) throws {
@@ -58,8 +69,14 @@ public final class ScriptHost: Sendable {
         self.state = try LuaState(libraries: options.libraries, limits: options.limits)
         self.module = BMModule(
             state: state, registry: options.registry, scriptsDirectory: options.scriptsDirectory,
-            preferences: options.preferences, crossing: BMValueCrossing())
+            preferences: options.preferences, suiteStore: options.suiteStore, crossing: BMValueCrossing())
         try module.install()
+        if options.scriptsDirectory != nil {
+            fileTemplates = options.registry.registerTemplateProvider(
+                LuaPartialFileTemplates(module: module), for: nil, source: "\(options.scriptsDirectory!)/partials")
+        } else {
+            fileTemplates = nil
+        }
         if !options.libraries.contains(.unsafe) {
             let directory = options.scriptsDirectory
             state.withStack { lua in
@@ -72,6 +89,7 @@ public final class ScriptHost: Sendable {
         // Registry closures hold the module weakly; take them out of the
         // (possibly shared) registry so nothing calls into a closed state.
         module.unregisterAll()
+        if let fileTemplates { registry.unregister(fileTemplates) }
     }
 
     /// The startup scripts of the scripts directory: every `*.lua` file

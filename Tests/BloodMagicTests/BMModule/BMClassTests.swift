@@ -43,7 +43,7 @@ struct BMClassTests {
             local VC = bm.class("VC", { service = bm.spell.lazy("Nowhere") })
             return VC.new().service
             """, file: "lazy.lua")
-        #expect(message == "lazy.lua:2: VC.service: no initializer for Nowhere in VC")
+        #expect(message == "lazy.lua:2: VC.service: no initializer for Nowhere in VC (no registrations for Nowhere)")
     }
 
     @Test func injectableRaisesOrGivesNilWhenOptional() throws {
@@ -53,7 +53,7 @@ struct BMClassTests {
             local VC = bm.class("ViewController", { rm = bm.spell.injectable("RequestManager") })
             return VC.new().rm
             """, file: "inj.lua")
-        #expect(message == "inj.lua:3: ViewController.rm: no initializer for RequestManager in ViewController")
+        #expect(message == "inj.lua:3: ViewController.rm: no initializer for RequestManager in ViewController (no registrations for RequestManager)")
         #expect(try host.lua("""
             local VC = bm.class("V2", { maybe = bm.spell.injectable { type = "Analytics", optional = true } })
             return VC.new().maybe
@@ -134,6 +134,6 @@ struct BMClassTests {
             """)
         #expect(result == [.string("template"), .boolean(true), .boolean(true), .string("file"), .boolean(true)])
         let message = host.failure("return bm.class('X', { v = bm.spell.partial('Missing') }).new().v", file: "p.lua")
-        #expect(message == "p.lua:1: no partial template for Missing: no bm.partial { type = \"Missing\" } and no file \(dir)/partials/Missing.lua")
+        #expect(message == "p.lua:1: X.v: no template for Missing (looked for \(dir)/partials/Missing.lua)")
     }
 }

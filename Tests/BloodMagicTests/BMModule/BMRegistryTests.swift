@@ -122,7 +122,7 @@ struct BMRegistryTests {
                    bm.resolve("Loader", { container = Users.new() }), bm.resolve(nil, { protocols = { "Client" }, container = Users })
             """)
         #expect(result == [.string("any"), .string("users"), .string("user-object"), .string("client for users")])
-        let message = host.failure("return bm.resolve('Missing', { container = 'Users' })", file: "r.lua")
+        let message = host.failure("local v = bm.resolve('Missing', { container = 'Users' })", file: "r.lua")
         #expect(message == "r.lua:1: no initializer for Missing in Users")
     }
 
@@ -144,8 +144,8 @@ struct BMRegistryTests {
         #expect(result.first?.stringValue == """
             initializer|A|*|instance|entries.lua:1
             singleton|P&Q|C|singleton|entries.lua:2
-            hook|-|C|-|entries.lua:3
-            preference|-|*|-|entries.lua:4
+            hook||C|-|entries.lua:3
+            preference||*|-|entries.lua:4
             partial|HeaderView|*|-|entries.lua:5
             """)
     }

@@ -29,7 +29,7 @@ extension ScriptHost {
 
 /// Writes files into a fresh directory: `["a.lua": "..."]`.
 func makeScripts(_ files: [String: String]) throws -> String {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bm-scripts-\(UUID().uuidString)")
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bm-\(UUID().uuidString.prefix(8))")
     for (name, text) in files {
         let url = dir.appendingPathComponent(name)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)

@@ -1,0 +1,30 @@
+/// A `bm.partial { type = T, init = f }` template: builds a value with the
+/// Lua function `f(sender)`.
+struct LuaPartialTemplate: PartialTemplateProvider {
+    let module: BMModule
+    let function: LuaReference
+    let source: String
+
+    func templateLocation(for type: SpellTypeKey) -> String {
+        "bm.partial at \(source)"
+    }
+
+    func instantiate(_ valueType: Any.Type, type: SpellTypeKey, sender: AnyObject) throws -> Any? {
+        try module.callInitializer(function, sender: sender)
+    }
+}
+
+/// Templates in files: `partials/<Type>.lua` in the scripts directory runs
+/// with the sender as `...` and returns the value.
+struct LuaPartialFileTemplates: PartialTemplateProvider {
+    let module: BMModule
+
+    func templateLocation(for type: SpellTypeKey) -> String {
+        module.partialPath(for: type.name) ?? "partials/\(type.name).lua (no scripts directory)"
+    }
+
+    func instantiate(_ valueType: Any.Type, type: SpellTypeKey, sender: AnyObject) throws -> Any? {
+        guard let function = try module.partialFile(for: type.name) else { return nil }
+        return try module.callInitializer(function, sender: sender)
+    }
+}

@@ -1,0 +1,106 @@
+import CLua
+import Foundation
+
+extension PreferenceValue {
+    /// Pushes the value: booleans, integers, floats and strings as themselves,
+    /// data as a byte string, a date as seconds since 1970 (as `os.time`),
+    /// arrays and dictionaries as tables.
+    func push(onto lua: LuaStack) {
+        switch self {
+        case .bool(let value): lua.push(value)
+        case .int(let value): lua.push(value)
+        case .double(let value): lua.push(value)
+        case .string(let value): lua.push(value)
+        case .data(let value): lua.push(LuaBytes([UInt8](value)))
+        case .date(let value): lua.push(value.timeIntervalSince1970)
+        case .array(let values):
+            lua.ensureSpace(2)
+            lua_createtable(lua.pointer, Int32(clamping: values.count), 0)
+            for (offset, value) in values.enumerated() {
+                value.push(onto: lua)
+                lua_rawseti(lua.pointer, -2, lua_Integer(offset + 1))
+            }
+        case .dictionary(let values):
+            lua.ensureSpace(3)
+            lua_createtable(lua.pointer, 0, Int32(clamping: values.count))
+            for (key, value) in values {
+                lua.push(key)
+                value.push(onto: lua)
+                lua_rawset(lua.pointer, -3)
+            }
+        }
+    }
+
+    /// Reads a Lua value to store: boolean, integer (kept an integer), float,
+    /// string (bytes that are not UTF-8 become data), a sequence as an array,
+    /// a table with string keys as a dictionary. Anything else is an error
+    /// that names `what` and the offending path.
+    static func read(from lua: LuaStack, at index: Int32, what: String) throws -> PreferenceValue {
+        do {
+            return try read(lua, lua.absolute(index), path: "", depth: 0)
+        } catch let error as PreferenceConversionError {
+            throw BMError("\(what): \(error.message)")
+        }
+    }
+
+    private struct PreferenceConversionError: Error {
+        let message: String
+    }
+
+    private static func read(_ lua: LuaStack, _ index: Int32, path: String, depth: Int) throws -> PreferenceValue {
+        let L = lua.pointer
+        func failure(_ text: String) -> PreferenceConversionError {
+            PreferenceConversionError(message: (path.isEmpty ? "" : "\(path): ") + text)
+        }
+        switch lua.type(at: index) {
+        case LUA_TBOOLEAN:
+            return .bool(lua_toboolean(L, index) != 0)
+        case LUA_TNUMBER:
+            if lua_isinteger(L, index) != 0 { return .int(Int(lua_tointegerx(L, index, nil))) }
+            return .double(lua_tonumberx(L, index, nil))
+        case LUA_TSTRING:
+            if let string = lua.rawString(at: index) { return .string(string) }
+            return .data(Data(try LuaBytes.read(from: lua, at: index).bytes))
+        case LUA_TTABLE:
+            guard depth < 64 else { throw failure("tables nested more than 64 deep cannot be stored") }
+            let count = Int(lua_rawlen(L, index))
+            var array: [PreferenceValue] = []
+            var dictionary: [String: PreferenceValue] = [:]
+            var keys = 0
+            lua.ensureSpace(3)
+            lua_pushnil(L)
+            while lua_next(L, index) != 0 {
+                keys += 1
+                let valueIndex = lua.top
+                if lua.type(at: -2) == LUA_TSTRING, let key = lua.rawString(at: -2) {
+                    do {
+                        dictionary[key] = try read(lua, valueIndex, path: path.isEmpty ? key : "\(path).\(key)", depth: depth + 1)
+                    } catch {
+                        lua.pop(2)
+                        throw error
+                    }
+                } else if lua.type(at: -2) != LUA_TNUMBER || lua_isinteger(L, -2) == 0 {
+                    let keyType = lua.typeName(at: -2)
+                    lua.pop(2)
+                    throw failure("cannot store a table with a \(keyType) key (use string keys or a sequence)")
+                }
+                lua.pop()
+            }
+            if dictionary.isEmpty {
+                guard keys == count else { throw failure("cannot store a table with holes or non-sequence integer keys") }
+                for position in 1...max(count, 1) where count > 0 {
+                    lua_rawgeti(L, index, lua_Integer(position))
+                    defer { lua.pop() }
+                    array.append(try read(lua, lua.top, path: "\(path)[\(position)]", depth: depth + 1))
+                }
+                return .array(array)
+            }
+            guard keys == dictionary.count else {
+                throw failure("cannot store a table that mixes string keys and sequence items")
+            }
+            return .dictionary(dictionary)
+        default:
+            throw failure("cannot store a \(lua.typeName(at: index)) (preferences hold booleans, numbers, strings and tables of them)")
+        }
+    }
+}

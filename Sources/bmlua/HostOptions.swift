@@ -13,6 +13,12 @@ struct HostOptions: ParsableArguments {
     @Flag(help: "Open the full standard library (io, os, package, debug).")
     var unsafe = false
 
+    @Option(help: ArgumentHelp("Load every *.lua in DIR as startup scripts first; `require` looks there.", valueName: "DIR"))
+    var scripts: String?
+
+    @Option(help: ArgumentHelp("Keep preferences in this property-list file (default: the user defaults of the domain `bmlua`).", valueName: "PATH"))
+    var preferences: String?
+
     func validate() throws {
         if let maxMemory, LuaLimits.parseSize(maxMemory) == nil {
             throw ValidationError("--max-memory: '\(maxMemory)' is not a size (use e.g. 16M, 512K, 1G or a byte count)")
@@ -27,18 +33,44 @@ struct HostOptions: ParsableArguments {
         LuaLimits(maxMemory: maxMemory.flatMap(LuaLimits.parseSize), maxInstructions: maxInstructions)
     }
 
-    /// A state with the chosen libraries and limits. `require` looks in the
-    /// script's directory (the current one for -e and standard input).
-    func makeState(scriptPath: String? = nil) throws -> LuaState {
-        let state = try LuaState(libraries: unsafe ? .unsafe : .safe, limits: limits)
-        if !unsafe {
+    /// The preference store: the file given, or the user defaults of `bmlua`.
+    var preferenceStore: any PreferenceStore {
+        if let preferences {
+            return PropertyListFilePreferenceStore(fileURL: URL(fileURLWithPath: preferences))
+        }
+        return UserDefaultsPreferenceStore(suiteName: "bmlua")
+    }
+
+    /// A host with the chosen libraries, limits, scripts and preferences.
+    /// Without --scripts, `require` looks in the script's directory (the
+    /// current one for -e and standard input).
+    func makeHost(scriptPath: String? = nil) throws -> ScriptHost {
+        let host = try ScriptHost(options: .init(
+            scriptsDirectory: scripts, libraries: unsafe ? .unsafe : .safe, limits: limits,
+            registry: Registry(), preferences: preferenceStore))
+        if scripts == nil && !unsafe {
             var directory = "."
             if let scriptPath, scriptPath != "-" {
                 directory = (scriptPath as NSString).deletingLastPathComponent
                 if directory.isEmpty { directory = "." }
             }
-            state.withStack { $0.setPackagePath("\(directory)/?.lua;\(directory)/?/init.lua") }
+            host.state.withStack { $0.setPackagePath("\(directory)/?.lua;\(directory)/?/init.lua") }
         }
-        return state
+        return host
+    }
+
+    /// Loads the startup scripts, reporting every failing file; false if any failed.
+    func loadStartupScripts(into host: ScriptHost, reporter: ErrorReporter) -> Bool {
+        guard scripts != nil else { return true }
+        do {
+            try host.loadStartupScripts()
+            return true
+        } catch let error as ScriptLoadError {
+            for failure in error.failures { reporter.report(failure) }
+            return false
+        } catch {
+            reporter.report(LuaError(.io, String(describing: error)))
+            return false
+        }
     }
 }

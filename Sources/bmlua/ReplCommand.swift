@@ -12,8 +12,11 @@ struct ReplCommand: ParsableCommand {
     @OptionGroup var host: HostOptions
 
     func run() throws {
-        let state = try host.makeState()
-        Repl(state: state).run()
+        let scriptHost = try host.makeHost()
+        guard host.loadStartupScripts(into: scriptHost, reporter: ErrorReporter()) else {
+            throw ExitCode.failure
+        }
+        Repl(state: scriptHost.state).run()
     }
 }
 

@@ -37,8 +37,12 @@ struct RunCommand: ParsableCommand {
             if code.isEmpty && scriptAndArguments.isEmpty && modules.isEmpty && !interactive { return }
         }
         let script = scriptAndArguments.first
-        let state = try host.makeState(scriptPath: script)
+        let scriptHost = try host.makeHost(scriptPath: script)
+        let state = scriptHost.state
         let reporter = ErrorReporter()
+        guard host.loadStartupScripts(into: scriptHost, reporter: reporter) else {
+            throw ExitCode.failure
+        }
         do {
             try state.withStack { (lua) throws(LuaError) in
                 lua.setScriptArguments(

@@ -1,0 +1,107 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A preference store in one property-list file at a path you choose
+/// (`bmlua --preferences PATH`).
+///
+/// Every write takes an exclusive `flock` on `<path>.lock`, re-reads the file,
+/// changes one key, writes a temporary file, `fsync`s it and renames it over
+/// the old one, then `fsync`s the directory. So a write is durable when
+/// `setValue` returns, a crash leaves either the old or the new file, and two
+/// processes writing different keys never lose each other's writes. Reads
+/// take the lock too and always see the file as it is.
+public final class PropertyListFilePreferenceStore: PreferenceStore {
+    /// The property-list file.
+    public let fileURL: URL
+    private let processLock = Mutex(())
+
+    /// A store in the file at `fileURL` (created on the first write).
+    public init(fileURL: URL) {
+        self.fileURL = fileURL
+    }
+
+    /// The value stored under `key`, or nil (also when the file is missing or unreadable).
+    public func value(forKey key: String) -> PreferenceValue? {
+        (try? withLock { try read() })?[key]
+    }
+
+    /// Stores `value` under `key` (nil removes it), durably.
+    public func setValue(_ value: PreferenceValue?, forKey key: String) throws {
+        try withLock {
+            var values = try read()
+            values[key] = value
+            try write(values)
+        }
+    }
+
+    /// Everything in the file.
+    public var allValues: [String: PreferenceValue] {
+        (try? withLock { try read() }) ?? [:]
+    }
+
+    private func read() throws -> [String: PreferenceValue] {
+        guard let data = try? Data(contentsOf: fileURL), !data.isEmpty else { return [:] }
+        let object: Any
+        do {
+            object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+        } catch {
+            throw SpellError.preferenceEncodingFailed(
+                key: fileURL.path, type: "property list", reason: "the file is not a property list: \(error.localizedDescription)")
+        }
+        guard case .dictionary(let values)? = PreferenceValue(propertyListObject: object) else {
+            throw SpellError.preferenceEncodingFailed(
+                key: fileURL.path, type: "property list", reason: "the file does not hold a dictionary")
+        }
+        return values
+    }
+
+    private func write(_ values: [String: PreferenceValue]) throws {
+        let object = values.mapValues(\.propertyListObject)
+        let data = try PropertyListSerialization.data(fromPropertyList: object, format: .xml, options: 0)
+        let directory = fileURL.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let temporary = directory.appendingPathComponent(".\(fileURL.lastPathComponent).\(getpid()).tmp")
+        try data.write(to: temporary)
+        Self.sync(temporary.path)
+        guard rename(temporary.path, fileURL.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(at: temporary)
+            throw SpellError.preferenceEncodingFailed(key: fileURL.path, type: "property list", reason: reason)
+        }
+        Self.sync(directory.path)
+    }
+
+    private static func sync(_ path: String) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        fsync(descriptor)
+        close(descriptor)
+    }
+
+    private func withLock<T>(_ body: () throws -> T) throws -> T {
+        try processLock.withLock { _ in
+            let directory = fileURL.deletingLastPathComponent()
+            try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let lockPath = fileURL.path + ".lock"
+            let descriptor = open(lockPath, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+            guard descriptor >= 0 else {
+                throw SpellError.preferenceEncodingFailed(key: lockPath, type: "lock file", reason: String(cString: strerror(errno)))
+            }
+            defer { close(descriptor) }
+            while flock(descriptor, LOCK_EX) != 0 {
+                guard errno == EINTR else {
+                    throw SpellError.preferenceEncodingFailed(key: lockPath, type: "lock file", reason: String(cString: strerror(errno)))
+                }
+            }
+            defer { flock(descriptor, LOCK_UN) }
+            return try body()
+        }
+    }
+}

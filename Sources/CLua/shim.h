@@ -203,6 +203,8 @@ typedef struct bm_limits {
     int hook_step;          /* instructions between two count-hook calls */
     long long instruction_limit;   /* 0: no limit; per top-level run */
     long long instructions_left;   /* budget of the current run */
+    long long configured_instruction_limit; /* armed at each top-level run; 0: none */
+    int run_depth;          /* protected calls made by Swift now running */
     void *host;             /* opaque pointer back to the Swift host, unused by C */
     lua_State *current;     /* the thread whose Swift callback runs now, or the main thread */
 } bm_limits;
@@ -333,6 +335,39 @@ static inline lua_State *bm_newstate(bm_limits *limits) {
     lua_atpanic(L, bm_panic);
     lua_setwarnf(L, bm_warnf_off, L); /* warnings off by default, as lua.c */
     return L;
+}
+
+/*
+ * The protected call Swift makes: calls the function below the top `nargs`
+ * values with `handler` as message handler (inserted below the function and
+ * removed afterwards). The outermost call arms the instruction budget of a
+ * new run and disarms it afterwards; the memory limit applies while Lua runs.
+ * Returns lua_pcall's status; results or the error value are left on top.
+ */
+static inline int bm_call(lua_State *L, int nargs, int nresults, lua_CFunction handler) {
+    bm_limits *lim = bm_limits_of(L);
+    int base = lua_gettop(L) - nargs;
+    lua_pushcclosure(L, handler, 0);
+    lua_rotate(L, base, 1);
+    int outermost = lim->run_depth == 0;
+    if (outermost) {
+        if (lim->configured_instruction_limit > 0) {
+            bm_arm_instruction_budget(L, lim->configured_instruction_limit, 1000);
+        } else {
+            lim->instruction_limit_hit = 0;
+            lim->memory_limit_hit = 0;
+        }
+    }
+    lim->run_depth += 1;
+    int saved = lim->swift_depth;
+    lim->swift_depth = 0;
+    int status = lua_pcallk(L, nargs, nresults, base, 0, NULL);
+    lim->swift_depth = saved;
+    lim->run_depth -= 1;
+    if (outermost && lim->configured_instruction_limit > 0) bm_disarm_instruction_budget(L);
+    lua_rotate(L, base, -1);
+    lua_settop(L, -2);
+    return status;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -85,13 +85,13 @@ public struct LuaStack {
         let block = limitsBlock.pointee
         return LuaLimits(
             maxMemory: block.memory_limit == 0 ? nil : Int(block.memory_limit),
-            maxInstructions: core.instructionLimit == 0 ? nil : core.instructionLimit)
+            maxInstructions: block.configured_instruction_limit == 0 ? nil : Int(block.configured_instruction_limit))
     }
 
     /// Changes the limits; an instruction limit applies from the next top-level run.
     public func setLimits(_ limits: LuaLimits) {
         limitsBlock.pointee.memory_limit = limits.maxMemory.map { size_t(max(0, $0)) } ?? 0
-        core.instructionLimit = max(0, limits.maxInstructions ?? 0)
+        limitsBlock.pointee.configured_instruction_limit = Int64(max(0, limits.maxInstructions ?? 0))
     }
 
     /// Bytes the state holds now.
@@ -174,27 +174,9 @@ public struct LuaStack {
     /// The first call that is not nested inside another arms the instruction
     /// budget of a new run.
     public func call(arguments: Int32, results: Int32) throws(LuaError) {
-        let base = lua_gettop(L) - arguments
-        precondition(base >= 1, "call: no function below the arguments")
+        precondition(lua_gettop(L) - arguments >= 1, "call: no function below the arguments")
         ensureSpace(2)
-        lua_pushcclosure(L, bm_message_handler, 0)
-        lua_insert(L, base)
-        let core = self.core
-        let block = limitsBlock
-        let outermost = core.runDepth == 0
-        if outermost {
-            bm_arm_instruction_budget(L, Int64(core.instructionLimit), 1000)
-        }
-        core.runDepth += 1
-        let saved = block.pointee.swift_depth
-        block.pointee.swift_depth = 0
-        let status = lua_pcall(L, arguments, results, base)
-        block.pointee.swift_depth = saved
-        core.runDepth -= 1
-        if outermost {
-            bm_disarm_instruction_budget(L)
-        }
-        lua_remove(L, base)
+        let status = bm_call(L, arguments, results, bm_message_handler)
         if status != LUA_OK {
             throw popError(status: status, handlerRan: true)
         }

@@ -12,11 +12,6 @@ final class LuaStateCore {
     let limits: UnsafeMutablePointer<bm_limits>
     /// Handles dropped on other threads.
     let releaseQueue: LuaReleaseQueue
-    /// How many Swift-initiated protected calls are running (0: none, so the
-    /// next call is a top-level run and re-arms the instruction budget).
-    var runDepth = 0
-    /// The instruction limit armed at each top-level run.
-    var instructionLimit: Int = 0
     /// Registry reference of the metatable of boxed Swift functions.
     var functionBoxMetatable: Int32 = BM_LUA_NOREF
     /// Userdata types registered by name.

@@ -49,17 +49,25 @@ public final class LuaReference: Sendable, Hashable, CustomStringConvertible {
 /// Registry slots waiting to be released, filled from any thread.
 final class LuaReleaseQueue: Sendable {
     private let pending = Mutex<(slots: [Int32], open: Bool)>(([], true))
+    /// How many slots are queued, so that entering the state skips the lock
+    /// when there is nothing to release.
+    private let count = Atomic<Int>(0)
 
     /// Queues `slot` for release, unless the state is already closed.
     func release(_ slot: Int32) {
         pending.withLock { state in
-            if state.open { state.slots.append(slot) }
+            if state.open {
+                state.slots.append(slot)
+                count.add(1, ordering: .releasing)
+            }
         }
     }
 
     /// Takes every queued slot.
     func drain() -> [Int32] {
-        pending.withLock { state in
+        guard count.load(ordering: .acquiring) > 0 else { return [] }
+        return pending.withLock { state in
+            count.subtract(state.slots.count, ordering: .relaxed)
             let slots = state.slots
             state.slots.removeAll(keepingCapacity: true)
             return slots

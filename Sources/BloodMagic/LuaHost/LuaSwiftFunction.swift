@@ -22,11 +22,14 @@ private let swiftFunctionEntry: bm_swift_function = { L in
         stack.push("Swift function called after its state released it")
         return BM_RAISE_WHERE
     }
-    let box = Unmanaged<LuaFunctionBox>.fromOpaque(pointer).takeUnretainedValue()
-    do {
-        return try box.body(stack)
-    } catch {
-        return stack.raise(error)
+    // Lua holds the box for as long as this function can be called, so the
+    // call needs no retain of its own.
+    return Unmanaged<LuaFunctionBox>.fromOpaque(pointer)._withUnsafeGuaranteedRef { box in
+        do {
+            return try box.body(stack)
+        } catch {
+            return stack.raise(error)
+        }
     }
 }
 

@@ -19,6 +19,20 @@ let package = Package(
         // A small, generic harness: rounds, best/median ns per operation,
         // a table, and ratios against a baseline measured in the same run.
         .target(name: "BenchSupport"),
+        // Lua's C API for the C baselines of the Lua host benchmarks.
+        .systemLibrary(
+            name: "CLuaBench",
+            pkgConfig: "lua5.4",
+            providers: [.apt(["liblua5.4-dev"]), .brew(["lua"])]
+        ),
+        .executableTarget(
+            name: "LuaHostBenchmarks",
+            dependencies: ["BenchSupport", "CLuaBench", .product(name: "BloodMagic", package: "BloodMagic")]
+        ),
+        .executableTarget(
+            name: "BMBenchmarks",
+            dependencies: ["BenchSupport", "CLuaBench", .product(name: "BloodMagic", package: "BloodMagic")]
+        ),
         .executableTarget(
             name: "SpellBenchmarks",
             dependencies: [

@@ -1,5 +1,5 @@
-// Lua host benchmarks (issue: foundation). Each Swift path is measured next
-// to the same work done from C in the same run, and quoted as a ratio.
+// Lua host benchmarks: each Swift path next to the same work done from C in
+// the same run, quoted as a ratio.
 //
 //   swift run -c release --package-path Benchmarks LuaHostBenchmarks
 
@@ -7,20 +7,7 @@ import BenchSupport
 import BloodMagic
 import CLuaBench
 
-let iterations = 2_000_000
-
 let state = try LuaState()
-
-/// Lua→C and Lua→Swift: a Lua loop calling a function that increments its argument.
-func luaLoop(calling name: String) throws -> Int {
-    try state.withStack { (lua) throws(LuaError) -> Int in
-        try lua.load("local f, n = \(name), ... local x = 0 for i = 1, n do x = f(x) end return x", name: "=bench")
-        lua.push(iterations)
-        try lua.call(arguments: 1, results: 1)
-        defer { lua.pop() }
-        return try lua.value(at: -1)
-    }
-}
 
 state.withStack { lua in
     bmbench_push_c_increment(lua.pointer)
@@ -32,30 +19,43 @@ state.withStack { lua in
     }
 }
 
-var suite = BenchmarkSuite(name: "Lua host")
+/// A Lua loop calling `name` (a function that increments its argument) n times.
+let loops = try state.run("""
+    local c, s = c_increment, swift_increment
+    return function(n) local x = 0 for i = 1, n do x = c(x) end return x end,
+           function(n) local x = 0 for i = 1, n do x = s(x) end return x end
+    """)
 
-suite.measure("Lua → C function call", iterations: iterations, baseline: true) {
-    blackHole(try! luaLoop(calling: "c_increment"))
-}
-suite.measure("Lua → Swift closure call", iterations: iterations) {
-    blackHole(try! luaLoop(calling: "swift_increment"))
-}
-
-// Swift→Lua and C→Lua: calling `function(x) return x + 1 end` with pcall.
-let pcallIterations = 1_000_000
-let function = try state.run("return function(x) return x + 1 end").first!
-
-suite.measure("C → Lua lua_pcall", iterations: pcallIterations, baseline: true) {
+func runLoop(_ loop: LuaValue, _ n: Int) {
     state.withStack { lua in
-        lua.push(function)
-        blackHole(bmbench_c_pcall_loop(lua.pointer, Int64(pcallIterations)))
+        lua.push(loop)
+        lua.push(n)
+        try! lua.call(arguments: 1, results: 1)
+        blackHole(try! lua.value(at: -1, as: Int.self))
         lua.pop()
     }
 }
-suite.measure("Swift → Lua call (protected, traceback handler)", iterations: pcallIterations) {
+
+let suite = BenchmarkSuite("Lua host: calls across the C boundary")
+
+suite.measure("Lua -> C function call", operations: 2_000_000) { n in runLoop(loops[0], n) }
+suite.measure("Lua -> Swift closure call", operations: 2_000_000, baseline: "Lua -> C function call") { n in
+    runLoop(loops[1], n)
+}
+
+let function = try state.run("return function(x) return x + 1 end")[0]
+
+suite.measure("C -> Lua lua_pcall", operations: 1_000_000) { n in
+    state.withStack { lua in
+        lua.push(function)
+        blackHole(bmbench_c_pcall_loop(lua.pointer, Int64(n)))
+        lua.pop()
+    }
+}
+suite.measure("Swift -> Lua call (protected, traceback handler)", operations: 1_000_000, baseline: "C -> Lua lua_pcall") { n in
     state.withStack { lua in
         var sum = 0
-        for i in 0..<pcallIterations {
+        for i in 0..<n {
             lua.push(function)
             lua.push(i)
             try! lua.call(arguments: 1, results: 1)
@@ -65,9 +65,9 @@ suite.measure("Swift → Lua call (protected, traceback handler)", iterations: p
         blackHole(sum)
     }
 }
-suite.measure("Swift → Lua call, entering the state each time", iterations: pcallIterations) {
+suite.measure("Swift -> Lua call, entering the state each time", operations: 1_000_000, baseline: "C -> Lua lua_pcall") { n in
     var sum = 0
-    for i in 0..<pcallIterations {
+    for i in 0..<n {
         sum &+= state.withStack { lua in
             lua.push(function)
             lua.push(i)
@@ -79,4 +79,4 @@ suite.measure("Swift → Lua call, entering the state each time", iterations: pc
     blackHole(sum)
 }
 
-suite.report()
+suite.printReport()

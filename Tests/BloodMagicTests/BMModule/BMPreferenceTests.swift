@@ -58,3 +58,32 @@ struct BMPreferenceTests {
         #expect(message?.contains("preference property 'recent' of S") == true)
     }
 }
+
+/// A Swift container whose preferences Lua reads and writes too.
+final class SharedSettings {
+    @Preference(key: "nickname", store: sharedPreferenceStore) var nickname: String?
+    @Preference(key: "launches", store: sharedPreferenceStore) var launches: Int?
+}
+
+let sharedPreferenceStore = InMemoryPreferenceStore()
+
+@Suite("bm preferences shared with Swift @Preference")
+struct BMSwiftPreferenceSharingTests {
+    @Test func luaAndSwiftPropertiesSeeEachOthersValues() throws {
+        let host = try makeHost(preferences: sharedPreferenceStore)
+        let settings = SharedSettings()
+        settings.nickname = "from swift"
+        settings.launches = 41
+        try host.lua("""
+            local S = bm.class("LuaSettings", { nickname = bm.spell.preference(), launches = bm.spell.preference() })
+            s = S.new()
+            """)
+        #expect(try host.lua("return s.nickname, s.launches + 1, math.type(s.launches)")
+            == [.string("from swift"), .integer(42), .string("integer")])
+        try host.lua("s.nickname = 'from lua' s.launches = 7")
+        #expect(settings.nickname == "from lua")
+        #expect(settings.launches == 7)
+        settings.nickname = nil
+        #expect(try host.lua("return s.nickname") == [.nil])
+    }
+}

@@ -1,0 +1,69 @@
+// bm module benchmarks: loading initializer definitions, and resolving
+// through a Lua initializer next to a raw lua_pcall round trip.
+//
+//   swift run -c release --package-path Benchmarks BMBenchmarks
+
+import BenchSupport
+import BloodMagic
+import CLuaBench
+import Foundation
+
+let definitions = 10_000
+let script = (0..<definitions).map { "bm.initializer { type = \"Service\($0)\", init = f }" }.joined(separator: "\n")
+let plainScript = (0..<definitions).map { "register { type = \"Service\($0)\", init = f }" }.joined(separator: "\n")
+
+let loading = BenchmarkSuite("bm: loading \(definitions) bm.initializer definitions", rounds: 5)
+var hosts: [ScriptHost] = []
+loading.measure("same script, plain Lua function instead of bm.initializer", operations: definitions,
+                setup: { hosts = [] }) { _ in
+    let host = try! ScriptHost(options: .init(registry: Registry(), preferences: InMemoryPreferenceStore()))
+    try! host.run("f = function() end local n = 0 register = function(t) n = n + 1 end")
+    try! host.run(plainScript, name: "=plain")
+    hosts.append(host)
+}
+let load = loading.measure(
+    "bm.initializer definitions", operations: definitions,
+    baseline: "same script, plain Lua function instead of bm.initializer", setup: { hosts = [] }
+) { _ in
+    let host = try! ScriptHost(options: .init(registry: Registry(), preferences: InMemoryPreferenceStore()))
+    try! host.run("f = function() end")
+    try! host.run(script, name: "=definitions")
+    hosts.append(host)
+}
+loading.printReport()
+print("loading \(definitions) definitions: \(String(format: "%.1f", load.best * Double(definitions) / 1e6)) ms (goal: under 50 ms)\n")
+
+// Resolution through a Lua initializer vs a raw pcall of a Lua function.
+let registry = Registry()
+let host = try ScriptHost(options: .init(registry: registry, preferences: InMemoryPreferenceStore()))
+try host.run("""
+    make = function(sender) return 42 end
+    bm.initializer { type = "Answer", init = make }
+    """)
+let make = try host.run("return make")[0]
+let resolving = BenchmarkSuite("bm: resolving through a Lua initializer")
+resolving.measure("raw lua_pcall round trip to a Lua function", operations: 500_000) { n in
+    host.state.withStack { lua in
+        lua.push(make)
+        let f = lua.top
+        var sum = 0
+        for _ in 0..<n {
+            lua_pushvalue(lua.pointer, f)
+            lua_pushnil(lua.pointer)
+            _ = lua_pcallk(lua.pointer, 1, 1, 0, 0, nil)
+            sum &+= Int(lua_tointegerx(lua.pointer, -1, nil))
+            lua_settop(lua.pointer, f)
+        }
+        lua.pop()
+        blackHole(sum)
+    }
+}
+final class Container {}
+let container = ContainerDescriptor(Container())
+resolving.measure("registry resolve through the Lua initializer", operations: 500_000,
+                  baseline: "raw lua_pcall round trip to a Lua function", goal: 3) { n in
+    for _ in 0..<n {
+        blackHole(try! registry.resolveIfRegistered(type: SpellTypeKey(name: "Answer"), container: container, property: "answer"))
+    }
+}
+resolving.printReport()

@@ -1,0 +1,129 @@
+import CLua
+
+/// One method or property of an exposed type, with its Swift closures
+/// already specialised to the Swift type. Lua reaches it unretained (a light
+/// userdata in the members table); the state's ``LuaExposedTypeRegistry``
+/// keeps it alive.
+final class LuaExposedMember {
+    /// The name Lua uses.
+    let name: String
+    /// `Type.name`, for messages.
+    let function: String
+    /// Whether this is a property (else a method).
+    let isProperty: Bool
+    /// A method: the object (nil when argument 1 is not an object of the
+    /// exposed type itself) and the stack; returns the number of results.
+    let invoke: (UnsafeMutableRawPointer?, LuaStack) throws -> Int32
+    /// A property read: pushes the value, returns 1.
+    let read: (UnsafeMutableRawPointer, LuaStack) throws -> Int32
+    /// A property write, value at index 3; nil for a read-only property.
+    let write: ((UnsafeMutableRawPointer, LuaStack) throws -> Void)?
+
+    /// A method.
+    init(method name: String, of typeName: String, invoke: @escaping (UnsafeMutableRawPointer?, LuaStack) throws -> Int32) {
+        self.name = name
+        self.function = "\(typeName).\(name)"
+        self.isProperty = false
+        self.invoke = invoke
+        self.read = { _, _ in 0 }
+        self.write = nil
+    }
+
+    /// A property.
+    init(
+        property name: String, of typeName: String,
+        read: @escaping (UnsafeMutableRawPointer, LuaStack) throws -> Int32,
+        write: ((UnsafeMutableRawPointer, LuaStack) throws -> Void)?
+    ) {
+        self.name = name
+        self.function = "\(typeName).\(name)"
+        self.isProperty = true
+        self.invoke = { _, _ in 0 }
+        self.read = read
+        self.write = write
+    }
+
+    var opaque: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+    static func from(_ pointer: UnsafeMutableRawPointer) -> LuaExposedMember {
+        Unmanaged<LuaExposedMember>.fromOpaque(pointer).takeUnretainedValue()
+    }
+}
+
+/// The constructor of an exposed type, behind `Type.new`.
+final class LuaExposedConstructor {
+    /// Declared argument names (`?` suffix: optional), or nil for any count.
+    let names: [String]?
+    /// Whether one table argument may carry the arguments by name.
+    let acceptsNamedTable: Bool
+    let make: (LuaArguments) throws -> AnyObject
+
+    init(names: [String]?, acceptsNamedTable: Bool, make: @escaping (LuaArguments) throws -> AnyObject) {
+        self.names = names
+        self.acceptsNamedTable = acceptsNamedTable
+        self.make = make
+    }
+}
+
+// MARK: - Entries called from C (see bm_exposed_method/index/newindex in shim.h)
+
+/// A method call: `obj:name(...)`.
+let exposedMethodEntry: bm_exposed_entry = { L, object, _, member in
+    let stack = LuaStack(L!)
+    do {
+        return try LuaExposedMember.from(member!).invoke(object, stack)
+    } catch {
+        return stack.raise(error)
+    }
+}
+
+/// A property read: `obj.name`.
+let exposedGetterEntry: bm_exposed_entry = { L, object, tag, member in
+    let stack = LuaStack(L!)
+    let property = LuaExposedMember.from(member!)
+    guard let object else {
+        return stack.raise(LuaError(.conversion, "\(property.function): \(LuaExposedTypeInfo.from(tag!).selfProblem(stack))"))
+    }
+    do {
+        return try property.read(object, stack)
+    } catch {
+        return stack.raise(error)
+    }
+}
+
+/// A property write: `obj.name = value`.
+let exposedSetterEntry: bm_exposed_entry = { L, object, tag, member in
+    let stack = LuaStack(L!)
+    let type = LuaExposedTypeInfo.from(tag!)
+    guard let member else {
+        let key = stack.rawString(at: 2).map { "'\($0)'" } ?? "[\(stack.typeName(at: 2))]"
+        return stack.raise(LuaError(.conversion, "\(type.name) has no property \(key)"))
+    }
+    let property = LuaExposedMember.from(member)
+    guard let write = property.write else {
+        return stack.raise(LuaError(.conversion, "cannot assign to read-only property '\(property.name)' of \(type.name)"))
+    }
+    guard let object else {
+        return stack.raise(LuaError(.conversion, "\(property.function): \(type.selfProblem(stack))"))
+    }
+    do {
+        try write(object, stack)
+        return 0
+    } catch {
+        return stack.raise(error)
+    }
+}
+
+/// `tostring(obj)`; upvalue 2 is the type tag.
+let exposedToStringEntry: bm_swift_function = { L in
+    let stack = LuaStack(L!)
+    let tag = lua_touserdata(L, lua_upvalueindex(2))!
+    let type = LuaExposedTypeInfo.from(tag)
+    guard let block = bm_exposed_check(L, 1, tag), let pointer = block.pointee.object else {
+        stack.push("\(type.name): (released)")
+        return 1
+    }
+    let object = Unmanaged<AnyObject>.fromOpaque(pointer).takeUnretainedValue()
+    stack.push(type.describe?(object) ?? "\(type.name): 0x" + String(UInt(bitPattern: pointer), radix: 16))
+    return 1
+}

@@ -1,0 +1,234 @@
+import CLua
+
+extension LuaStack {
+    var exposedTypes: LuaExposedTypeRegistry { core.exposedTypes }
+
+    /// Exposes a Swift class to Lua: registers its metatable and sets the
+    /// global table `Name` with `new` (when it has a constructor) and its
+    /// methods (`Name.fetch(obj, …)` is `obj:fetch(…)`). Exposing another
+    /// type under the same name replaces it for new objects.
+    @discardableResult
+    public func expose<Root: AnyObject>(_ type: LuaExposedType<Root>) -> LuaExposedTypeInfo {
+        let info = type.makeInfo()
+        exposedTypes.add(info)
+        ensureSpace(8)
+        let tag = info.tag
+
+        lua_createtable(L, 0, 8)
+        let metatable = lua_gettop(L)
+        lua_createtable(L, 0, Int32(clamping: info.members.count))
+        let members = lua_gettop(L)
+        lua_createtable(L, 0, Int32(clamping: info.members.count + 1))
+        let classTable = lua_gettop(L)
+
+        for member in info.members.values {
+            if member.isProperty {
+                lua_pushlightuserdata(L, member.opaque)
+                lua_setfield(L, members, member.name)
+            } else {
+                bm_push_exposed_method(L, exposedMethodEntry, tag, member.opaque)
+                lua_pushvalue(L, -1)
+                lua_setfield(L, classTable, member.name)
+                lua_setfield(L, members, member.name)
+            }
+        }
+
+        push(info.name)
+        lua_setfield(L, metatable, "__name")
+        bm_push_exposed_accessor(L, members, tag, exposedGetterEntry, 0)
+        lua_setfield(L, metatable, "__index")
+        bm_push_exposed_accessor(L, members, tag, exposedSetterEntry, 1)
+        lua_setfield(L, metatable, "__newindex")
+        lua_pushlightuserdata(L, UnsafeMutableRawPointer(mutating: tag))
+        bm_pushswiftclosure(L, exposedToStringEntry, 1)
+        lua_setfield(L, metatable, "__tostring")
+        lua_pushcclosure(L, bm_exposed_equal, 0)
+        lua_setfield(L, metatable, "__eq")
+        bm_pushswiftclosure(L, swiftBoxRelease, 0)  // releases the object pointer at offset 0
+        lua_setfield(L, metatable, "__gc")
+        push(info.name)  // getmetatable(obj) shows the name; scripts cannot reach the metamethods
+        lua_setfield(L, metatable, "__metatable")
+
+        if let constructor = info.constructor {
+            pushConstructor(constructor, of: info)
+            lua_setfield(L, classTable, "new")
+        }
+        lua_pushvalue(L, classTable)
+        setRawGlobal(info.name)
+
+        lua_settop(L, metatable)
+        info.metatableSlot = luaL_ref(L, LUA_REGISTRYINDEX)
+        return info
+    }
+
+    private func pushConstructor(_ constructor: LuaExposedConstructor, of info: LuaExposedTypeInfo) {
+        let function = "\(info.name).new"
+        push(function: { [unowned info] lua in
+            let args = LuaArguments(
+                stack: lua, function: function, names: constructor.names, base: 0,
+                allowsNamed: constructor.acceptsNamedTable)
+            if let names = constructor.names {
+                if args.isNamed {
+                    try lua.checkNamedArguments(at: 1, names: names, function: function)
+                } else {
+                    try LuaArity.check(args.count, names: names, function: function)
+                }
+            }
+            let object = try constructor.make(args)
+            lua.push(exposed: object, as: info)
+            return 1
+        })
+    }
+
+    /// Throws when the table of named arguments at `index` has a key that is
+    /// not one of `names`.
+    private func checkNamedArguments(at index: Int32, names: [String], function: String) throws(LuaError) {
+        let allowed = Set(names.map(LuaArity.bareName))
+        ensureSpace(3)
+        lua_pushnil(L)
+        while lua_next(L, index) != 0 {
+            let key = rawString(at: -2)
+            lua_settop(L, -2)
+            guard let key, allowed.contains(key) else {
+                let shown = key.map { "'\($0)'" } ?? "of type \(typeName(at: -1))"
+                lua_settop(L, -2)
+                throw LuaError(.conversion, "\(function): unknown argument \(shown) (expected \(names.map(LuaArity.bareName).joined(separator: ", ")))")
+            }
+        }
+    }
+
+    // MARK: - Objects
+
+    /// Pushes `object` as a userdata of `type`. The same object always gives
+    /// the same userdata while Lua holds it (an identity cache with weak
+    /// values, keyed by the object's address), so `rawequal` and `==` hold.
+    public func push(exposed object: AnyObject, as type: LuaExposedTypeInfo) {
+        precondition(type.metatableSlot != BM_LUA_NOREF, "\(type.name) is not exposed in this state")
+        precondition(type.accepts(object), "\(Swift.type(of: object)) is not a \(type.name)")
+        ensureSpace(4)
+        let address = Unmanaged.passUnretained(object).toOpaque()
+        pushIdentityCache()
+        if lua_rawgetp(L, -1, address) == LUA_TUSERDATA {
+            lua_remove(L, -2)
+            return
+        }
+        lua_settop(L, -2)
+        let block = lua_newuserdatauv(L, MemoryLayout<bm_exposed_object>.size, 0)!
+            .bindMemory(to: bm_exposed_object.self, capacity: 1)
+        block.initialize(to: bm_exposed_object(object: Unmanaged.passRetained(object).toOpaque(), tag: type.tag))
+        lua_rawgeti(L, LUA_REGISTRYINDEX, lua_Integer(type.metatableSlot))
+        lua_setmetatable(L, -2)
+        lua_pushvalue(L, -1)
+        lua_rawsetp(L, -3, address)
+        lua_remove(L, -2)
+    }
+
+    /// Pushes `object` as a userdata of its exposed class (or nearest exposed
+    /// superclass). A class that was never exposed is exposed on the spot
+    /// under its unqualified name, with no members.
+    public func push(exposed object: AnyObject) {
+        let type = exposedTypes.info(for: Swift.type(of: object)) ?? exposeBare(Swift.type(of: object))
+        push(exposed: object, as: type)
+    }
+
+    private func exposeBare(_ type: AnyClass) -> LuaExposedTypeInfo {
+        func open<T: AnyObject>(_ type: T.Type) -> LuaExposedTypeInfo { expose(LuaExposedType(T.self)) }
+        return open(type)
+    }
+
+    /// The registry's identity cache table, created on first use.
+    private func pushIdentityCache() {
+        let registry = exposedTypes
+        if registry.cacheSlot != BM_LUA_NOREF {
+            lua_rawgeti(L, LUA_REGISTRYINDEX, lua_Integer(registry.cacheSlot))
+            return
+        }
+        lua_createtable(L, 0, 0)
+        lua_createtable(L, 0, 1)
+        push("v")
+        lua_setfield(L, -2, "__mode")
+        lua_setmetatable(L, -2)
+        lua_pushvalue(L, -1)
+        registry.cacheSlot = luaL_ref(L, LUA_REGISTRYINDEX)
+    }
+
+    /// The block of the exposed object at `index`, if it is one.
+    func exposedBlock(at index: Int32) -> UnsafeMutablePointer<bm_exposed_object>? {
+        guard lua_type(L, index) == LUA_TUSERDATA, lua_rawlen(L, index) == MemoryLayout<bm_exposed_object>.size,
+            let raw = lua_touserdata(L, index)
+        else { return nil }
+        let block = raw.assumingMemoryBound(to: bm_exposed_object.self)
+        guard let tag = block.pointee.tag, exposedTypes.tags.contains(tag) else { return nil }
+        return block
+    }
+
+    /// The Swift object at `index` when it is an exposed object of class `T`
+    /// (or a subclass); nil for anything else, and for a released object.
+    public func exposedObject<T: AnyObject>(at index: Int32, as type: T.Type = T.self) -> T? {
+        guard let pointer = exposedBlock(at: index)?.pointee.object else { return nil }
+        return Unmanaged<AnyObject>.fromOpaque(pointer).takeUnretainedValue() as? T
+    }
+
+    /// The exposed type of the object at `index`, if it is an exposed object.
+    public func exposedType(ofObjectAt index: Int32) -> LuaExposedTypeInfo? {
+        exposedBlock(at: index).flatMap { $0.pointee.tag }.map(LuaExposedTypeInfo.from)
+    }
+
+    /// The exposed type called `name` in this state.
+    public func exposedType(named name: String) -> LuaExposedTypeInfo? {
+        exposedTypes.byName[name]
+    }
+
+    /// The exposed type of the Swift class `type`, or of its nearest exposed superclass.
+    public func exposedType(for type: AnyClass) -> LuaExposedTypeInfo? {
+        exposedTypes.info(for: type)
+    }
+
+    /// Every type exposed in this state, by Lua name.
+    public var exposedTypeNames: [String] { exposedTypes.byName.keys.sorted() }
+
+    /// The Lua name of `type`: its exposed name, else its unqualified name.
+    func exposedName(of type: AnyClass) -> String {
+        exposedTypes.info(for: type)?.name ?? LuaExposedType<AnyObject>.unqualifiedName(of: type)
+    }
+}
+
+extension LuaState {
+    /// Exposes a Swift class to Lua; see ``LuaStack/expose(_:)``.
+    @discardableResult
+    public func expose<Root: AnyObject>(_ type: LuaExposedType<Root>) -> LuaExposedTypeInfo {
+        withStack { $0.expose(type) }
+    }
+
+    /// The exposed type called `name`.
+    public func exposedType(named name: String) -> LuaExposedTypeInfo? {
+        withStack { $0.exposedType(named: name) }
+    }
+
+    /// The exposed type of the Swift class `type`, or of its nearest exposed superclass.
+    public func exposedType(for type: AnyClass) -> LuaExposedTypeInfo? {
+        withStack { $0.exposedType(for: type) }
+    }
+}
+
+/// A class whose objects cross into Lua as exposed userdata, so that it can
+/// be a method argument, a result or a property value (`LuaConvertible`).
+///
+/// Expose the class in the state first (``LuaStack/expose(_:)``); pushing an
+/// object of a class that is not exposed exposes it bare, under its name.
+public protocol LuaExposable: AnyObject, LuaPushable, LuaReadable {}
+
+extension LuaExposable {
+    /// Pushes the object's userdata (the same one every time).
+    public func push(onto stack: LuaStack) {
+        stack.push(exposed: self)
+    }
+
+    /// The object in the exposed userdata at `index`, with its identity.
+    public static func read(from stack: LuaStack, at index: Int32) throws(LuaError) -> Self {
+        guard let object = stack.exposedObject(at: index, as: Self.self) else {
+            throw stack.mismatch(stack.exposedName(of: Self.self), at: index)
+        }
+        return object
+    }
+}

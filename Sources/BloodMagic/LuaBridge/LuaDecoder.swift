@@ -184,7 +184,9 @@ struct LuaValueDecoder: Decoder {
         }
         let value = lua_tonumberx(L, index, nil)
         guard value.rounded() == value, value.isFinite else { throw mismatch(T.self, expected: "integer") }
-        guard let exact = T(exactly: value) else { throw outOfRange(T.self, LuaValue.format(value)) }
+        guard let exact = T(exactly: value) else {
+            throw outOfRange(T.self, Int64(exactly: value).map(String.init) ?? LuaValue.format(value))
+        }
         return exact
     }
 

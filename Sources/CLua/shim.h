@@ -632,6 +632,17 @@ typedef struct bm_exposed_object {
  */
 typedef int (*bm_exposed_entry)(lua_State *L, void *object, const void *type, void *member);
 
+/*
+ * What a method closure or an accessor metamethod needs, in one userdata
+ * upvalue so that a call reads it with a single API call: the Swift entry,
+ * the type tag and (for a method) the member descriptor.
+ */
+typedef struct bm_exposed_binding {
+    bm_exposed_entry entry;
+    const void *tag;
+    void *member;
+} bm_exposed_binding;
+
 /* The block at `idx` when it is an exposed object of the type `tag`. */
 static inline bm_exposed_object *bm_exposed_check(lua_State *L, int idx, const void *tag) {
     if (lua_type(L, idx) != LUA_TUSERDATA || lua_rawlen(L, idx) != sizeof(bm_exposed_object)) return NULL;
@@ -651,51 +662,45 @@ static inline int bm_exposed_call(lua_State *L, bm_exposed_entry fn, void *objec
     return bm_finish_swift_call(L, n);
 }
 
-/*
- * A method of an exposed type. Upvalues: 1 the Swift entry, 2 the type tag,
- * 3 the method descriptor (all light userdata). Argument 1 is `self`.
- */
+/* A method of an exposed type; upvalue 1 is its binding. Argument 1 is `self`. */
 static inline int bm_exposed_method(lua_State *L) {
-    const void *tag = lua_touserdata(L, lua_upvalueindex(2));
-    bm_exposed_object *self = bm_exposed_check(L, 1, tag);
-    return bm_exposed_call(L, (bm_exposed_entry)lua_touserdata(L, lua_upvalueindex(1)),
-                           self ? self->object : NULL, tag, lua_touserdata(L, lua_upvalueindex(3)));
+    const bm_exposed_binding *b = (const bm_exposed_binding *)lua_touserdata(L, lua_upvalueindex(1));
+    bm_exposed_object *self = bm_exposed_check(L, 1, b->tag);
+    return bm_exposed_call(L, b->entry, self ? self->object : NULL, b->tag, b->member);
 }
 
 /*
  * __index of an exposed type: (object, key). Upvalue 1 is the members table
  * (name -> method closure, or name -> light userdata property descriptor),
- * read raw in one lookup; 2 the type tag; 3 the Swift getter entry. Methods
- * never leave C; a property calls the getter entry directly; any other key
- * reads as nil.
+ * read raw in one lookup; upvalue 2 the binding with the Swift getter entry.
+ * Methods never leave C; a property calls the getter entry directly; any
+ * other key reads as nil.
  */
 static inline int bm_exposed_index(lua_State *L) {
     lua_settop(L, 2);
     lua_pushvalue(L, 2);
     if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TLIGHTUSERDATA) return 1;
     void *member = lua_touserdata(L, -1);
+    const bm_exposed_binding *b = (const bm_exposed_binding *)lua_touserdata(L, lua_upvalueindex(2));
     lua_settop(L, 2);
-    const void *tag = lua_touserdata(L, lua_upvalueindex(2));
-    bm_exposed_object *self = bm_exposed_check(L, 1, tag);
-    return bm_exposed_call(L, (bm_exposed_entry)lua_touserdata(L, lua_upvalueindex(3)),
-                           self ? self->object : NULL, tag, member);
+    bm_exposed_object *self = bm_exposed_check(L, 1, b->tag);
+    return bm_exposed_call(L, b->entry, self ? self->object : NULL, b->tag, member);
 }
 
 /*
  * __newindex of an exposed type: (object, key, value). Upvalues as
- * bm_exposed_index, with the Swift setter entry at 3. The member is NULL for
- * a key that is not a property; the entry reports that.
+ * bm_exposed_index, with the Swift setter entry in the binding. The member
+ * is NULL for a key that is not a property; the entry reports that.
  */
 static inline int bm_exposed_newindex(lua_State *L) {
     lua_settop(L, 3);
     lua_pushvalue(L, 2);
     void *member = NULL;
     if (lua_rawget(L, lua_upvalueindex(1)) == LUA_TLIGHTUSERDATA) member = lua_touserdata(L, -1);
+    const bm_exposed_binding *b = (const bm_exposed_binding *)lua_touserdata(L, lua_upvalueindex(2));
     lua_settop(L, 3);
-    const void *tag = lua_touserdata(L, lua_upvalueindex(2));
-    bm_exposed_object *self = bm_exposed_check(L, 1, tag);
-    return bm_exposed_call(L, (bm_exposed_entry)lua_touserdata(L, lua_upvalueindex(3)),
-                           self ? self->object : NULL, tag, member);
+    bm_exposed_object *self = bm_exposed_check(L, 1, b->tag);
+    return bm_exposed_call(L, b->entry, self ? self->object : NULL, b->tag, member);
 }
 
 /* __eq of exposed objects: the same Swift object. */
@@ -711,18 +716,18 @@ static inline int bm_exposed_equal(lua_State *L) {
     return 1;
 }
 
-/* Pushes a Swift entry as light userdata (function pointer to data pointer
-   stays in C, as bm_pushswiftclosure does). */
-static inline void bm_push_exposed_entry(lua_State *L, bm_exposed_entry fn) {
-    lua_pushlightuserdata(L, (void *)fn);
+/* Pushes a binding userdata (no metatable: it only holds pointers). */
+static inline void bm_push_exposed_binding(lua_State *L, bm_exposed_entry fn, const void *tag, void *member) {
+    bm_exposed_binding *b = (bm_exposed_binding *)lua_newuserdatauv(L, sizeof(bm_exposed_binding), 0);
+    b->entry = fn;
+    b->tag = tag;
+    b->member = member;
 }
 
 /* Pushes a method closure of an exposed type (see bm_exposed_method). */
 static inline void bm_push_exposed_method(lua_State *L, bm_exposed_entry fn, const void *tag, void *member) {
-    lua_pushlightuserdata(L, (void *)fn);
-    lua_pushlightuserdata(L, (void *)tag);
-    lua_pushlightuserdata(L, member);
-    lua_pushcclosure(L, bm_exposed_method, 3);
+    bm_push_exposed_binding(L, fn, tag, member);
+    lua_pushcclosure(L, bm_exposed_method, 1);
 }
 
 /* Pushes __index or __newindex (`setter` nonzero) of an exposed type, whose
@@ -730,9 +735,8 @@ static inline void bm_push_exposed_method(lua_State *L, bm_exposed_entry fn, con
 static inline void bm_push_exposed_accessor(lua_State *L, int members, const void *tag, bm_exposed_entry fn, int setter) {
     members = lua_absindex(L, members);
     lua_pushvalue(L, members);
-    lua_pushlightuserdata(L, (void *)tag);
-    lua_pushlightuserdata(L, (void *)fn);
-    lua_pushcclosure(L, setter ? bm_exposed_newindex : bm_exposed_index, 3);
+    bm_push_exposed_binding(L, fn, tag, NULL);
+    lua_pushcclosure(L, setter ? bm_exposed_newindex : bm_exposed_index, 2);
 }
 
 #endif /* BLOODMAGIC_CLUA_SHIM_H */

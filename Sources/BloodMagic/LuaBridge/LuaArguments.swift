@@ -10,25 +10,27 @@ import CLua
 ///
 /// A mismatch is a Lua error that names the function, the argument and the
 /// expected type: `RequestManager.fetch: bad argument #1 'path' (expected
-/// string, got number)`.
+/// string, got number)`. Valid only during the call it was made for.
 public struct LuaArguments {
     /// The stack, for raw access; argument `n` is at ``stackIndex(of:)``.
+    /// Push above the arguments; never remove or replace the call's own
+    /// slots: a method's object is kept alive by its slot during the call.
     public let stack: LuaStack
-    /// `Type.member`, for messages.
-    public let function: String
-    /// The declared argument names, when the member declared them.
-    let names: [String]?
+    /// Unowned and unsafe, to keep retains off the call path. Sound because
+    /// a signature belongs to a member or constructor that the state's
+    /// ``LuaExposedTypeRegistry`` keeps alive as long as the state, and this
+    /// value lives only for the duration of one call into that state.
+    @usableFromInline unowned(unsafe) let signature: LuaSignature
     /// The stack index just below argument 1.
-    let base: Int32
+    @usableFromInline let base: Int32
     /// How many arguments the call passed (a table of named arguments counts as one).
     public let count: Int
     /// Whether the arguments come as one table of named arguments.
     public let isNamed: Bool
 
-    init(stack: LuaStack, function: String, names: [String]?, base: Int32, allowsNamed: Bool) {
+    init(stack: LuaStack, signature: LuaSignature, base: Int32, allowsNamed: Bool) {
         self.stack = stack
-        self.function = function
-        self.names = names
+        self.signature = signature
         self.base = base
         let count = Int(lua_gettop(stack.L) - base)
         self.count = count
@@ -36,21 +38,25 @@ public struct LuaArguments {
             && lua_rawlen(stack.L, base + 1) == 0
     }
 
+    /// `Type.member`, as messages name it.
+    public var function: String { signature.function }
+
     /// The stack index of argument `n` (1-based).
     public func stackIndex(of n: Int) -> Int32 { base + Int32(n) }
-
-    /// The name of argument `n`: the one given, else the declared one.
-    private func name(_ n: Int, _ given: String?) -> String? {
-        if let given { return given }
-        guard let names, n >= 1, n <= names.count else { return nil }
-        return LuaArity.bareName(names[n - 1])
-    }
 
     /// Reads argument `n` as `T`; `name` is used in messages and, for a
     /// call with a table of named arguments, as the key to look up (it
     /// defaults to the name the member declared).
+    @inlinable
     public func get<T: LuaReadable>(_ n: Int, _ name: String? = nil, as type: T.Type = T.self) throws(LuaError) -> T {
-        try withArgument(n, name) { (index) throws(LuaError) -> T in try T.read(from: stack, at: index) }
+        if !isNamed && n >= 1 && n <= count {
+            do {
+                return try T.read(from: stack, at: base + Int32(truncatingIfNeeded: n))
+            } catch {
+                throw badArgument(n, name, error)
+            }
+        }
+        return try withArgument(n, name) { (index) throws(LuaError) -> T in try T.read(from: stack, at: index) }
     }
 
     /// Decodes argument `n` (usually a table) as `T` with a ``LuaDecoder``.
@@ -71,7 +77,7 @@ public struct LuaArguments {
     /// Whether argument `n` is absent or nil.
     public func isNil(_ n: Int, _ name: String? = nil) -> Bool {
         if isNamed {
-            guard let key = self.name(n, name) else { return true }
+            guard let key = name ?? signature.name(of: n) else { return true }
             stack.ensureSpace(2)
             stack.push(key)
             defer { stack.pop() }
@@ -80,17 +86,15 @@ public struct LuaArguments {
         return n > count || lua_type(stack.L, stackIndex(of: n)) <= LUA_TNIL
     }
 
-    /// Puts argument `n` at a readable index and runs `read`, turning its
-    /// conversion error into one that names the function and the argument.
-    private func withArgument<T>(
-        _ n: Int, _ given: String?, _ read: (Int32) throws(LuaError) -> T
-    ) throws(LuaError) -> T {
-        let label = name(n, given)
+    /// Puts argument `n` at a readable index (a named field, or nil for an
+    /// absent one) and runs `read`, naming the argument in its error.
+    @usableFromInline
+    func withArgument<T>(_ n: Int, _ given: String?, _ read: (Int32) throws(LuaError) -> T) throws(LuaError) -> T {
         let top = lua_gettop(stack.L)
         defer { lua_settop(stack.L, top) }
         let index: Int32
         if isNamed {
-            guard let label else {
+            guard let label = given ?? signature.name(of: n) else {
                 throw LuaError(.conversion, "\(function): argument #\(n) has no name; pass the arguments by position")
             }
             stack.ensureSpace(2)
@@ -106,35 +110,20 @@ public struct LuaArguments {
         do {
             return try read(index)
         } catch {
-            var reason = error.message
-            if reason.hasSuffix("got nil") && isNamed { reason = "missing" }
-            if isNamed {
-                throw LuaError(.conversion, "\(function): bad argument '\(label!)' (\(reason))")
-            }
-            let quoted = label.map { " '\($0)'" } ?? ""
-            throw LuaError(.conversion, "\(function): bad argument #\(n)\(quoted) (\(reason))")
+            throw badArgument(n, given, error)
         }
     }
-}
 
-/// Declared argument names: a trailing `?` marks an optional argument.
-enum LuaArity {
-    static func bareName(_ declared: String) -> String {
-        declared.hasSuffix("?") ? String(declared.dropLast()) : declared
-    }
-
-    /// Throws `Type.member: expected 1 argument, got 3` when `count` is
-    /// outside what `names` allow.
-    static func check(_ count: Int, names: [String], function: String) throws(LuaError) {
-        let maximum = names.count
-        let minimum = names.lastIndex(where: { !$0.hasSuffix("?") }).map { $0 + 1 } ?? 0
-        guard count < minimum || count > maximum else { return }
-        let expected: String
-        if minimum == maximum {
-            expected = "\(maximum) argument" + (maximum == 1 ? "" : "s")
-        } else {
-            expected = "\(minimum) to \(maximum) arguments"
+    /// `Type.member: bad argument #1 'path' (expected string, got number)`,
+    /// or for named arguments `Type.new: bad argument 'path' (missing)`.
+    @usableFromInline
+    func badArgument(_ n: Int, _ given: String?, _ error: LuaError) -> LuaError {
+        let label = given ?? signature.name(of: n)
+        if isNamed, let label {
+            let reason = error.message.hasSuffix("got nil") ? "missing" : error.message
+            return LuaError(.conversion, "\(function): bad argument '\(label)' (\(reason))")
         }
-        throw LuaError(.conversion, "\(function): expected \(expected), got \(count)")
+        let quoted = label.map { " '\($0)'" } ?? ""
+        return LuaError(.conversion, "\(function): bad argument #\(n)\(quoted) (\(error.message))")
     }
 }

@@ -8,7 +8,9 @@ final class LuaExposedMember {
     /// The name Lua uses.
     let name: String
     /// `Type.name`, for messages.
-    let function: String
+    var function: String { signature.function }
+    /// The name and declared arguments (for a property, just the name).
+    let signature: LuaSignature
     /// Whether this is a property (else a method).
     let isProperty: Bool
     /// A method: the object (nil when argument 1 is not an object of the
@@ -20,9 +22,12 @@ final class LuaExposedMember {
     let write: ((UnsafeMutableRawPointer, LuaStack) throws -> Void)?
 
     /// A method.
-    init(method name: String, of typeName: String, invoke: @escaping (UnsafeMutableRawPointer?, LuaStack) throws -> Int32) {
+    init(
+        method name: String, of typeName: String, arguments: [String]?,
+        invoke: @escaping (UnsafeMutableRawPointer?, LuaStack) throws -> Int32
+    ) {
         self.name = name
-        self.function = "\(typeName).\(name)"
+        self.signature = LuaSignature(function: "\(typeName).\(name)", declared: arguments)
         self.isProperty = false
         self.invoke = invoke
         self.read = { _, _ in 0 }
@@ -36,7 +41,7 @@ final class LuaExposedMember {
         write: ((UnsafeMutableRawPointer, LuaStack) throws -> Void)?
     ) {
         self.name = name
-        self.function = "\(typeName).\(name)"
+        self.signature = LuaSignature(function: "\(typeName).\(name)", declared: nil)
         self.isProperty = true
         self.invoke = { _, _ in 0 }
         self.read = read
@@ -71,7 +76,10 @@ final class LuaExposedConstructor {
 let exposedMethodEntry: bm_exposed_entry = { L, object, _, member in
     let stack = LuaStack(L!)
     do {
-        return try LuaExposedMember.from(member!).invoke(object, stack)
+        // Guaranteed by the registry for the state's lifetime: no retain on the call path.
+        return try Unmanaged<LuaExposedMember>.fromOpaque(member!)._withUnsafeGuaranteedRef { method in
+            try method.invoke(object, stack)
+        }
     } catch {
         return stack.raise(error)
     }
@@ -80,12 +88,14 @@ let exposedMethodEntry: bm_exposed_entry = { L, object, _, member in
 /// A property read: `obj.name`.
 let exposedGetterEntry: bm_exposed_entry = { L, object, tag, member in
     let stack = LuaStack(L!)
-    let property = LuaExposedMember.from(member!)
     guard let object else {
+        let property = LuaExposedMember.from(member!)
         return stack.raise(LuaError(.conversion, "\(property.function): \(LuaExposedTypeInfo.from(tag!).selfProblem(stack))"))
     }
     do {
-        return try property.read(object, stack)
+        return try Unmanaged<LuaExposedMember>.fromOpaque(member!)._withUnsafeGuaranteedRef { property in
+            try property.read(object, stack)
+        }
     } catch {
         return stack.raise(error)
     }

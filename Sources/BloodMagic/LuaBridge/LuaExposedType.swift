@@ -96,7 +96,7 @@ public struct LuaExposedType<Root: AnyObject> {
             LuaExposedMember(
                 property: name, of: self.name,
                 read: { pointer, stack in
-                    stack.push(try get(Unmanaged<Root>.fromOpaque(pointer).takeUnretainedValue()))
+                    stack.push(try Unmanaged<Root>.fromOpaque(pointer)._withUnsafeGuaranteedRef(get))
                     return 1
                 }, write: nil))
     }
@@ -110,7 +110,7 @@ public struct LuaExposedType<Root: AnyObject> {
             LuaExposedMember(
                 property: name, of: self.name,
                 read: { pointer, stack in
-                    stack.push(try get(Unmanaged<Root>.fromOpaque(pointer).takeUnretainedValue()))
+                    stack.push(try Unmanaged<Root>.fromOpaque(pointer)._withUnsafeGuaranteedRef(get))
                     return 1
                 },
                 write: { pointer, stack in
@@ -120,7 +120,7 @@ public struct LuaExposedType<Root: AnyObject> {
                     } catch {
                         throw LuaError(.conversion, "\(function): bad value (\(error.message))")
                     }
-                    try set(Unmanaged<Root>.fromOpaque(pointer).takeUnretainedValue(), value)
+                    try Unmanaged<Root>.fromOpaque(pointer)._withUnsafeGuaranteedRef { try set($0, value) }
                 }))
     }
 
@@ -164,22 +164,27 @@ public struct LuaExposedType<Root: AnyObject> {
         let typeName = self.name
         let function = "\(typeName).\(name)"
         return adding(
-            LuaExposedMember(method: name, of: typeName) { pointer, stack in
-                let object: Root
+            LuaExposedMember(method: name, of: typeName, arguments: names) { [signature = LuaSignature(function: function, declared: names)] pointer, stack in
+                let args = LuaArguments(stack: stack, signature: signature, base: 1, allowsNamed: false)
                 if let pointer {
-                    object = Unmanaged<Root>.fromOpaque(pointer).takeUnretainedValue()
-                } else if let other = stack.exposedObject(at: 1, as: Root.self) {
-                    object = other  // an object of an exposed subclass
-                } else {
+                    try signature.check(count: args.count)
+                    // No retain: the object's userdata is argument 1 of this
+                    // running call, so Lua keeps it (and its strong reference)
+                    // alive until the call returns. LuaArguments.stack says
+                    // not to remove the call's own slots.
+                    return try Unmanaged<Root>.fromOpaque(pointer)._withUnsafeGuaranteedRef { object in
+                        try call(object, args)
+                    }
+                }
+                guard let other = stack.exposedObject(at: 1, as: Root.self) else {
                     let problem =
                         stack.exposedBlock(at: 1) != nil && stack.exposedObject(at: 1, as: AnyObject.self) == nil
                         ? "the object was released"
                         : "expected a \(typeName) object as self, got \(stack.typeName(at: 1)) (call it as obj:\(name)(...))"
                     throw LuaError(.conversion, "\(function): \(problem)")
                 }
-                let args = LuaArguments(stack: stack, function: function, names: names, base: 1, allowsNamed: false)
-                if let names { try LuaArity.check(args.count, names: names, function: function) }
-                return try call(object, args)
+                try signature.check(count: args.count)
+                return try call(other, args)  // an object of an exposed subclass
             })
     }
 

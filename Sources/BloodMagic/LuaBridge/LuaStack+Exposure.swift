@@ -62,16 +62,14 @@ extension LuaStack {
     }
 
     private func pushConstructor(_ constructor: LuaExposedConstructor, of info: LuaExposedTypeInfo) {
-        let function = "\(info.name).new"
+        let signature = LuaSignature(function: "\(info.name).new", declared: constructor.names)
         push(function: { [unowned info] lua in
-            let args = LuaArguments(
-                stack: lua, function: function, names: constructor.names, base: 0,
-                allowsNamed: constructor.acceptsNamedTable)
-            if let names = constructor.names {
+            let args = LuaArguments(stack: lua, signature: signature, base: 0, allowsNamed: constructor.acceptsNamedTable)
+            if let names = signature.names {
                 if args.isNamed {
-                    try lua.checkNamedArguments(at: 1, names: names, function: function)
+                    try lua.checkNamedArguments(at: 1, names: names, function: signature.function)
                 } else {
-                    try LuaArity.check(args.count, names: names, function: function)
+                    try signature.check(count: args.count)
                 }
             }
             let object = try constructor.make(args)
@@ -83,7 +81,7 @@ extension LuaStack {
     /// Throws when the table of named arguments at `index` has a key that is
     /// not one of `names`.
     private func checkNamedArguments(at index: Int32, names: [String], function: String) throws(LuaError) {
-        let allowed = Set(names.map(LuaArity.bareName))
+        let allowed = Set(names)
         ensureSpace(3)
         lua_pushnil(L)
         while lua_next(L, index) != 0 {
@@ -92,7 +90,7 @@ extension LuaStack {
             guard let key, allowed.contains(key) else {
                 let shown = key.map { "'\($0)'" } ?? "of type \(typeName(at: -1))"
                 lua_settop(L, -2)
-                throw LuaError(.conversion, "\(function): unknown argument \(shown) (expected \(names.map(LuaArity.bareName).joined(separator: ", ")))")
+                throw LuaError(.conversion, "\(function): unknown argument \(shown) (expected \(names.joined(separator: ", ")))")
             }
         }
     }

@@ -643,10 +643,12 @@ typedef struct bm_exposed_binding {
     void *member;
 } bm_exposed_binding;
 
-/* The block at `idx` when it is an exposed object of the type `tag`. */
+/* The block at `idx` when it is an exposed object of the type `tag`.
+   lua_touserdata is NULL for anything but userdata, and lua_rawlen is 0 for
+   light userdata, so two calls tell a block of ours from anything else. */
 static inline bm_exposed_object *bm_exposed_check(lua_State *L, int idx, const void *tag) {
-    if (lua_type(L, idx) != LUA_TUSERDATA || lua_rawlen(L, idx) != sizeof(bm_exposed_object)) return NULL;
     bm_exposed_object *block = (bm_exposed_object *)lua_touserdata(L, idx);
+    if (block == NULL || lua_rawlen(L, idx) != sizeof(bm_exposed_object)) return NULL;
     return block->tag == tag ? block : NULL;
 }
 
@@ -677,12 +679,12 @@ static inline int bm_exposed_method(lua_State *L) {
  * other key reads as nil.
  */
 static inline int bm_exposed_index(lua_State *L) {
-    lua_settop(L, 2);
+    /* Called with (object, key) by the VM; as few API calls as possible:
+       the looked-up value stays on the stack under the getter's result. */
     lua_pushvalue(L, 2);
     if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TLIGHTUSERDATA) return 1;
     void *member = lua_touserdata(L, -1);
     const bm_exposed_binding *b = (const bm_exposed_binding *)lua_touserdata(L, lua_upvalueindex(2));
-    lua_settop(L, 2);
     bm_exposed_object *self = bm_exposed_check(L, 1, b->tag);
     return bm_exposed_call(L, b->entry, self ? self->object : NULL, b->tag, member);
 }

@@ -28,6 +28,7 @@ public struct LuaArguments {
     /// Whether the arguments come as one table of named arguments.
     public let isNamed: Bool
 
+    @usableFromInline
     init(stack: LuaStack, signature: LuaSignature, base: Int32, allowsNamed: Bool) {
         self.stack = stack
         self.signature = signature

@@ -4,6 +4,7 @@ import CLua
 /// already specialised to the Swift type. Lua reaches it unretained (a light
 /// userdata in the members table); the state's ``LuaExposedTypeRegistry``
 /// keeps it alive.
+@usableFromInline
 final class LuaExposedMember {
     /// The name Lua uses.
     let name: String
@@ -22,6 +23,7 @@ final class LuaExposedMember {
     let write: ((UnsafeMutableRawPointer, LuaStack) throws -> Void)?
 
     /// A method.
+    @usableFromInline
     init(
         method name: String, of typeName: String, arguments: [String]?,
         invoke: @escaping (UnsafeMutableRawPointer?, LuaStack) throws -> Int32
@@ -35,6 +37,7 @@ final class LuaExposedMember {
     }
 
     /// A property.
+    @usableFromInline
     init(
         property name: String, of typeName: String,
         read: @escaping (UnsafeMutableRawPointer, LuaStack) throws -> Int32,
@@ -46,6 +49,16 @@ final class LuaExposedMember {
         self.invoke = { _, _ in 0 }
         self.read = read
         self.write = write
+    }
+
+    /// Why argument 1 of a call to `method` is not a usable object.
+    @usableFromInline
+    static func selfError(_ stack: LuaStack, typeName: String, method: String) -> LuaError {
+        let problem =
+            stack.exposedBlock(at: 1) != nil && stack.exposedObject(at: 1, as: AnyObject.self) == nil
+            ? "the object was released"
+            : "expected a \(typeName) object as self, got \(stack.typeName(at: 1)) (call it as obj:\(method)(...))"
+        return LuaError(.conversion, "\(typeName).\(method): \(problem)")
     }
 
     var opaque: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }

@@ -22,7 +22,7 @@ public struct LuaExposedType<Root: AnyObject> {
     public let name: String
     /// The protocols the type conforms to, by name.
     public private(set) var protocols: [String] = []
-    var members: [LuaExposedMember] = []
+    @usableFromInline var members: [LuaExposedMember] = []
     var constructor: LuaExposedConstructor?
     var describe: ((AnyObject) -> String)?
 
@@ -81,16 +81,19 @@ public struct LuaExposedType<Root: AnyObject> {
     // MARK: - Properties
 
     /// A read-only property read through a key path.
+    @inlinable
     public func property<Value: LuaPushable>(_ name: String, _ keyPath: KeyPath<Root, Value>) -> Self {
         property(name, get: { $0[keyPath: keyPath] })
     }
 
     /// A read-write property through a writable key path.
+    @inlinable
     public func property<Value: LuaConvertible>(_ name: String, _ keyPath: ReferenceWritableKeyPath<Root, Value>) -> Self {
         property(name, get: { $0[keyPath: keyPath] }, set: { $0[keyPath: keyPath] = $1 })
     }
 
     /// A read-only property computed by a closure (faster than a key path).
+    @inlinable
     public func property<Value: LuaPushable>(_ name: String, get: @escaping (Root) throws -> Value) -> Self {
         adding(
             LuaExposedMember(
@@ -102,6 +105,7 @@ public struct LuaExposedType<Root: AnyObject> {
     }
 
     /// A read-write property through closures.
+    @inlinable
     public func property<Value: LuaConvertible>(
         _ name: String, get: @escaping (Root) throws -> Value, set: @escaping (Root, Value) throws -> Void
     ) -> Self {
@@ -131,6 +135,7 @@ public struct LuaExposedType<Root: AnyObject> {
     /// - Parameter arguments: the argument names (a trailing `?` marks an
     ///   optional one), checked for count before `body` runs and used in
     ///   messages; nil accepts any count.
+    @inlinable
     public func method<Result: LuaPushable>(
         _ name: String, arguments: [String]? = nil, _ body: @escaping (Root, LuaArguments) throws -> Result
     ) -> Self {
@@ -141,6 +146,7 @@ public struct LuaExposedType<Root: AnyObject> {
     }
 
     /// A method returning nothing: `obj:name(...)`.
+    @inlinable
     public func method(
         _ name: String, arguments: [String]? = nil, _ body: @escaping (Root, LuaArguments) throws -> Void
     ) -> Self {
@@ -158,13 +164,14 @@ public struct LuaExposedType<Root: AnyObject> {
         addingMethod(name, arguments, body)
     }
 
-    private func addingMethod(
+    @inlinable
+    func addingMethod(
         _ name: String, _ names: [String]?, _ call: @escaping (Root, LuaArguments) throws -> Int32
     ) -> Self {
+        let signature = LuaSignature(function: "\(self.name).\(name)", declared: names)
         let typeName = self.name
-        let function = "\(typeName).\(name)"
         return adding(
-            LuaExposedMember(method: name, of: typeName, arguments: names) { [signature = LuaSignature(function: function, declared: names)] pointer, stack in
+            LuaExposedMember(method: name, of: typeName, arguments: names) { pointer, stack in
                 let args = LuaArguments(stack: stack, signature: signature, base: 1, allowsNamed: false)
                 if let pointer {
                     try signature.check(count: args.count)
@@ -177,11 +184,7 @@ public struct LuaExposedType<Root: AnyObject> {
                     }
                 }
                 guard let other = stack.exposedObject(at: 1, as: Root.self) else {
-                    let problem =
-                        stack.exposedBlock(at: 1) != nil && stack.exposedObject(at: 1, as: AnyObject.self) == nil
-                        ? "the object was released"
-                        : "expected a \(typeName) object as self, got \(stack.typeName(at: 1)) (call it as obj:\(name)(...))"
-                    throw LuaError(.conversion, "\(function): \(problem)")
+                    throw LuaExposedMember.selfError(stack, typeName: typeName, method: name)
                 }
                 try signature.check(count: args.count)
                 return try call(other, args)  // an object of an exposed subclass
@@ -204,7 +207,8 @@ public struct LuaExposedType<Root: AnyObject> {
         return copy
     }
 
-    private func adding(_ member: LuaExposedMember) -> Self {
+    @usableFromInline
+    func adding(_ member: LuaExposedMember) -> Self {
         var copy = self
         copy.members.removeAll { $0.name == member.name }
         copy.members.append(member)

@@ -27,6 +27,8 @@ public final class LuaExposedTypeInfo {
     let accepts: (AnyObject) -> Bool
     /// The metatable's registry slot in the state.
     var metatableSlot: Int32 = BM_LUA_NOREF
+    /// The class table's registry slot (`Name`, with `new` and the methods).
+    var classTableSlot: Int32 = BM_LUA_NOREF
 
     init(
         name: String, swiftType: AnyObject.Type, protocols: [String], members: [LuaExposedMember],

@@ -7,11 +7,12 @@ final class LuaSignature {
     /// The declared argument names without their `?` markers, or nil.
     let names: [String]?
     /// The fewest and most arguments a call may pass.
-    let minimum: Int
-    let maximum: Int
+    @usableFromInline let minimum: Int
+    @usableFromInline let maximum: Int
 
     /// - Parameter declared: argument names, a trailing `?` marking an
     ///   optional one; nil accepts any count.
+    @usableFromInline
     init(function: String, declared: [String]?) {
         self.function = function
         guard let declared else {
@@ -32,12 +33,13 @@ final class LuaSignature {
     }
 
     /// Throws `Type.member: expected 1 argument, got 3` when `count` is out of range.
-    @inline(__always)
+    @inlinable
     func check(count: Int) throws(LuaError) {
         if count < minimum || count > maximum { throw countError(count) }
     }
 
-    private func countError(_ count: Int) -> LuaError {
+    @usableFromInline
+    func countError(_ count: Int) -> LuaError {
         let expected: String
         if minimum == maximum {
             expected = "\(maximum) argument" + (maximum == 1 ? "" : "s")

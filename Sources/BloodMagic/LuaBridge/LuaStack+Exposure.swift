@@ -9,6 +9,12 @@ extension LuaStack {
     /// type under the same name replaces it for new objects.
     @discardableResult
     public func expose<Root: AnyObject>(_ type: LuaExposedType<Root>) -> LuaExposedTypeInfo {
+        expose(type, global: true)
+    }
+
+    /// Exposes `type`; with `global` false no global class table is set
+    /// (for classes exposed on the fly, which must not clobber a script's globals).
+    func expose<Root: AnyObject>(_ type: LuaExposedType<Root>, global: Bool) -> LuaExposedTypeInfo {
         let info = type.makeInfo()
         exposedTypes.add(info)
         ensureSpace(8)
@@ -35,7 +41,13 @@ extension LuaStack {
 
         push(info.name)
         lua_setfield(L, metatable, "__name")
-        bm_push_exposed_accessor(L, members, tag, exposedGetterEntry, 0)
+        if info.members.values.contains(where: \.isProperty) {
+            bm_push_exposed_accessor(L, members, tag, exposedGetterEntry, 0)
+        } else {
+            // No properties: the members table itself, which Lua's VM reads
+            // without calling a function, so a method call is one C call.
+            lua_pushvalue(L, members)
+        }
         lua_setfield(L, metatable, "__index")
         bm_push_exposed_accessor(L, members, tag, exposedSetterEntry, 1)
         lua_setfield(L, metatable, "__newindex")
@@ -49,12 +61,16 @@ extension LuaStack {
         push(info.name)  // getmetatable(obj) shows the name; scripts cannot reach the metamethods
         lua_setfield(L, metatable, "__metatable")
 
+        lua_pushvalue(L, classTable)
+        info.classTableSlot = luaL_ref(L, LUA_REGISTRYINDEX)
         if let constructor = info.constructor {
             pushConstructor(constructor, of: info)
             lua_setfield(L, classTable, "new")
         }
-        lua_pushvalue(L, classTable)
-        setRawGlobal(info.name)
+        if global {
+            lua_pushvalue(L, classTable)
+            setRawGlobal(info.name)
+        }
 
         lua_settop(L, metatable)
         info.metatableSlot = luaL_ref(L, LUA_REGISTRYINDEX)
@@ -64,6 +80,14 @@ extension LuaStack {
     private func pushConstructor(_ constructor: LuaExposedConstructor, of info: LuaExposedTypeInfo) {
         let signature = LuaSignature(function: "\(info.name).new", declared: constructor.names)
         push(function: { [unowned info] lua in
+            // `Name:new(...)` passes the class table first: drop it.
+            if lua.top >= 1, lua_type(lua.L, 1) == LUA_TTABLE {
+                lua.ensureSpace(1)
+                lua_rawgeti(lua.L, LUA_REGISTRYINDEX, lua_Integer(info.classTableSlot))
+                let isClassTable = lua_rawequal(lua.L, 1, -1) != 0
+                lua.pop()
+                if isClassTable { lua.remove(at: 1) }
+            }
             let args = LuaArguments(stack: lua, signature: signature, base: 0, allowsNamed: constructor.acceptsNamedTable)
             if let names = signature.names {
                 if args.isNamed {
@@ -123,14 +147,14 @@ extension LuaStack {
 
     /// Pushes `object` as a userdata of its exposed class (or nearest exposed
     /// superclass). A class that was never exposed is exposed on the spot
-    /// under its unqualified name, with no members.
+    /// under its unqualified name, with no members and no global class table.
     public func push(exposed object: AnyObject) {
         let type = exposedTypes.info(for: Swift.type(of: object)) ?? exposeBare(Swift.type(of: object))
         push(exposed: object, as: type)
     }
 
     private func exposeBare(_ type: AnyClass) -> LuaExposedTypeInfo {
-        func open<T: AnyObject>(_ type: T.Type) -> LuaExposedTypeInfo { expose(LuaExposedType(T.self)) }
+        func open<T: AnyObject>(_ type: T.Type) -> LuaExposedTypeInfo { expose(LuaExposedType(T.self), global: false) }
         return open(type)
     }
 

@@ -86,6 +86,7 @@ struct LuaExposedTypeTests {
             .string("https://b.example"), .integer(5), .integer(1), .nil, .integer(0), .nil,
         ])
         #expect(try state.run("local m = RequestManager.new('x') return m:both(1, 2)") == [.string("x"), .integer(2)])
+        #expect(try state.run("return RequestManager:new('c').baseURL, RequestManager:new { baseURL = 'd' }.baseURL") == [.string("c"), .string("d")])
         #expect(try state.run("local m = RequestManager.new('x') return RequestManager.fetch(m, '/y')") == [.string("x/y")])
     }
 
@@ -264,6 +265,7 @@ struct LuaExposedTypeTests {
             return try lua.value(at: -1)
         }
         #expect(back === object)
+        #expect(try state.run("return Opaque") == [.nil])  // no global is set for a bare type
     }
 
     @Test func unqualifiedNames() {

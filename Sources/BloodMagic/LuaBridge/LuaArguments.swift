@@ -28,15 +28,23 @@ public struct LuaArguments {
     /// Whether the arguments come as one table of named arguments.
     public let isNamed: Bool
 
-    @usableFromInline
+    // Inlinable so that the signature is not passed at +1 (retained) on
+    // every call, as a non-inlined initializer's arguments are.
+    @inlinable
     init(stack: LuaStack, signature: LuaSignature, base: Int32, allowsNamed: Bool) {
         self.stack = stack
         self.signature = signature
         self.base = base
-        let count = Int(lua_gettop(stack.L) - base)
+        let count = Int(stack.top - base)
         self.count = count
-        self.isNamed = allowsNamed && count == 1 && lua_type(stack.L, base + 1) == LUA_TTABLE
-            && lua_rawlen(stack.L, base + 1) == 0
+        self.isNamed = allowsNamed && count == 1 && Self.isNamedTable(stack, at: base + 1)
+    }
+
+    /// Whether the value at `index` is a table with no sequence part: a
+    /// table of named arguments.
+    @usableFromInline
+    static func isNamedTable(_ stack: LuaStack, at index: Int32) -> Bool {
+        lua_type(stack.L, index) == LUA_TTABLE && lua_rawlen(stack.L, index) == 0
     }
 
     /// `Type.member`, as messages name it.

@@ -53,12 +53,13 @@ final class LuaExposedMember {
 
     /// Why argument 1 of a call to `method` is not a usable object.
     @usableFromInline
-    static func selfError(_ stack: LuaStack, typeName: String, method: String) -> LuaError {
+    static func selfError(_ stack: LuaStack, signature: LuaSignature, method: String) -> LuaError {
+        let typeName = signature.function.dropLast(method.count + 1)
         let problem =
             stack.exposedBlock(at: 1) != nil && stack.exposedObject(at: 1, as: AnyObject.self) == nil
             ? "the object was released"
             : "expected a \(typeName) object as self, got \(stack.typeName(at: 1)) (call it as obj:\(method)(...))"
-        return LuaError(.conversion, "\(typeName).\(method): \(problem)")
+        return LuaError(.conversion, "\(signature.function): \(problem)")
     }
 
     var opaque: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }

@@ -139,10 +139,14 @@ public struct LuaExposedType<Root: AnyObject> {
     public func method<Result: LuaPushable>(
         _ name: String, arguments: [String]? = nil, _ body: @escaping (Root, LuaArguments) throws -> Result
     ) -> Self {
-        addingMethod(name, arguments) { object, args in
-            args.stack.push(try body(object, args))
-            return 1
-        }
+        let signature = LuaSignature(function: "\(self.name).\(name)", declared: arguments)
+        return adding(
+            LuaExposedMember(method: name, of: self.name, arguments: arguments) { pointer, stack in
+                try Self.dispatch(pointer, stack, signature, name) { object, args in
+                    args.stack.push(try body(object, args))
+                    return 1
+                }
+            })
     }
 
     /// A method returning nothing: `obj:name(...)`.
@@ -150,10 +154,14 @@ public struct LuaExposedType<Root: AnyObject> {
     public func method(
         _ name: String, arguments: [String]? = nil, _ body: @escaping (Root, LuaArguments) throws -> Void
     ) -> Self {
-        addingMethod(name, arguments) { object, args in
-            try body(object, args)
-            return 0
-        }
+        let signature = LuaSignature(function: "\(self.name).\(name)", declared: arguments)
+        return adding(
+            LuaExposedMember(method: name, of: self.name, arguments: arguments) { pointer, stack in
+                try Self.dispatch(pointer, stack, signature, name) { object, args in
+                    try body(object, args)
+                    return 0
+                }
+            })
     }
 
     /// A method that pushes its own results on `args.stack` and returns
@@ -161,34 +169,37 @@ public struct LuaExposedType<Root: AnyObject> {
     public func method(
         _ name: String, arguments: [String]? = nil, pushing body: @escaping (Root, LuaArguments) throws -> Int32
     ) -> Self {
-        addingMethod(name, arguments, body)
+        let signature = LuaSignature(function: "\(self.name).\(name)", declared: arguments)
+        return adding(
+            LuaExposedMember(method: name, of: self.name, arguments: arguments) { pointer, stack in
+                try Self.dispatch(pointer, stack, signature, name, body)
+            })
     }
 
-    @inlinable
-    func addingMethod(
-        _ name: String, _ names: [String]?, _ call: @escaping (Root, LuaArguments) throws -> Int32
-    ) -> Self {
-        let signature = LuaSignature(function: "\(self.name).\(name)", declared: names)
-        let typeName = self.name
-        return adding(
-            LuaExposedMember(method: name, of: typeName, arguments: names) { pointer, stack in
-                let args = LuaArguments(stack: stack, signature: signature, base: 1, allowsNamed: false)
-                if let pointer {
-                    try signature.check(count: args.count)
-                    // No retain: the object's userdata is argument 1 of this
-                    // running call, so Lua keeps it (and its strong reference)
-                    // alive until the call returns. LuaArguments.stack says
-                    // not to remove the call's own slots.
-                    return try Unmanaged<Root>.fromOpaque(pointer)._withUnsafeGuaranteedRef { object in
-                        try call(object, args)
-                    }
-                }
-                guard let other = stack.exposedObject(at: 1, as: Root.self) else {
-                    throw LuaExposedMember.selfError(stack, typeName: typeName, method: name)
-                }
-                try signature.check(count: args.count)
-                return try call(other, args)  // an object of an exposed subclass
-            })
+    /// The common part of every method call: resolve `self`, check the
+    /// argument count, run `call`. Always inlined into the closure built for
+    /// each method, so a call goes through one Swift closure, then the body.
+    @inlinable @inline(__always)
+    static func dispatch(
+        _ pointer: UnsafeMutableRawPointer?, _ stack: LuaStack, _ signature: LuaSignature, _ name: String,
+        _ call: (Root, LuaArguments) throws -> Int32
+    ) throws -> Int32 {
+        let args = LuaArguments(stack: stack, signature: signature, base: 1, allowsNamed: false)
+        if let pointer {
+            try signature.check(count: args.count)
+            // No retain: the object's userdata is argument 1 of this running
+            // call, so Lua keeps it (and its strong reference) alive until the
+            // call returns. LuaArguments.stack says not to remove the call's
+            // own slots.
+            return try Unmanaged<Root>.fromOpaque(pointer)._withUnsafeGuaranteedRef { object in
+                try call(object, args)
+            }
+        }
+        guard let other = stack.exposedObject(at: 1, as: Root.self) else {
+            throw LuaExposedMember.selfError(stack, signature: signature, method: name)
+        }
+        try signature.check(count: args.count)
+        return try call(other, args)  // an object of an exposed subclass
     }
 
     // MARK: - Identity

@@ -3,6 +3,15 @@
 // Lua table field read. Each case is a Lua loop of `iterations` steps; the
 // best of `rounds` runs is kept. Figures are ns per loop step, loop included;
 // the "net" figures subtract an empty loop.
+//
+//   swift run -c release LuaBenchmarks            all cases
+//   swift run -c release LuaBenchmarks 'o.value'  only cases whose body contains the text
+//   BENCH_ITERATIONS=100000 BENCH_ROUNDS=1         environment overrides
+//
+// On a shared machine wall-clock figures move with the load; for stable
+// ratios count instructions: run one case under
+// `valgrind --tool=callgrind` at two iteration counts and divide the
+// difference by the difference in iterations.
 
 import BloodMagic
 import Foundation

@@ -38,7 +38,11 @@ let exposedSetterEntry: bm_exposed_entry = { L, object, tag, member in
     let stack = LuaStack(L!)
     let type = LuaExposedTypeInfo.from(tag!)
     guard let member else {
-        let key = stack.rawString(at: 2).map { "'\($0)'" } ?? "[\(stack.typeName(at: 2))]"
+        let name = stack.rawString(at: 2)
+        if let name, type.members[name] != nil {
+            return stack.raise(LuaError(.conversion, "cannot assign to method '\(name)' of \(type.name)"))
+        }
+        let key = name.map { "'\($0)'" } ?? "[\(stack.typeName(at: 2))]"
         return stack.raise(LuaError(.conversion, "\(type.name) has no property \(key)"))
     }
     let property = LuaExposedMember.from(member)

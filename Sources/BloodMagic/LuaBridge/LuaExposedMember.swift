@@ -22,14 +22,11 @@ final class LuaExposedMember {
     /// A property write, value at index 3; nil for a read-only property.
     let write: ((UnsafeMutableRawPointer, LuaStack) throws -> Void)?
 
-    /// A method.
+    /// A method; `signature` is the one its `invoke` closure checks against.
     @usableFromInline
-    init(
-        method name: String, of typeName: String, arguments: [String]?,
-        invoke: @escaping (UnsafeMutableRawPointer?, LuaStack) throws -> Int32
-    ) {
+    init(method name: String, signature: LuaSignature, invoke: @escaping (UnsafeMutableRawPointer?, LuaStack) throws -> Int32) {
         self.name = name
-        self.signature = LuaSignature(function: "\(typeName).\(name)", declared: arguments)
+        self.signature = signature
         self.isProperty = false
         self.invoke = invoke
         self.read = { _, _ in 0 }

@@ -141,7 +141,7 @@ public struct LuaExposedType<Root: AnyObject> {
     ) -> Self {
         let signature = LuaSignature(function: "\(self.name).\(name)", declared: arguments)
         return adding(
-            LuaExposedMember(method: name, of: self.name, arguments: arguments) { pointer, stack in
+            LuaExposedMember(method: name, signature: signature) { pointer, stack in
                 try Self.dispatch(pointer, stack, signature, name) { object, args in
                     args.stack.push(try body(object, args))
                     return 1
@@ -156,7 +156,7 @@ public struct LuaExposedType<Root: AnyObject> {
     ) -> Self {
         let signature = LuaSignature(function: "\(self.name).\(name)", declared: arguments)
         return adding(
-            LuaExposedMember(method: name, of: self.name, arguments: arguments) { pointer, stack in
+            LuaExposedMember(method: name, signature: signature) { pointer, stack in
                 try Self.dispatch(pointer, stack, signature, name) { object, args in
                     try body(object, args)
                     return 0
@@ -171,7 +171,7 @@ public struct LuaExposedType<Root: AnyObject> {
     ) -> Self {
         let signature = LuaSignature(function: "\(self.name).\(name)", declared: arguments)
         return adding(
-            LuaExposedMember(method: name, of: self.name, arguments: arguments) { pointer, stack in
+            LuaExposedMember(method: name, signature: signature) { pointer, stack in
                 try Self.dispatch(pointer, stack, signature, name, body)
             })
     }

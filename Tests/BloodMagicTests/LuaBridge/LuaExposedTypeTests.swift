@@ -122,6 +122,8 @@ struct LuaExposedTypeTests {
         #expect(try message("RequestManager.new { basURL = 'x' }") == "app.lua:1: RequestManager.new: unknown argument 'basURL' (expected baseURL, timeout)")
         #expect(try message(m + "m.baseURL = 'y'") == "app.lua:2: cannot assign to read-only property 'baseURL' of RequestManager")
         #expect(try message(m + "m.colour = 'red'") == "app.lua:2: RequestManager has no property 'colour'")
+        #expect(try message(m + "m.fetch = print") == "app.lua:2: cannot assign to method 'fetch' of RequestManager")
+        #expect(try message(m + "m[1] = true") == "app.lua:2: RequestManager has no property [number]")
         #expect(try message(m + "m.timeout = 'soon'") == "app.lua:2: RequestManager.timeout: bad value (expected integer, got string)")
         #expect(try message("local c = Cache.new() c:same(RequestManager)") == "app.lua:1: Cache.same: bad argument #1 'client' (expected RequestManager, got table)")
         #expect(try message("local c = Cache.new() c:same(c)") == "app.lua:1: Cache.same: bad argument #1 'client' (expected RequestManager, got Cache)")

@@ -34,6 +34,10 @@ let package = Package(
             dependencies: ["BenchSupport", "CLuaBench", .product(name: "BloodMagic", package: "BloodMagic")]
         ),
         .executableTarget(
+            name: "LuaBenchmarks",
+            dependencies: [.product(name: "BloodMagic", package: "BloodMagic")]
+        ),
+        .executableTarget(
             name: "SpellBenchmarks",
             dependencies: [
                 "BenchSupport",

@@ -653,4 +653,136 @@ static inline int bm_protected_openlibs(lua_State *L) {
     return 0;
 }
 
+/* ------------------------------------------------------------------------ */
+/* 5. Exposed Swift objects (LuaBridge)                                      */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The block of a userdata that stands for an exposed Swift object. `object`
+ * is the retained Swift object (NULL once `__gc` released it); `tag` is the
+ * per-state registration of its exposed type, so that a metamethod or method
+ * can check in C that argument 1 is one of its own objects.
+ */
+typedef struct bm_exposed_object {
+    void *object;
+    const void *tag;
+} bm_exposed_object;
+
+/*
+ * A Swift entry for an exposed member, called directly from C (no extra Lua
+ * call frame): the object (NULL when argument 1 is not an object of `type`),
+ * the type's tag and the member's descriptor. Same contract as
+ * bm_swift_function: a count of results, or a BM_RAISE sentinel.
+ */
+typedef int (*bm_exposed_entry)(lua_State *L, void *object, const void *type, void *member);
+
+/*
+ * What a method closure or an accessor metamethod needs, in one userdata
+ * upvalue so that a call reads it with a single API call: the Swift entry,
+ * the type tag and (for a method) the member descriptor.
+ */
+typedef struct bm_exposed_binding {
+    bm_exposed_entry entry;
+    const void *tag;
+    void *member;
+} bm_exposed_binding;
+
+/* The block at `idx` when it is an exposed object of the type `tag`.
+   lua_touserdata is NULL for anything but userdata, and lua_rawlen is 0 for
+   light userdata, so two calls tell a block of ours from anything else. */
+static inline bm_exposed_object *bm_exposed_check(lua_State *L, int idx, const void *tag) {
+    bm_exposed_object *block = (bm_exposed_object *)lua_touserdata(L, idx);
+    if (block == NULL || lua_rawlen(L, idx) != sizeof(bm_exposed_object)) return NULL;
+    return block->tag == tag ? block : NULL;
+}
+
+/* Calls a Swift entry with the same bookkeeping as bm_trampoline. */
+static inline int bm_exposed_call(lua_State *L, bm_exposed_entry fn, void *object, const void *tag, void *member) {
+    bm_limits *lim = bm_limits_of(L);
+    lua_State *saved = lim->current;
+    lim->swift_depth += 1;
+    lim->current = L;
+    int n = fn(L, object, tag, member);
+    lim->current = saved;
+    lim->swift_depth -= 1;
+    return bm_finish_swift_call(L, n);
+}
+
+/* A method of an exposed type; upvalue 1 is its binding. Argument 1 is `self`. */
+static inline int bm_exposed_method(lua_State *L) {
+    const bm_exposed_binding *b = (const bm_exposed_binding *)lua_touserdata(L, lua_upvalueindex(1));
+    bm_exposed_object *self = bm_exposed_check(L, 1, b->tag);
+    return bm_exposed_call(L, b->entry, self ? self->object : NULL, b->tag, b->member);
+}
+
+/*
+ * __index of an exposed type: (object, key). Upvalue 1 is the members table
+ * (name -> method closure, or name -> light userdata property descriptor),
+ * read raw in one lookup; upvalue 2 the binding with the Swift getter entry.
+ * Methods never leave C; a property calls the getter entry directly; any
+ * other key reads as nil.
+ */
+static inline int bm_exposed_index(lua_State *L) {
+    /* Called with (object, key) by the VM; as few API calls as possible:
+       the looked-up value stays on the stack under the getter's result. */
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TLIGHTUSERDATA) return 1;
+    void *member = lua_touserdata(L, -1);
+    const bm_exposed_binding *b = (const bm_exposed_binding *)lua_touserdata(L, lua_upvalueindex(2));
+    bm_exposed_object *self = bm_exposed_check(L, 1, b->tag);
+    return bm_exposed_call(L, b->entry, self ? self->object : NULL, b->tag, member);
+}
+
+/*
+ * __newindex of an exposed type: (object, key, value). Upvalues as
+ * bm_exposed_index, with the Swift setter entry in the binding. The member
+ * is NULL for a key that is not a property; the entry reports that.
+ */
+static inline int bm_exposed_newindex(lua_State *L) {
+    lua_settop(L, 3);
+    lua_pushvalue(L, 2);
+    void *member = NULL;
+    if (lua_rawget(L, lua_upvalueindex(1)) == LUA_TLIGHTUSERDATA) member = lua_touserdata(L, -1);
+    const bm_exposed_binding *b = (const bm_exposed_binding *)lua_touserdata(L, lua_upvalueindex(2));
+    lua_settop(L, 3);
+    bm_exposed_object *self = bm_exposed_check(L, 1, b->tag);
+    return bm_exposed_call(L, b->entry, self ? self->object : NULL, b->tag, member);
+}
+
+/* __eq of exposed objects: the same Swift object. */
+static inline int bm_exposed_equal(lua_State *L) {
+    int same = 0;
+    if (lua_type(L, 1) == LUA_TUSERDATA && lua_type(L, 2) == LUA_TUSERDATA
+        && lua_rawlen(L, 1) == sizeof(bm_exposed_object) && lua_rawlen(L, 2) == sizeof(bm_exposed_object)) {
+        bm_exposed_object *a = (bm_exposed_object *)lua_touserdata(L, 1);
+        bm_exposed_object *b = (bm_exposed_object *)lua_touserdata(L, 2);
+        same = a->tag != NULL && b->tag != NULL && a->object != NULL && a->object == b->object;
+    }
+    lua_pushboolean(L, same);
+    return 1;
+}
+
+/* Pushes a binding userdata (no metatable: it only holds pointers). */
+static inline void bm_push_exposed_binding(lua_State *L, bm_exposed_entry fn, const void *tag, void *member) {
+    bm_exposed_binding *b = (bm_exposed_binding *)lua_newuserdatauv(L, sizeof(bm_exposed_binding), 0);
+    b->entry = fn;
+    b->tag = tag;
+    b->member = member;
+}
+
+/* Pushes a method closure of an exposed type (see bm_exposed_method). */
+static inline void bm_push_exposed_method(lua_State *L, bm_exposed_entry fn, const void *tag, void *member) {
+    bm_push_exposed_binding(L, fn, tag, member);
+    lua_pushcclosure(L, bm_exposed_method, 1);
+}
+
+/* Pushes __index or __newindex (`setter` nonzero) of an exposed type, whose
+   members table is at `members`. */
+static inline void bm_push_exposed_accessor(lua_State *L, int members, const void *tag, bm_exposed_entry fn, int setter) {
+    members = lua_absindex(L, members);
+    lua_pushvalue(L, members);
+    bm_push_exposed_binding(L, fn, tag, NULL);
+    lua_pushcclosure(L, setter ? bm_exposed_newindex : bm_exposed_index, 2);
+}
+
 #endif /* BLOODMAGIC_CLUA_SHIM_H */

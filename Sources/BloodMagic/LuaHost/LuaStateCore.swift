@@ -16,6 +16,8 @@ final class LuaStateCore {
     var functionBoxMetatable: Int32 = BM_LUA_NOREF
     /// Userdata types registered by name.
     var userdataTypes: [String: LuaUserdataType] = [:]
+    /// Swift classes exposed to Lua (LuaBridge), and the identity cache.
+    let exposedTypes = LuaExposedTypeRegistry()
     private var closed = false
 
     init?(releaseQueue: LuaReleaseQueue) {

@@ -1,0 +1,152 @@
+// Lua -> Swift call and property costs of exposed types, against baselines
+// measured in the same run: a Lua -> C function call (`math.abs`) and a plain
+// Lua table field read. Each case is a Lua loop of `iterations` steps; the
+// best of `rounds` runs is kept. Figures are ns per loop step, loop included;
+// the "net" figures subtract an empty loop.
+//
+//   swift run -c release LuaBenchmarks            all cases
+//   swift run -c release LuaBenchmarks 'o.value'  only cases whose body contains the text
+//   BENCH_ITERATIONS=100000 BENCH_ROUNDS=1         environment overrides
+//
+// On a shared machine wall-clock figures move with the load; for stable
+// ratios count instructions: run one case under
+// `valgrind --tool=callgrind` at two iteration counts and divide the
+// difference by the difference in iterations.
+
+import BloodMagic
+import Foundation
+
+/// The exposed object under test.
+final class Meter: LuaExposable {
+    var value = 7
+    func magnitude(_ x: Int) -> Int { x < 0 ? -x : x }
+}
+
+/// An exposed type with methods only: its `__index` is a plain table.
+final class Calculator: LuaExposable {
+    func magnitude(_ x: Int) -> Int { x < 0 ? -x : x }
+}
+
+let iterations = Int(ProcessInfo.processInfo.environment["BENCH_ITERATIONS"] ?? "") ?? 2_000_000
+let rounds = Int(ProcessInfo.processInfo.environment["BENCH_ROUNDS"] ?? "") ?? 15
+
+func nanoseconds(_ body: () throws -> Void) rethrows -> Double {
+    let clock = ContinuousClock()
+    let elapsed = try clock.measure(body)
+    return Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9
+}
+
+let state = try LuaState()
+state.expose(
+    LuaExposedType(Meter.self)
+        .property("value", \.value)
+        .property("fastValue", get: { $0.value })
+        .method("abs", arguments: ["x"]) { meter, args in meter.magnitude(try args.get(1)) }
+        .method("absAny") { meter, args in meter.magnitude(try args.get(1)) })
+state.expose(
+    LuaExposedType(Calculator.self)
+        .method("abs", arguments: ["x"]) { calculator, args in calculator.magnitude(try args.get(1)) })
+let meter = Meter()
+try state.withStack { (lua) throws(LuaError) in
+    lua.push(meter)
+    lua.setRawGlobal("meter")
+    lua.push(Calculator())
+    lua.setRawGlobal("calculator")
+    lua.register("swiftAbs") { lua in
+        let x: Int = try lua.argument(1, of: "swiftAbs")
+        lua.push(x < 0 ? -x : x)
+        return 1
+    }
+}
+
+/// Only the cases whose body contains this text (first argument), for profiling.
+let only = CommandLine.arguments.dropFirst().first
+
+/// A Lua loop of `iterations` steps, compiled once.
+struct Case {
+    let function: LuaReference
+    var best = Double.infinity
+}
+
+var cases: [String: Case] = [:]
+var order: [String] = []
+
+/// Registers a case: `body` runs in a loop after `setup`.
+@MainActor func add(_ key: String, _ setup: String, _ body: String) throws {
+    if let only, !body.contains(only) { return }
+    let function = try state.withStack { (lua) throws(LuaError) -> LuaReference in
+        try lua.load(
+            """
+            return function(n)
+              \(setup)
+              for i = 1, n do \(body) end
+            end
+            """, name: "=bench")
+        try lua.call(arguments: 0, results: 1)
+        defer { lua.pop() }
+        return lua.reference(at: -1)
+    }
+    cases[key] = Case(function: function)
+    order.append(key)
+}
+
+try add("empty", "", "")
+try add("cCall", "local f = math.abs", "local r = f(i)")
+try add("method", "local o = meter", "local r = o:abs(i)")
+try add("methodAnyArity", "local o = meter", "local r = o:absAny(i)")
+try add("prefetched", "local o = meter local m = o.abs", "local r = m(o, i)")
+try add("methodOnly", "local c = calculator", "local r = c:abs(i)")
+try add("swiftFunction", "local g = swiftAbs", "local r = g(i)")
+try add("field", "local t = { value = 7 }", "local v = t.value")
+try add("property", "local o = meter", "local v = o.value")
+try add("closureProperty", "local o = meter", "local v = o.fastValue")
+
+// Rounds interleave the cases, so that load from other processes spreads
+// over all of them; each keeps its best round.
+for _ in 0..<rounds {
+    for key in order {
+        let function = cases[key]!.function
+        let time = try nanoseconds {
+            try state.withStack { (lua) throws(LuaError) in
+                lua.push(function)
+                lua.push(iterations)
+                try lua.call(arguments: 1, results: 0)
+            }
+        }
+        cases[key]!.best = min(cases[key]!.best, time / Double(iterations))
+    }
+}
+
+@MainActor func result(_ key: String) -> Double { cases[key]?.best ?? .nan }
+let empty = result("empty")
+let cCall = result("cCall")
+let method = result("method")
+let methodAnyArity = result("methodAnyArity")
+let prefetchedMethod = result("prefetched")
+let methodOnlyType = result("methodOnly")
+let swiftFunction = result("swiftFunction")
+let field = result("field")
+let property = result("property")
+let closureProperty = result("closureProperty")
+
+func row(_ name: String, _ value: Double, _ baseline: Double, goal: Double? = nil) {
+    let ratio = value / baseline
+    let net = (value - empty) / max(baseline - empty, 0.001)
+    var line = name.padding(toLength: 44, withPad: " ", startingAt: 0)
+    line += String(format: "%7.1f ns  %5.2fx  (net of loop %5.2fx)", value, ratio, net)
+    if let goal { line += String(format: "  goal <= %.0fx: %@", goal, ratio <= goal ? "met" : "MISSED") }
+    print(line)
+}
+
+print("iterations \(iterations), best of \(rounds) rounds; empty loop \(String(format: "%.2f", empty)) ns/step")
+print("-- calls (baseline: Lua -> C math.abs)")
+row("Lua -> C function (math.abs)", cCall, cCall)
+row("exposed method obj:abs(i), arity checked", method, cCall, goal: 2)
+row("exposed method obj:absAny(i), no arity", methodAnyArity, cCall, goal: 2)
+row("same, method looked up once (no __index)", prefetchedMethod, cCall)
+row("method of a type without properties", methodOnlyType, cCall, goal: 2)
+row("registered Swift function (host closure)", swiftFunction, cCall)
+print("-- property reads (baseline: plain table field)")
+row("plain table field t.value", field, field)
+row("exposed property, key path", property, field, goal: 3)
+row("exposed property, closure getter", closureProperty, field, goal: 3)

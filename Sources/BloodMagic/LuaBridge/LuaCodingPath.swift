@@ -1,0 +1,68 @@
+/// The key of an element of a Lua sequence, counted from 0 as Swift does;
+/// paths show it 1-based, as Lua users count.
+struct LuaSequenceKey: CodingKey {
+    let index: Int
+    init(_ index: Int) { self.index = index }
+    init?(intValue: Int) { self.index = intValue }
+    init?(stringValue: String) { return nil }
+    var intValue: Int? { index }
+    var stringValue: String { "Index \(index)" }
+}
+
+/// A plain string key, for `super` and for dictionaries read from Lua.
+struct LuaNameKey: CodingKey {
+    let stringValue: String
+    let intValue: Int?
+    init(_ name: String) {
+        self.stringValue = name
+        self.intValue = nil
+    }
+    init?(stringValue: String) { self.init(stringValue) }
+    init?(intValue: Int) {
+        self.stringValue = String(intValue)
+        self.intValue = intValue
+    }
+    static let `super` = LuaNameKey("super")
+}
+
+extension CodingKey {
+    /// The integer a Lua table should use for this key: the key of an
+    /// `[Int: V]` dictionary (whose string form is that integer), else nil.
+    var luaIntegerKey: Int? {
+        guard let intValue, !(self is LuaSequenceKey), stringValue == String(intValue) else { return nil }
+        return intValue
+    }
+}
+
+/// Renders a coding path the way a Lua user writes it:
+/// `servers[2].port`, `limits["max size"]`, `ports[8080]`.
+enum LuaCodingPath {
+    static func render(_ path: [any CodingKey]) -> String {
+        var text = ""
+        for key in path {
+            if let element = key as? LuaSequenceKey {
+                text += "[\(element.index + 1)]"
+            } else if let integer = key.luaIntegerKey {
+                text += "[\(integer)]"
+            } else if isIdentifier(key.stringValue) {
+                text += text.isEmpty ? key.stringValue : "." + key.stringValue
+            } else {
+                text += "[\"\(key.stringValue)\"]"
+            }
+        }
+        return text
+    }
+
+    /// `message`, prefixed with `path: ` when the path is not empty.
+    static func message(_ message: String, at path: [any CodingKey]) -> String {
+        let rendered = render(path)
+        return rendered.isEmpty ? message : "\(rendered): \(message)"
+    }
+
+    private static func isIdentifier(_ name: String) -> Bool {
+        guard let first = name.utf8.first, !(48...57).contains(first) else { return false }
+        return name.utf8.allSatisfy { byte in
+            byte == 95 || (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte)
+        }
+    }
+}

@@ -1,0 +1,51 @@
+/// The name and declared arguments of an exposed method or constructor,
+/// worked out once when it is declared so that calls only compare integers.
+@usableFromInline
+final class LuaSignature {
+    /// `Type.member`, for messages.
+    let function: String
+    /// The declared argument names without their `?` markers, or nil.
+    let names: [String]?
+    /// The fewest and most arguments a call may pass.
+    @usableFromInline let minimum: Int
+    @usableFromInline let maximum: Int
+
+    /// - Parameter declared: argument names, a trailing `?` marking an
+    ///   optional one; nil accepts any count.
+    @usableFromInline
+    init(function: String, declared: [String]?) {
+        self.function = function
+        guard let declared else {
+            self.names = nil
+            self.minimum = 0
+            self.maximum = .max
+            return
+        }
+        self.names = declared.map { $0.hasSuffix("?") ? String($0.dropLast()) : $0 }
+        self.minimum = declared.lastIndex(where: { !$0.hasSuffix("?") }).map { $0 + 1 } ?? 0
+        self.maximum = declared.count
+    }
+
+    /// The declared name of argument `n` (1-based), if any.
+    func name(of n: Int) -> String? {
+        guard let names, n >= 1, n <= names.count else { return nil }
+        return names[n - 1]
+    }
+
+    /// Throws `Type.member: expected 1 argument, got 3` when `count` is out of range.
+    @inlinable
+    func check(count: Int) throws(LuaError) {
+        if count < minimum || count > maximum { throw countError(count) }
+    }
+
+    @usableFromInline
+    func countError(_ count: Int) -> LuaError {
+        let expected: String
+        if minimum == maximum {
+            expected = "\(maximum) argument" + (maximum == 1 ? "" : "s")
+        } else {
+            expected = "\(minimum) to \(maximum) arguments"
+        }
+        return LuaError(.conversion, "\(function): expected \(expected), got \(count)")
+    }
+}

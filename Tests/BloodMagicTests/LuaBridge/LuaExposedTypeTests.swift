@@ -3,7 +3,7 @@ import Testing
 @testable import BloodMagic
 
 /// A class exposed to Lua in these tests.
-private class RequestManager: LuaExposable {
+private class Manager: LuaExposable {
     let baseURL: String
     var timeout: Int = 30
     var fetched: [String] = []
@@ -24,7 +24,7 @@ private class RequestManager: LuaExposable {
 
 private final class Cache: LuaExposable {
     var entries: [String: String] = [:]
-    var client: RequestManager?
+    var client: Manager?
 }
 
 private struct ManagerConfig: Decodable {
@@ -32,10 +32,10 @@ private struct ManagerConfig: Decodable {
     var timeout: Int?
 }
 
-private func requestManagerType(counter: LiveCounter? = nil) -> LuaExposedType<RequestManager> {
-    LuaExposedType(RequestManager.self)
+private func requestManagerType(counter: LiveCounter? = nil) -> LuaExposedType<Manager> {
+    LuaExposedType<Manager>(name: "RequestManager")
         .constructor(arguments: ["baseURL", "timeout?"]) { args in
-            let manager = RequestManager(baseURL: try args.get(1), counter: counter)
+            let manager = Manager(baseURL: try args.get(1), counter: counter)
             if let timeout = try args.get(2, as: Int?.self) { manager.timeout = timeout }
             return manager
         }
@@ -57,7 +57,7 @@ private func cacheType() -> LuaExposedType<Cache> {
         .constructor { _ in Cache() }
         .property("client", \.client)
         .method("same", arguments: ["client"]) { cache, args in
-            try args.get(1, as: RequestManager.self) === cache.client
+            try args.get(1, as: Manager.self) === cache.client
         }
         .describe { "Cache(\($0.entries.count) entries)" }
 }
@@ -93,9 +93,9 @@ struct LuaExposedTypeTests {
     @Test func decodableConstructor() throws {
         let state = try LuaState()
         state.expose(
-            LuaExposedType(RequestManager.self)
+            LuaExposedType<Manager>(name: "RequestManager")
                 .constructor(decoding: ManagerConfig.self) { config in
-                    let manager = RequestManager(baseURL: config.baseURL)
+                    let manager = Manager(baseURL: config.baseURL)
                     manager.timeout = config.timeout ?? 1
                     return manager
                 }
@@ -138,7 +138,7 @@ struct LuaExposedTypeTests {
 
     @Test func identityRoundTrip() throws {
         let state = try makeState()
-        let manager = RequestManager(baseURL: "https://id.example")
+        let manager = Manager(baseURL: "https://id.example")
         let cache = Cache()
         cache.client = manager
         try state.withStack { (lua) throws(LuaError) in
@@ -151,7 +151,7 @@ struct LuaExposedTypeTests {
                 return 1
             }
             lua.register("take") { lua in
-                let object: RequestManager = try lua.argument(1, of: "take")
+                let object: Manager = try lua.argument(1, of: "take")
                 lua.push(object === manager)
                 return 1
             }
@@ -162,16 +162,16 @@ struct LuaExposedTypeTests {
             return rawequal(a, b), rawequal(a, m), a == m, take(a), c.client == m, c:same(m), c:same(RequestManager.new('z'))
             """)
         #expect(values == [.boolean(true), .boolean(true), .boolean(true), .boolean(true), .boolean(true), .boolean(true), .boolean(false)])
-        let back = try state.withStack { (lua) throws(LuaError) -> RequestManager in
+        let back = try state.withStack { (lua) throws(LuaError) -> Manager in
             lua.pushRawGlobal("m")
-            return try lua.value(at: -1, as: RequestManager.self)
+            return try lua.value(at: -1, as: Manager.self)
         }
         #expect(back === manager)
         // An object made in Lua comes back as itself too.
         let made = try state.withStack { (lua) throws(LuaError) -> Bool in
             try lua.load("local r = RequestManager.new('q') return r, r", name: "=t")
             try lua.call(arguments: 0, results: 2)
-            return lua.exposedObject(at: -1, as: RequestManager.self) === lua.exposedObject(at: -2, as: RequestManager.self)
+            return lua.exposedObject(at: -1, as: Manager.self) === lua.exposedObject(at: -2, as: Manager.self)
         }
         #expect(made)
     }
@@ -202,7 +202,7 @@ struct LuaExposedTypeTests {
 
         // A Swift object pushed to Lua stays alive while Lua holds it, and
         // is pushed as the same userdata again after Lua dropped the old one.
-        var manager: RequestManager? = RequestManager(baseURL: "s", counter: counter)
+        var manager: Manager? = Manager(baseURL: "s", counter: counter)
         weak let weakManager = manager
         try state.withStack { (lua) throws(LuaError) in
             lua.push(manager!)
@@ -228,13 +228,13 @@ struct LuaExposedTypeTests {
     @Test func lookupsByNameTypeAndProtocol() throws {
         let state = try makeState()
         let info = try #require(state.exposedType(named: "RequestManager"))
-        #expect(ObjectIdentifier(info.swiftType) == ObjectIdentifier(RequestManager.self))
+        #expect(ObjectIdentifier(info.swiftType) == ObjectIdentifier(Manager.self))
         #expect(info.protocols == ["RequestClient", "Closable"])
         #expect(info.conforms(to: "RequestClient"))
         #expect(!info.conforms(to: "Cache"))
         #expect(info.methodNames == ["both", "fetch", "reset"])
         #expect(info.propertyNames == ["baseURL", "fetchCount", "timeout"])
-        #expect(state.exposedType(for: RequestManager.self) === info)
+        #expect(state.exposedType(for: Manager.self) === info)
         #expect(state.exposedType(named: "Nope") == nil)
         let found = try state.withStack { (lua) throws(LuaError) -> String? in
             try lua.load("return RequestManager.new('x')", name: "=t")
@@ -245,7 +245,7 @@ struct LuaExposedTypeTests {
     }
 
     @Test func subclassesUseTheNearestExposedType() throws {
-        final class Special: RequestManager {}
+        final class Special: Manager {}
         let state = try makeState()
         let special = Special(baseURL: "sp")
         let values = try state.withStack { (lua) throws(LuaError) -> [LuaValue] in
@@ -271,7 +271,7 @@ struct LuaExposedTypeTests {
     }
 
     @Test func unqualifiedNames() {
-        #expect(LuaExposedType<RequestManager>().name == "RequestManager")
+        #expect(LuaExposedType<Manager>().name == "Manager")
         #expect(LuaExposedType<AnyObject>.unqualifiedName(of: Swift.Array<Int>.self) == "Array<Int>")
     }
 }

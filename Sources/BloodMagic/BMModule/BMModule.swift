@@ -150,16 +150,18 @@ final class BMModule: Sendable {
 
     // MARK: - Calling Lua from the registry
 
-    /// Calls a Lua function (an initializer) with `sender` and returns its
-    /// result as a ``LuaValue``.
-    func callInitializer(_ function: LuaReference, sender: AnyObject) throws -> Any {
-        try state.withStack { (lua) throws -> Any in
+    /// Calls a Lua function (an initializer registered at `source` for
+    /// `typeName`) with `sender`, and returns its result, ready to convert
+    /// into a Swift property's type.
+    func callInitializer(_ function: LuaReference, sender: AnyObject, source: String, typeName: String) throws -> Any {
+        let value = try state.withStack { (lua) throws -> LuaValue in
             lua.push(function)
             try crossing.pushSender(sender, lua)
             try lua.call(arguments: 1, results: 1)
             defer { lua.pop() }
             return LuaValue(stack: lua, at: -1)
         }
+        return LuaResolvedValue(value: value, state: state, source: source, typeName: typeName)
     }
 
     /// Calls a Lua hook with the sender and the value.
@@ -238,14 +240,16 @@ final class BMModule: Sendable {
         let container: String? = try lua.argument(3, of: fname)
         let scope: String = try lua.argument(4, of: fname)
         let function = lua.reference(at: 5)
+        let key = BMModule.typeKey(type: type, protocols: protocols)
+        let source = lua.callerLocation()
         let handle = registry.registerInitializer(
-            type: BMModule.typeKey(type: type, protocols: protocols),
+            type: key,
             container: container.map { .exactly(SpellTypeKey(name: $0)) } ?? .any,
             scope: scope == "singleton" ? .singleton : .instance,
-            source: lua.callerLocation()
+            source: source
         ) { [weak self] sender in
             guard let self else { throw BMError("the script host that registered this initializer is gone") }
-            return try self.callInitializer(function, sender: sender)
+            return try self.callInitializer(function, sender: sender, source: source, typeName: key.name)
         }
         track(handle)
         lua.push(Int(handle.id))
@@ -368,12 +372,17 @@ final class BMModule: Sendable {
         let containerName: String? = try lua.argument(3, of: "bm.resolve")
         let sender = try sender(at: 4, lua, className: containerName)
         let key = BMModule.typeKey(type: type, protocols: protocols)
-        let container: ContainerDescriptor =
-            containerName.map { self.container(named: $0, object: sender) }
-            ?? ContainerDescriptor(object: sender, key: SpellTypeKey(name: "(none)"), ancestry: [])
+        let container: ContainerDescriptor
+        if let containerName {
+            container = self.container(named: containerName, object: sender)
+        } else if let sender, !(sender is LuaObjectHandle) {
+            container = ContainerDescriptor(sender)  // a Swift object
+        } else {
+            container = ContainerDescriptor(object: sender, key: SpellTypeKey(name: "(none)"), ancestry: [])
+        }
         guard let value = try registry.resolveIfRegistered(type: key, container: container, property: "(resolve)") else {
             var message = "no initializer for \(key.name)"
-            if let containerName { message += " in \(containerName)" }
+            if containerName != nil || sender != nil { message += " in \(container.key.name)" }
             let closest = registry.closestRegistrations(to: key)
             if !closest.isEmpty { message += " (closest: " + closest.map(\.closestDescription).joined(separator: "; ") + ")" }
             throw BMError(message)

@@ -208,6 +208,8 @@ function bm.resolve(type_name, options)
       local meta = class_of(c)
       if meta then
         container, sender = meta.name, c
+      elseif type(c) == "userdata" then
+        sender = c   -- a Swift object: its dynamic type is the container
       else
         container = container_name("bm.resolve", c)
       end

@@ -10,7 +10,7 @@ struct LuaPartialTemplate: PartialTemplateProvider {
     }
 
     func instantiate(_ valueType: Any.Type, type: SpellTypeKey, sender: AnyObject) throws -> Any? {
-        try module.callInitializer(function, sender: sender)
+        try module.callInitializer(function, sender: sender, source: source, typeName: type.name)
     }
 }
 
@@ -25,6 +25,7 @@ struct LuaPartialFileTemplates: PartialTemplateProvider {
 
     func instantiate(_ valueType: Any.Type, type: SpellTypeKey, sender: AnyObject) throws -> Any? {
         guard let function = try module.partialFile(for: type.name) else { return nil }
-        return try module.callInitializer(function, sender: sender)
+        return try module.callInitializer(
+            function, sender: sender, source: templateLocation(for: type), typeName: type.name)
     }
 }

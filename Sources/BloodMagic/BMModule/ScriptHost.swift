@@ -139,6 +139,14 @@ public final class ScriptHost: Sendable {
         }
     }
 
+    /// Exposes a Swift class to the scripts (see ``LuaExposedType``): its
+    /// objects cross as userdata, Lua initializers get them as senders, and
+    /// a Lua initializer that returns one serves a Swift property of its type.
+    @discardableResult
+    public func expose<Root: AnyObject>(_ type: LuaExposedType<Root>) -> LuaExposedTypeInfo {
+        state.expose(type)
+    }
+
     /// Runs a chunk of Lua in the host.
     @discardableResult
     public func run(_ code: String, name: String = "=(load)") throws(LuaError) -> [LuaValue] {

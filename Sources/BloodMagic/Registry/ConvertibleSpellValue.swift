@@ -1,0 +1,13 @@
+/// A value an initializer returns that converts itself into the type of the
+/// property it serves.
+///
+/// Swift initializers return values of the right type already. A script
+/// bridge cannot: a Lua initializer returns a Lua value, which becomes a
+/// Swift object, a decoded struct or a number only once the property's type is
+/// known. Spells ask a returned value that conforms to this protocol for the
+/// property's type before they give up with `SpellError.wrongValueType`.
+public protocol ConvertibleSpellValue {
+    /// This value as a `T`, or an error that names both types and where the
+    /// value came from.
+    func converted<T>(to type: T.Type) throws -> T
+}

@@ -53,6 +53,9 @@ extension Registry {
         let value = try Registry.trackTypedResolution(object: sender, property: property) {
             try record.produce(for: sender)
         }
+        if let convertible = value as? any ConvertibleSpellValue, !(value is Value) {
+            return try convertible.converted(to: Value.self)
+        }
         guard let typed = value as? Value else {
             throw SpellError.wrongValueType(
                 property: property, container: SpellNames.containerName(of: sender), expected: "\(Value.self)",

@@ -201,6 +201,7 @@ public final class ResolvingCell<Value> {
 
     private func cast(_ made: Any, object: AnyObject, keyPath: AnyKeyPath, source: String) throws -> Value {
         if let typed = made as? Value { return typed }
+        if let convertible = made as? any ConvertibleSpellValue { return try convertible.converted(to: Value.self) }
         throw SpellError.wrongValueType(
             property: propertyName(keyPath), container: SpellNames.containerName(of: object),
             expected: "\(Value.self)", actual: "\(type(of: made))", source: source

@@ -19,10 +19,13 @@ struct BMLua: ParsableCommand {
               bmlua --scripts Scripts a.lua  load startup scripts, then a.lua
               bmlua -i script.lua            run, then stay in the prompt
               bmlua repl                     interactive prompt
+              bmlua check Scripts            report problems in startup scripts
+              bmlua list Scripts             list their registrations
+              bmlua resolve Cache --scripts Scripts
               bmlua --max-instructions 1000000 -e 'while true do end'
             """,
         version: "bmlua \(version) (Lua 5.4)",
-        subcommands: [RunCommand.self, ReplCommand.self],
+        subcommands: [RunCommand.self, ReplCommand.self, CheckCommand.self, ListCommand.self, ResolveCommand.self],
         defaultSubcommand: RunCommand.self
     )
 

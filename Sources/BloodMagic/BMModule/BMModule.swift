@@ -143,6 +143,11 @@ final class BMModule: Sendable {
         }
     }
 
+    /// The prelude's internal table (for tools).
+    var preludeTable: LuaReference? {
+        tracking.withLock { $0.prelude }
+    }
+
     /// Lua classes defined so far: name → (superclass, source).
     var classes: [String: (superclass: String?, source: String)] {
         tracking.withLock { $0.classes }

@@ -547,6 +547,57 @@ function internal.spells_of(name)
   return class and info[class].spells or nil
 end
 
+-- Every spelled property of every class, for tools:
+-- { { class =, property =, kind =, type =, protocols =, optional =, source = } }
+function internal.spell_report()
+  local rows = {}
+  local names = {}
+  for name in next, classes do names[#names + 1] = name end
+  tsort(names)
+  for _, name in ipairs(names) do
+    local meta = info[classes[name]]
+    local props = {}
+    for property in next, meta.spells do props[#props + 1] = property end
+    tsort(props)
+    for _, property in ipairs(props) do
+      local spell = meta.spells[property]
+      rows[#rows + 1] = { class = name, property = property, kind = spell.kind, type = spell.type,
+                          protocols = spell.protocols, optional = spell.optional == true, source = meta.source }
+    end
+  end
+  return rows
+end
+
+-- Reads every lazy, injectable and partial property of a fresh instance of
+-- each class, in protected mode: { { class =, property =, message = } }.
+function internal.dry_run()
+  local failures = {}
+  local names = {}
+  for name in next, classes do names[#names + 1] = name end
+  tsort(names)
+  for _, name in ipairs(names) do
+    local class = classes[name]
+    local meta = info[class]
+    local ok, object = pcall(class.new)
+    if not ok then
+      failures[#failures + 1] = { class = name, property = "new", message = tostring(object), source = meta.source }
+    else
+      local props = {}
+      for property, spell in next, meta.spells do
+        if getters[spell.kind] == get_injected then props[#props + 1] = property end
+      end
+      tsort(props)
+      for _, property in ipairs(props) do
+        local ok2, err = pcall(function() return object[property] end)
+        if not ok2 then
+          failures[#failures + 1] = { class = name, property = property, message = tostring(err), source = meta.source }
+        end
+      end
+    end
+  end
+  return failures
+end
+
 -- Type name of a Lua object for the registry, or nil.
 function internal.type_name(object)
   local meta = class_of(object)

@@ -159,6 +159,12 @@ public final class ScriptHost: Sendable {
         try state.runFile(path, arguments: arguments)
     }
 
+    /// The name `bm.entries()` uses for an entry kind (`initializer`,
+    /// `singleton`, `partial`, `hook`, `preference`, `spell`).
+    public static func luaKind(_ kind: SpellEntryKind) -> String {
+        BMModule.luaKind(kind)
+    }
+
     /// Lua classes defined so far, by name, with their superclass and source.
     public var luaClasses: [String: (superclass: String?, source: String)] {
         module.classes

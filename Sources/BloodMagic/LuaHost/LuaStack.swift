@@ -205,7 +205,12 @@ public struct LuaStack {
         if handlerRan && status == LUA_ERRRUN {
             ensureSpace(1)
             if lua_getfield(L, LUA_REGISTRYINDEX, BM_TRACEBACK_KEY) == LUA_TSTRING {
-                traceback = rawString(at: -1)
+                // Frames of BloodMagic's internal chunks ("[bm...]") are noise to a script's author.
+                traceback = rawString(at: -1).map { text in
+                    text.split(separator: "\n", omittingEmptySubsequences: false)
+                        .filter { !$0.hasPrefix("\t[bm") }
+                        .joined(separator: "\n")
+                }
             }
             lua_settop(L, -2)
             lua_pushnil(L)

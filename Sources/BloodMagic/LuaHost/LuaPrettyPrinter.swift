@@ -1,0 +1,82 @@
+import CLua
+
+/// Renders a Lua value for people: scalars as Lua writes them, strings
+/// quoted, tables expanded with sorted keys and indentation (cycles shown as
+/// `<cycle>`), other values by `tostring` (so userdata shows its type name).
+public struct LuaPrettyPrinter {
+    /// How deep tables are expanded.
+    public var maxDepth: Int
+    /// Spaces per level.
+    public var indent: Int
+
+    /// Creates a printer.
+    public init(maxDepth: Int = 8, indent: Int = 2) {
+        self.maxDepth = maxDepth
+        self.indent = indent
+    }
+
+    /// Renders the value at `index`.
+    public func render(at index: Int32, in lua: LuaStack) throws(LuaError) -> String {
+        var seen: Set<UInt> = []
+        return try render(lua.absolute(index), lua, depth: 0, seen: &seen)
+    }
+
+    private func render(_ index: Int32, _ lua: LuaStack, depth: Int, seen: inout Set<UInt>) throws(LuaError) -> String {
+        let L = lua.pointer
+        switch lua.type(at: index) {
+        case LUA_TSTRING:
+            return quote(lua.rawString(at: index) ?? String(decoding: (try? LuaBytes.read(from: lua, at: index))?.bytes ?? [], as: UTF8.self))
+        case LUA_TTABLE:
+            let address = UInt(bitPattern: lua_topointer(L, index))
+            if seen.contains(address) { return "<cycle>" }
+            if depth >= maxDepth { return "{...}" }
+            seen.insert(address)
+            defer { seen.remove(address) }
+            var items: [(sortKey: String, text: String)] = []
+            let count = Int(lua_rawlen(L, index))
+            lua.ensureSpace(3)
+            lua_pushnil(L)
+            while lua_next(L, index) != 0 {
+                let keyIndex = lua.top - 1
+                let valueText = try render(lua.top, lua, depth: depth + 1, seen: &seen)
+                if lua_isinteger(L, keyIndex) != 0, case let k = lua_tointegerx(L, keyIndex, nil), k >= 1, k <= count {
+                    items.append((String(format: "0%020lld", k), valueText))
+                } else if lua.type(at: keyIndex) == LUA_TSTRING, let key = lua.rawString(at: keyIndex) {
+                    let isIdentifier = key.first.map { $0.isLetter || $0 == "_" } == true
+                        && key.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" } && key.allSatisfy(\.isASCII)
+                    items.append(("1" + key, (isIdentifier ? key : "[\(quote(key))]") + " = " + valueText))
+                } else {
+                    let keyText = try render(keyIndex, lua, depth: depth + 1, seen: &seen)
+                    items.append(("2" + keyText, "[\(keyText)] = " + valueText))
+                }
+                lua.pop()
+            }
+            if items.isEmpty { return "{}" }
+            items.sort { $0.sortKey < $1.sortKey }
+            let pad = String(repeating: " ", count: (depth + 1) * indent)
+            let close = String(repeating: " ", count: depth * indent)
+            return "{\n" + items.map { pad + $0.text + "," }.joined(separator: "\n") + "\n" + close + "}"
+        default:
+            return try lua.describe(at: index)
+        }
+    }
+
+    private func quote(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\t": out += "\\t"
+            case "\r": out += "\\r"
+            case "\0": out += "\\0"
+            default:
+                if scalar.value < 0x20 { out += String(format: "\\%03d", scalar.value) } else { out.unicodeScalars.append(scalar) }
+            }
+        }
+        return out + "\""
+    }
+}
+
+import Foundation

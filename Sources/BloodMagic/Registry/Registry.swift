@@ -229,6 +229,11 @@ public final class Registry: Sendable {
 final class SingletonSlot: Sendable {
     let value = Mutex<SharedValue?>(nil)
 
+    /// The value if it has been made already.
+    var existing: Any? {
+        value.withLock { $0 }?.value
+    }
+
     func get(_ make: () throws -> Any) throws -> Any {
         try value.withLock { stored -> SharedValue in
             if let stored { return stored }
@@ -250,8 +255,9 @@ struct SharedValue: @unchecked Sendable {
     init(_ value: Any) { self.value = value }
 }
 
-/// One registered initializer.
-struct InitializerRecord: Sendable {
+/// One registered initializer. A class so that cached lookups hand it
+/// out with a single retain.
+final class InitializerRecord: Sendable {
     let handle: SpellHandle
     let type: SpellTypeKey
     let container: ContainerMatch
@@ -259,6 +265,19 @@ struct InitializerRecord: Sendable {
     let source: String
     let make: @Sendable (AnyObject) throws -> Any
     let slot: SingletonSlot?
+
+    init(
+        handle: SpellHandle, type: SpellTypeKey, container: ContainerMatch, scope: SpellScope, source: String,
+        make: @escaping @Sendable (AnyObject) throws -> Any, slot: SingletonSlot?
+    ) {
+        self.handle = handle
+        self.type = type
+        self.container = container
+        self.scope = scope
+        self.source = source
+        self.make = make
+        self.slot = slot
+    }
 
     var entry: SpellEntry {
         SpellEntry(
@@ -270,6 +289,7 @@ struct InitializerRecord: Sendable {
     /// Runs the initializer for `sender`, honouring the scope.
     func produce(for sender: AnyObject) throws -> Any {
         guard let slot else { return try make(sender) }
+        if let made = slot.existing { return made }
         return try Registry.trackResolution(container: "\(type.name) (singleton)", property: "", object: slot) {
             try slot.get { try make(sender) }
         }

@@ -19,6 +19,7 @@ public struct Injectable<Value> {
     /// - Parameters:
     ///   - name: the property name for hooks and messages (default: from the key path).
     ///   - registry: the registry to use (default: `Registry.current` at first read).
+    @inlinable
     public init(name: String? = nil, registry: Registry? = nil) {
         cell = ResolvingCell(mode: .injectable, name: name, registry: registry)
     }
@@ -42,9 +43,11 @@ public struct Injectable<Value> {
         storage storageKeyPath: ReferenceWritableKeyPath<Container, Injectable<Value>>
     ) -> Value {
         get {
-            let cell = object[keyPath: storageKeyPath].cell
-            if cell.isResolved { return cell.storedValue }
-            return cell.resolveOrTrap(object: object, keyPath: storageKeyPath)
+            // Borrow the cell without retaining it: the object owns it.
+            Unmanaged.passUnretained(object[keyPath: storageKeyPath].cell)._withUnsafeGuaranteedRef { cell in
+                if cell.isResolved { return cell.storedValue }
+                return cell.resolveOrTrap(object: object)
+            }
         }
         set {
             object[keyPath: storageKeyPath].cell.assign(newValue)

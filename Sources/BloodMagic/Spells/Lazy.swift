@@ -16,14 +16,16 @@ public struct Lazy<Value> {
     /// A lazy property: a registered initializer if one matches, else
     /// `init()` when the type (or an Optional's wrapped type) conforms to
     /// `DefaultConstructible`, else an error on first read.
+    @inlinable
     public init(name: String? = nil, registry: Registry? = nil) {
         cell = ResolvingCell(mode: .lazy, name: name, registry: registry)
     }
 
     /// A lazy property whose fallback is the initial-value expression,
     /// evaluated on first read if no initializer is registered.
+    @inlinable
     public init(wrappedValue: @autoclosure @escaping () -> Value, name: String? = nil, registry: Registry? = nil) {
-        cell = ResolvingCell(mode: .lazy, name: name, registry: registry, fallback: wrappedValue)
+        cell = ResolvingCell(mode: .lazy, name: name, registry: registry, fallback: { wrappedValue() })
     }
 
     /// Not available: spells work on properties of classes only.
@@ -45,9 +47,11 @@ public struct Lazy<Value> {
         storage storageKeyPath: ReferenceWritableKeyPath<Container, Lazy<Value>>
     ) -> Value {
         get {
-            let cell = object[keyPath: storageKeyPath].cell
-            if cell.isResolved { return cell.storedValue }
-            return cell.resolveOrTrap(object: object, keyPath: storageKeyPath)
+            // Borrow the cell without retaining it: the object owns it.
+            Unmanaged.passUnretained(object[keyPath: storageKeyPath].cell)._withUnsafeGuaranteedRef { cell in
+                if cell.isResolved { return cell.storedValue }
+                return cell.resolveOrTrap(object: object)
+            }
         }
         set {
             object[keyPath: storageKeyPath].cell.assign(newValue)

@@ -12,6 +12,7 @@ public struct Partial<Value> {
     ///   - name: the property name for hooks and messages (default: from the key path).
     ///   - provider: the provider to use (default: the registry's providers for the type).
     ///   - registry: the registry to use (default: `Registry.current` at first read).
+    @inlinable
     public init(name: String? = nil, provider: (any PartialTemplateProvider)? = nil, registry: Registry? = nil) {
         cell = ResolvingCell(mode: .partial(provider.map { [$0] }), name: name, registry: registry)
     }
@@ -35,9 +36,11 @@ public struct Partial<Value> {
         storage storageKeyPath: ReferenceWritableKeyPath<Container, Partial<Value>>
     ) -> Value {
         get {
-            let cell = object[keyPath: storageKeyPath].cell
-            if cell.isResolved { return cell.storedValue }
-            return cell.resolveOrTrap(object: object, keyPath: storageKeyPath)
+            // Borrow the cell without retaining it: the object owns it.
+            Unmanaged.passUnretained(object[keyPath: storageKeyPath].cell)._withUnsafeGuaranteedRef { cell in
+                if cell.isResolved { return cell.storedValue }
+                return cell.resolveOrTrap(object: object)
+            }
         }
         set {
             object[keyPath: storageKeyPath].cell.assign(newValue)

@@ -29,6 +29,21 @@ public enum SpellNames {
         return String(last)
     }
 
+    /// The name of the property of `object` whose wrapper holds `cell`,
+    /// found by reflection (used only for hooks and messages).
+    static func propertyName(ofCell cell: AnyObject, in object: AnyObject) -> String {
+        var mirror: Mirror? = Mirror(reflecting: object)
+        while let current = mirror {
+            for child in current.children {
+                if let holder = child.value as? any SpellCellHolder, holder.cellObject === cell, let label = child.label {
+                    return label.first == "_" ? String(label.dropFirst()) : label
+                }
+            }
+            mirror = current.superclassMirror
+        }
+        return "(unknown property)"
+    }
+
     /// The registry name of `object`'s dynamic type.
     static func containerName(of object: AnyObject) -> String {
         SpellTypeKey(type(of: object)).name
@@ -53,26 +68,19 @@ struct RetainedKeyPath: @unchecked Sendable {
 /// with acquire ordering before reading `value`. Assigning to the property
 /// from one thread while another reads it is a race, as for any
 /// non-atomic stored property.
-public final class ResolvingCell<Value> {
-    /// How the cell produces its value when nothing is stored.
-    enum Mode {
-        /// Registered initializer, else `fallback`, else an error.
-        case lazy
-        /// Registered initializer, else nil for an Optional, else an error.
-        case injectable
-        /// A template provider.
-        case partial([any PartialTemplateProvider]?)
-    }
-
+public final class ResolvingCell<Value>: SpellCellNaming {
     @usableFromInline let state = Atomic<Int>(0)
-    @usableFromInline var value: Value?
+    @usableFromInline @exclusivity(unchecked) var value: Value?
     private let lock = Mutex(())
-    let mode: Mode
+    let mode: ResolvingMode
     let explicitName: String?
     let registry: Registry?
-    let fallback: (() -> Value)?
+    /// The default-construction closure, type-erased so the cell's code
+    /// needs no generic metadata for it (the result is cast back on use).
+    let fallback: (() -> Any)?
 
-    init(mode: Mode, name: String?, registry: Registry?, fallback: (() -> Value)? = nil) {
+    @usableFromInline
+    init(mode: ResolvingMode, name: String?, registry: Registry?, fallback: (() -> Any)? = nil) {
         self.mode = mode
         self.explicitName = name
         self.registry = registry
@@ -118,7 +126,7 @@ public final class ResolvingCell<Value> {
     /// cannot throw); the message is `SpellError`'s.
     @usableFromInline
     @inline(never)
-    func resolveOrTrap(object: AnyObject, keyPath: AnyKeyPath) -> Value {
+    func resolveOrTrap(object: AnyObject, keyPath: AnyKeyPath? = nil) -> Value {
         do {
             return try resolve(object: object, keyPath: keyPath)
         } catch {
@@ -126,19 +134,23 @@ public final class ResolvingCell<Value> {
         }
     }
 
-    /// The property name (explicit, or from the storage key path).
-    func propertyName(_ keyPath: AnyKeyPath) -> String {
-        explicitName ?? SpellNames.propertyName(of: keyPath)
+    /// The property name: explicit, else from the storage key path when
+    /// known, else found by reflecting the container (the warm path does
+    /// not carry the key path, so that it costs nothing to read).
+    func propertyName(_ keyPath: AnyKeyPath?, in object: AnyObject) -> String {
+        if let explicitName { return explicitName }
+        if let keyPath { return SpellNames.propertyName(of: keyPath) }
+        return SpellNames.propertyName(ofCell: self, in: object)
     }
 
     /// Produces, stores and returns the value (exactly once across
     /// threads), then runs the injection hooks once.
-    func resolve(object: AnyObject, keyPath: AnyKeyPath) throws -> Value {
+    func resolve(object: AnyObject, keyPath: AnyKeyPath?) throws -> Value {
         let registry = self.registry ?? Registry.current
         let resolution = registry.cachedResolution(valueType: Value.self, object: object)
         var injected = false
         var result: Value?
-        try Registry.trackSwiftResolution(object: object, keyPath: keyPath, explicitName: explicitName) {
+        try Registry.trackCellResolution(object: object, cell: self, keyPath: keyPath) {
             try lock.withLock { _ in
                 if state.load(ordering: .acquiring) == 1 {
                     result = value
@@ -156,22 +168,22 @@ public final class ResolvingCell<Value> {
         guard let result else {
             // Only an Optional @Injectable with no initializer gets here.
             guard let none = (Value.self as? any OptionalProtocol.Type)?.nilValue as? Value else {
-                throw registry.noInitializerError(type: SpellTypeKey(Value.self), container: ContainerDescriptor(object), property: propertyName(keyPath))
+                throw registry.noInitializerError(type: SpellTypeKey(Value.self), container: ContainerDescriptor(object), property: propertyName(keyPath, in: object))
             }
             return none
         }
         if injected && (resolution.hooksMayApply || resolution.containerObserves) {
-            registry.runHooks(after: resolution, sender: object, property: propertyName(keyPath), value: result)
+            registry.runHooks(after: resolution, sender: object, property: propertyName(keyPath, in: object), value: result)
         }
         return result
     }
 
     /// Makes a new value; nil means "Optional injectable, nothing registered".
-    private func produce(object: AnyObject, keyPath: AnyKeyPath, registry: Registry, resolution: CachedResolution) throws -> Value? {
+    private func produce(object: AnyObject, keyPath: AnyKeyPath?, registry: Registry, resolution: CachedResolution) throws -> Value? {
         if case .partial(let providers) = mode {
             let wrapped = (Value.self as? any OptionalProtocol.Type)?.wrappedType ?? Value.self
             let made = try registry.instantiateTemplate(
-                wrapped, type: SpellTypeKey(wrapped), sender: object, property: propertyName(keyPath), providers: providers
+                wrapped, type: SpellTypeKey(wrapped), sender: object, property: propertyName(keyPath, in: object), providers: providers
             )
             return try cast(made, object: object, keyPath: keyPath, source: "template provider")
         }
@@ -181,31 +193,64 @@ public final class ResolvingCell<Value> {
         }
         switch mode {
         case .lazy:
-            if let fallback { return fallback() }
+            if let fallback, let made = fallback() as? Value { return made }
             let wrapped = (Value.self as? any OptionalProtocol.Type)?.wrappedType ?? Value.self
             if let constructible = wrapped as? any DefaultConstructible.Type,
                let made = constructible.init() as Any as? Value {
                 return made
             }
             throw SpellError.notConstructible(
-                property: propertyName(keyPath), container: SpellNames.containerName(of: object), type: SpellTypeKey(wrapped).name
+                property: propertyName(keyPath, in: object), container: SpellNames.containerName(of: object), type: SpellTypeKey(wrapped).name
             )
         case .injectable:
             if resolution.valueIsOptional { return nil }
             let wrapped = SpellTypeKey(Value.self)
-            throw registry.noInitializerError(type: wrapped, container: ContainerDescriptor(object), property: propertyName(keyPath))
+            throw registry.noInitializerError(type: wrapped, container: ContainerDescriptor(object), property: propertyName(keyPath, in: object))
         case .partial:
             return nil
         }
     }
 
-    private func cast(_ made: Any, object: AnyObject, keyPath: AnyKeyPath, source: String) throws -> Value {
+    private func cast(_ made: Any, object: AnyObject, keyPath: AnyKeyPath?, source: String) throws -> Value {
         if let typed = made as? Value { return typed }
         throw SpellError.wrongValueType(
-            property: propertyName(keyPath), container: SpellNames.containerName(of: object),
+            property: propertyName(keyPath, in: object), container: SpellNames.containerName(of: object),
             expected: "\(Value.self)", actual: "\(type(of: made))", source: source
         )
     }
+}
+
+/// How a resolving cell produces its value when nothing is stored.
+@usableFromInline
+enum ResolvingMode {
+    /// Registered initializer, else `fallback`, else an error.
+    case lazy
+    /// Registered initializer, else nil for an Optional, else an error.
+    case injectable
+    /// A template provider.
+    case partial([any PartialTemplateProvider]?)
+}
+
+/// A property wrapper that keeps its state in a cell object.
+protocol SpellCellHolder {
+    var cellObject: AnyObject { get }
+}
+
+/// A cell that can tell the name of the property it serves.
+protocol SpellCellNaming: AnyObject {
+    func propertyName(_ keyPath: AnyKeyPath?, in object: AnyObject) -> String
+}
+
+extension Lazy: SpellCellHolder {
+    var cellObject: AnyObject { cell }
+}
+
+extension Injectable: SpellCellHolder {
+    var cellObject: AnyObject { cell }
+}
+
+extension Partial: SpellCellHolder {
+    var cellObject: AnyObject { cell }
 }
 
 /// What `$property` gives for @Lazy, @Injectable and @Partial: throwing
@@ -228,7 +273,7 @@ public struct ResolvingProjection<Value> {
     public func reset() { cell.clear() }
 
     /// The property's name.
-    public var propertyName: String { cell.propertyName(keyPath) }
+    public var propertyName: String { cell.propertyName(keyPath, in: object) }
 }
 
 /// A type the spells may create with `init()` when no initializer is

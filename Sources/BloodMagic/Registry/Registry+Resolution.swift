@@ -45,6 +45,7 @@ extension Registry {
     /// (typed convenience: the lookup goes through the per-(type, container
     /// type) cache, so a repeated call costs one hash lookup plus the
     /// initializer). Singletons are honoured; nothing is stored.
+    @inlinable
     public func resolve<Value>(_ type: Value.Type = Value.self, for sender: AnyObject, property: String) throws -> Value {
         let resolution = cachedResolution(valueType: Value.self, object: sender)
         guard let record = resolution.record else {

@@ -257,12 +257,13 @@ struct SharedValue: @unchecked Sendable {
 
 /// One registered initializer. A class so that cached lookups hand it
 /// out with a single retain.
+@usableFromInline
 final class InitializerRecord: Sendable {
     let handle: SpellHandle
     let type: SpellTypeKey
     let container: ContainerMatch
     let scope: SpellScope
-    let source: String
+    @usableFromInline let source: String
     let make: @Sendable (AnyObject) throws -> Any
     let slot: SingletonSlot?
 
@@ -287,6 +288,7 @@ final class InitializerRecord: Sendable {
     }
 
     /// Runs the initializer for `sender`, honouring the scope.
+    @usableFromInline
     func produce(for sender: AnyObject) throws -> Any {
         guard let slot else { return try make(sender) }
         if let made = slot.existing { return made }
@@ -361,10 +363,10 @@ struct NamedResolutionKey: Hashable {
 /// A cached lookup: the winning initializer (if any) and whether any hook
 /// could apply to this container type.
 public struct CachedResolution: Sendable {
-    let record: InitializerRecord?
-    let hooksMayApply: Bool
-    let containerObserves: Bool
-    var valueIsOptional = false
+    @usableFromInline let record: InitializerRecord?
+    @usableFromInline let hooksMayApply: Bool
+    @usableFromInline let containerObserves: Bool
+    @usableFromInline var valueIsOptional = false
 }
 
 /// Everything behind the registry's lock.

@@ -111,6 +111,7 @@ extension Registry {
     }
 
     /// Tracks a spell cell's resolution.
+    @usableFromInline
     static func trackCellResolution<Result>(
         object: AnyObject, cell: any SpellCellNaming, keyPath: AnyKeyPath?, _ body: () throws -> Result
     ) throws -> Result {
@@ -121,6 +122,7 @@ extension Registry {
     }
 
     /// Tracks a resolution of a named property of a Swift object.
+    @usableFromInline
     static func trackTypedResolution<Result>(object: AnyObject, property: String, _ body: () throws -> Result) throws -> Result {
         let site = ResolutionFrame.Site.typed(containerType: type(of: object), property: property)
         return try track(ResolutionFrame(object: ObjectIdentifier(object), site: site), body)

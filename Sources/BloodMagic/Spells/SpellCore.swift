@@ -45,6 +45,7 @@ public enum SpellNames {
     }
 
     /// The registry name of `object`'s dynamic type.
+    @usableFromInline
     static func containerName(of object: AnyObject) -> String {
         SpellTypeKey(type(of: object)).name
     }
@@ -71,13 +72,13 @@ struct RetainedKeyPath: @unchecked Sendable {
 public final class ResolvingCell<Value>: SpellCellNaming {
     @usableFromInline let state = Atomic<Int>(0)
     @usableFromInline @exclusivity(unchecked) var value: Value?
-    private let lock = Mutex(())
-    let mode: ResolvingMode
-    let explicitName: String?
-    let registry: Registry?
+    @usableFromInline let lock = Mutex(())
+    @usableFromInline let mode: ResolvingMode
+    @usableFromInline let explicitName: String?
+    @usableFromInline let registry: Registry?
     /// The default-construction closure, type-erased so the cell's code
     /// needs no generic metadata for it (the result is cast back on use).
-    let fallback: (() -> Any)?
+    @usableFromInline let fallback: (() -> Any)?
 
     @usableFromInline
     init(mode: ResolvingMode, name: String?, registry: Registry?, fallback: (() -> Any)? = nil) {
@@ -124,7 +125,7 @@ public final class ResolvingCell<Value>: SpellCellNaming {
 
     /// The cold path of a read that traps on error (property getters
     /// cannot throw); the message is `SpellError`'s.
-    @usableFromInline
+    @inlinable
     @inline(never)
     func resolveOrTrap(object: AnyObject, keyPath: AnyKeyPath? = nil) -> Value {
         do {
@@ -137,6 +138,7 @@ public final class ResolvingCell<Value>: SpellCellNaming {
     /// The property name: explicit, else from the storage key path when
     /// known, else found by reflecting the container (the warm path does
     /// not carry the key path, so that it costs nothing to read).
+    @usableFromInline
     func propertyName(_ keyPath: AnyKeyPath?, in object: AnyObject) -> String {
         if let explicitName { return explicitName }
         if let keyPath { return SpellNames.propertyName(of: keyPath) }
@@ -145,6 +147,7 @@ public final class ResolvingCell<Value>: SpellCellNaming {
 
     /// Produces, stores and returns the value (exactly once across
     /// threads), then runs the injection hooks once.
+    @inlinable
     func resolve(object: AnyObject, keyPath: AnyKeyPath?) throws -> Value {
         let registry = self.registry ?? Registry.current
         let resolution = registry.cachedResolution(valueType: Value.self, object: object)
@@ -179,7 +182,8 @@ public final class ResolvingCell<Value>: SpellCellNaming {
     }
 
     /// Makes a new value; nil means "Optional injectable, nothing registered".
-    private func produce(object: AnyObject, keyPath: AnyKeyPath?, registry: Registry, resolution: CachedResolution) throws -> Value? {
+    @usableFromInline
+    func produce(object: AnyObject, keyPath: AnyKeyPath?, registry: Registry, resolution: CachedResolution) throws -> Value? {
         if case .partial(let providers) = mode {
             let wrapped = (Value.self as? any OptionalProtocol.Type)?.wrappedType ?? Value.self
             let made = try registry.instantiateTemplate(
@@ -211,7 +215,8 @@ public final class ResolvingCell<Value>: SpellCellNaming {
         }
     }
 
-    private func cast(_ made: Any, object: AnyObject, keyPath: AnyKeyPath?, source: String) throws -> Value {
+    @usableFromInline
+    func cast(_ made: Any, object: AnyObject, keyPath: AnyKeyPath?, source: String) throws -> Value {
         if let typed = made as? Value { return typed }
         throw SpellError.wrongValueType(
             property: propertyName(keyPath, in: object), container: SpellNames.containerName(of: object),
@@ -237,6 +242,7 @@ protocol SpellCellHolder {
 }
 
 /// A cell that can tell the name of the property it serves.
+@usableFromInline
 protocol SpellCellNaming: AnyObject {
     func propertyName(_ keyPath: AnyKeyPath?, in object: AnyObject) -> String
 }

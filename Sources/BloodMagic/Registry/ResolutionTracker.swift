@@ -145,3 +145,16 @@ extension Registry {
         ResolutionStack.current.frames.map(\.label)
     }
 }
+
+/// A token unique to the calling thread while it lives (its resolution stack).
+@usableFromInline
+func currentThreadToken() -> ObjectIdentifier {
+    ObjectIdentifier(ResolutionStack.current)
+}
+
+/// Lets other threads run (used while waiting for another thread to
+/// publish a value it is producing).
+@usableFromInline
+func yieldThread() {
+    sched_yield()
+}

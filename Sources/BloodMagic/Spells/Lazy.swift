@@ -10,8 +10,11 @@
 /// assigning nil to an Optional makes the next read create a fresh one.
 /// Concurrent first reads on a shared object create the value once.
 @propertyWrapper
-public struct Lazy<Value> {
-    @usableFromInline let cell: ResolvingCell<Value>
+public struct Lazy<Value>: ResolvingSpellStorage {
+    /// The coordination cell (exactly-once creation, published state).
+    public let cell: ResolvingCell<Value>
+    /// The value once published; lives inline in the container object.
+    public var value: Value?
 
     /// A lazy property: a registered initializer if one matches, else
     /// `init()` when the type (or an Optional's wrapped type) conforms to
@@ -46,16 +49,8 @@ public struct Lazy<Value> {
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Container, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Container, Lazy<Value>>
     ) -> Value {
-        get {
-            // Borrow the cell without retaining it: the object owns it.
-            Unmanaged.passUnretained(object[keyPath: storageKeyPath].cell)._withUnsafeGuaranteedRef { cell in
-                if cell.isResolved { return cell.storedValue }
-                return cell.resolveOrTrap(object: object)
-            }
-        }
-        set {
-            object[keyPath: storageKeyPath].cell.assign(newValue)
-        }
+        @inline(__always) get { readResolvingSpell(object, storageKeyPath) }
+        set { writeResolvingSpell(object, storageKeyPath, newValue) }
     }
 
     /// `$property`: throwing access and reset.
@@ -64,6 +59,6 @@ public struct Lazy<Value> {
         projected projectedKeyPath: KeyPath<Container, ResolvingProjection<Value>>,
         storage storageKeyPath: ReferenceWritableKeyPath<Container, Lazy<Value>>
     ) -> ResolvingProjection<Value> {
-        ResolvingProjection(object: object, cell: object[keyPath: storageKeyPath].cell, keyPath: storageKeyPath)
+        ResolvingProjection(object, storageKeyPath)
     }
 }

@@ -5,8 +5,11 @@
 /// traps with a message naming the files looked for (`try $view.value()`
 /// throws it instead).
 @propertyWrapper
-public struct Partial<Value> {
-    @usableFromInline let cell: ResolvingCell<Value>
+public struct Partial<Value>: ResolvingSpellStorage {
+    /// The coordination cell (exactly-once creation, published state).
+    public let cell: ResolvingCell<Value>
+    /// The value once published; lives inline in the container object.
+    public var value: Value?
 
     /// - Parameters:
     ///   - name: the property name for hooks and messages (default: from the key path).
@@ -35,16 +38,8 @@ public struct Partial<Value> {
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Container, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Container, Partial<Value>>
     ) -> Value {
-        get {
-            // Borrow the cell without retaining it: the object owns it.
-            Unmanaged.passUnretained(object[keyPath: storageKeyPath].cell)._withUnsafeGuaranteedRef { cell in
-                if cell.isResolved { return cell.storedValue }
-                return cell.resolveOrTrap(object: object)
-            }
-        }
-        set {
-            object[keyPath: storageKeyPath].cell.assign(newValue)
-        }
+        @inline(__always) get { readResolvingSpell(object, storageKeyPath) }
+        set { writeResolvingSpell(object, storageKeyPath, newValue) }
     }
 
     /// `$property`: throwing access and reset.
@@ -53,6 +48,6 @@ public struct Partial<Value> {
         projected projectedKeyPath: KeyPath<Container, ResolvingProjection<Value>>,
         storage storageKeyPath: ReferenceWritableKeyPath<Container, Partial<Value>>
     ) -> ResolvingProjection<Value> {
-        ResolvingProjection(object: object, cell: object[keyPath: storageKeyPath].cell, keyPath: storageKeyPath)
+        ResolvingProjection(object, storageKeyPath)
     }
 }

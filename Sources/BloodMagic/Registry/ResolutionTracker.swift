@@ -67,12 +67,15 @@ final class ResolutionStack {
 
     /// The current thread's stack, created on first use and released with the thread.
     static var current: ResolutionStack {
-        if let raw = pthread_getspecific(resolutionStackKey) {
-            return Unmanaged<ResolutionStack>.fromOpaque(raw).takeUnretainedValue()
-        }
-        let stack = ResolutionStack()
-        pthread_setspecific(resolutionStackKey, Unmanaged.passRetained(stack).toOpaque())
-        return stack
+        Unmanaged<ResolutionStack>.fromOpaque(currentPointer).takeUnretainedValue()
+    }
+
+    /// The current thread's stack as a raw pointer (no reference counting).
+    static var currentPointer: UnsafeMutableRawPointer {
+        if let raw = pthread_getspecific(resolutionStackKey) { return raw }
+        let raw = Unmanaged.passRetained(ResolutionStack()).toOpaque()
+        pthread_setspecific(resolutionStackKey, raw)
+        return raw
     }
 }
 
@@ -129,7 +132,14 @@ extension Registry {
     }
 
     private static func track<Result>(_ frame: ResolutionFrame, _ body: () throws -> Result) throws -> Result {
-        let stack = ResolutionStack.current
+        // The thread owns its stack until it exits, so borrowing it
+        // without a retain is safe for the length of this call.
+        try Unmanaged<ResolutionStack>.fromOpaque(ResolutionStack.currentPointer)._withUnsafeGuaranteedRef { stack in
+            try track(frame, on: stack, body)
+        }
+    }
+
+    private static func track<Result>(_ frame: ResolutionFrame, on stack: ResolutionStack, _ body: () throws -> Result) throws -> Result {
         if let start = stack.frames.lastIndex(where: { $0.isSameStep(as: frame) }) {
             let chain = stack.frames[start...].map(\.label) + [frame.label]
             throw SpellError.dependencyCycle(chain: chain)
@@ -148,8 +158,8 @@ extension Registry {
 
 /// A token unique to the calling thread while it lives (its resolution stack).
 @usableFromInline
-func currentThreadToken() -> ObjectIdentifier {
-    ObjectIdentifier(ResolutionStack.current)
+func currentThreadToken() -> UnsafeMutableRawPointer {
+    ResolutionStack.currentPointer
 }
 
 /// Lets other threads run (used while waiting for another thread to

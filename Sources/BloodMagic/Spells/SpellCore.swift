@@ -91,7 +91,7 @@ enum ResolvedValue<Value> {
 public final class ResolvingCell<Value>: SpellCellNaming {
     @usableFromInline let state = Atomic<Int>(0)
     /// The thread producing the value (its resolution stack), until published.
-    @usableFromInline @exclusivity(unchecked) var producer: ObjectIdentifier?
+    @usableFromInline @exclusivity(unchecked) var producer: UnsafeMutableRawPointer?
     @usableFromInline let lock = Mutex(())
     @usableFromInline let mode: ResolvingMode
     @usableFromInline let explicitName: String?
@@ -127,10 +127,10 @@ public final class ResolvingCell<Value>: SpellCellNaming {
             let registry = self.registry ?? Registry.current
             registry.runHooks(after: resolution, sender: object, property: propertyName(keyPath, in: object), value: value)
         }
-        lock.withLock { _ in
-            producer = nil
-            state.store(1, ordering: .releasing)
-        }
+        // No lock needed: waiters and re-entrant reads check `state`
+        // before `producer`, so a stale `producer` after publication is
+        // never consulted; the next assignment of nil clears it.
+        state.store(1, ordering: .releasing)
     }
 
     /// Records an assignment the caller has just stored in the wrapper:
@@ -201,7 +201,7 @@ public final class ResolvingCell<Value>: SpellCellNaming {
     }
 
     /// Makes a new value; nil means "Optional injectable, nothing registered".
-    @usableFromInline
+    @inlinable
     func produce(object: AnyObject, keyPath: AnyKeyPath?, registry: Registry, resolution: CachedResolution) throws -> Value? {
         if case .partial(let providers) = mode {
             let wrapped = (Value.self as? any OptionalProtocol.Type)?.wrappedType ?? Value.self
@@ -234,7 +234,7 @@ public final class ResolvingCell<Value>: SpellCellNaming {
         }
     }
 
-    @usableFromInline
+    @inlinable
     func cast(_ made: Any, object: AnyObject, keyPath: AnyKeyPath?, source: String) throws -> Value {
         if let typed = made as? Value { return typed }
         throw SpellError.wrongValueType(

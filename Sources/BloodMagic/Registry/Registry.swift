@@ -11,9 +11,18 @@ import Synchronization
 /// resolved.
 public final class Registry: Sendable {
     let state = Mutex(RegistryState())
+    /// Bumped on every change that can alter a lookup; per-thread lookup
+    /// caches compare it to know whether an entry is still valid.
+    let generation = GenerationCounter()
+    /// Distinguishes registries in per-thread caches (never reused, unlike
+    /// an object address).
+    let serial = GenerationCounter.nextRegistrySerial()
 
     /// Makes an empty registry.
-    public init() {}
+    public init() {
+        let generation = self.generation
+        state.withLock { $0.generation = generation }
+    }
 
     /// The registry the spells use when none is given explicitly.
     public static let shared = Registry()
@@ -165,8 +174,11 @@ public final class Registry: Sendable {
     public func reset() {
         state.withLock { state in
             let next = state.nextID
+            let generation = state.generation
             state = RegistryState()
             state.nextID = next
+            state.generation = generation
+            state.invalidateCaches()
         }
     }
 
@@ -348,10 +360,41 @@ struct CustomSpellRecord: Sendable {
     }
 }
 
+/// A monotonically increasing counter, readable without a lock.
+final class GenerationCounter: Sendable {
+    private let value = Atomic<UInt64>(0)
+    private static let serials = Atomic<UInt64>(0)
+
+    /// The current generation (acquire: state changed before a bump is visible).
+    var current: UInt64 { value.load(ordering: .acquiring) }
+
+    /// Marks a change.
+    func bump() { value.add(1, ordering: .releasing) }
+
+    /// A new registry serial number.
+    static func nextRegistrySerial() -> UInt64 {
+        serials.add(1, ordering: .relaxed).newValue
+    }
+}
+
+/// One entry of a thread's lookup cache.
+struct ThreadResolutionCacheEntry {
+    let registry: UInt64
+    let generation: UInt64
+    let key: FastResolutionKey
+    let resolution: CachedResolution
+}
+
 /// Key of the Swift fast cache: property type and container type identities.
 struct FastResolutionKey: Hashable {
     let type: ObjectIdentifier
     let container: ObjectIdentifier
+
+    /// The slot of this key in a thread's 64-entry lookup cache.
+    var threadCacheSlot: Int {
+        let mixed = (UInt(bitPattern: type) &* 0x9E37_79B9_7F4A_7C15) ^ (UInt(bitPattern: container) &* 0xC2B2_AE3D_27D4_EB4F)
+        return Int(truncatingIfNeeded: mixed >> 58)
+    }
 }
 
 /// Key of the name cache used by `resolve(type:container:property:)`.
@@ -378,6 +421,7 @@ struct RegistryState {
     var customSpells: [CustomSpellRecord] = []
     var diagnostics: [SpellDiagnostic] = []
     var nextID: UInt64 = 1
+    var generation: GenerationCounter?
     var defaultPreferenceStore: (any PreferenceStore)?
     var fastCache: [FastResolutionKey: CachedResolution] = [:]
     var namedCache: [NamedResolutionKey: CachedResolution] = [:]
@@ -392,6 +436,7 @@ struct RegistryState {
     }
 
     mutating func invalidateCaches() {
+        generation?.bump()
         fastCache.removeAll(keepingCapacity: true)
         namedCache.removeAll(keepingCapacity: true)
     }

@@ -64,6 +64,10 @@ struct ResolutionFrame {
 /// started by a script bridge through `Registry.trackResolution`.
 final class ResolutionStack {
     @exclusivity(unchecked) var frames: [ResolutionFrame] = []
+    /// A small direct-mapped cache of registry lookups made on this thread,
+    /// checked against the registry's generation, so a warm lookup takes
+    /// no lock. Only this thread touches it.
+    @exclusivity(unchecked) var lookups = [ThreadResolutionCacheEntry?](repeating: nil, count: 64)
 
     /// The current thread's stack, created on first use and released with the thread.
     static var current: ResolutionStack {

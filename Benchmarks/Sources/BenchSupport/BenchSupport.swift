@@ -74,7 +74,10 @@ public final class BenchmarkSuite {
         goal: Double? = nil,
         setup: () -> Void = {},
         _ body: (Int) -> Void
-    ) -> BenchmarkResult {
+    ) -> BenchmarkResult? {
+        if let filter = BenchmarkSuite.filter, !name.contains(filter), !(baseline.map { $0.contains(filter) } ?? false) {
+            return nil
+        }
         setup()
         body(max(1, operations / 10))  // warm-up
         var perOperation: [Double] = []
@@ -89,6 +92,10 @@ public final class BenchmarkSuite {
         results.append(result)
         return result
     }
+
+    /// Only cases whose name (or baseline's name) contains this run, when
+    /// the BENCH_FILTER environment variable is set.
+    static let filter: String? = getenv("BENCH_FILTER").map { String(cString: $0) }
 
     /// The result of the case named `name`.
     public func result(named name: String) -> BenchmarkResult? {

@@ -21,6 +21,18 @@ final class InjectableContainer {
     @Injectable(registry: benchRegistry) var manager: RequestManager
 }
 
+/// A second baseline: a stored property the program does reassign, so
+/// the optimizer cannot treat it as a constant and must retain the value
+/// it hands out, as it must for a spell's value.
+final class MutablePlainContainer {
+    var manager = RequestManager()
+}
+
+@inline(never)
+func reassign(_ container: MutablePlainContainer) {
+    container.manager = RequestManager()
+}
+
 /// A container with no spell, to show what allocating one costs.
 final class EmptyContainer {
     var manager: RequestManager?
@@ -41,6 +53,11 @@ let plain = identity(PlainContainer())
 suite.measure("plain stored property read", operations: warmOperations) { count in
     for _ in 0..<count { blackHole(plain.manager) }
 }
+let mutablePlain = identity(MutablePlainContainer())
+reassign(mutablePlain)
+suite.measure("plain stored var read (reassigned elsewhere)", operations: warmOperations) { count in
+    for _ in 0..<count { blackHole(mutablePlain.manager) }
+}
 let lazy = identity(LazyContainer())
 _ = lazy.manager
 suite.measure("@Lazy warm read", operations: warmOperations, baseline: "plain stored property read", goal: 2) { count in
@@ -49,6 +66,12 @@ suite.measure("@Lazy warm read", operations: warmOperations, baseline: "plain st
 let injectable = identity(InjectableContainer())
 _ = injectable.manager
 suite.measure("@Injectable warm read", operations: warmOperations, baseline: "plain stored property read", goal: 2) { count in
+    for _ in 0..<count { blackHole(injectable.manager) }
+}
+suite.measure("@Lazy warm read (vs reassigned var)", operations: warmOperations, baseline: "plain stored var read (reassigned elsewhere)", goal: 2) { count in
+    for _ in 0..<count { blackHole(lazy.manager) }
+}
+suite.measure("@Injectable warm read (vs reassigned var)", operations: warmOperations, baseline: "plain stored var read (reassigned elsewhere)", goal: 2) { count in
     for _ in 0..<count { blackHole(injectable.manager) }
 }
 
@@ -66,11 +89,11 @@ suite.measure("@Injectable first read (lookup, call, store)", operations: coldOp
         blackHole(container.manager)
     }
 }
-suite.measure("  of which: new container + RequestManager()", operations: coldOperations, baseline: "Swinject 2.10 transient resolve") { count in
+suite.measure("for scale: new plain container + RequestManager()", operations: coldOperations, baseline: "Swinject 2.10 transient resolve") { count in
     for _ in 0..<count {
-        let container = EmptyContainer()
+        let container = identity(EmptyContainer())
         container.manager = RequestManager()
-        blackHole(container.manager)
+        blackHole(container)
     }
 }
 

@@ -60,6 +60,7 @@ extension Registry {
 
     /// The hook step used by the spells: skips the lock when the cached
     /// lookup says no registry hook can apply to this container type.
+    @usableFromInline
     func runHooks(after resolution: CachedResolution, sender: AnyObject, property: String, value: Any) {
         if resolution.hooksMayApply {
             runHooks(sender: sender, container: ContainerDescriptor(sender), property: property, value: value)

@@ -45,6 +45,7 @@ extension Registry {
     /// (typed convenience: the lookup goes through the per-(type, container
     /// type) cache, so a repeated call costs one hash lookup plus the
     /// initializer). Singletons are honoured; nothing is stored.
+    @inlinable
     public func resolve<Value>(_ type: Value.Type = Value.self, for sender: AnyObject, property: String) throws -> Value {
         let resolution = cachedResolution(valueType: Value.self, object: sender)
         guard let record = resolution.record else {
@@ -99,6 +100,26 @@ extension Registry {
     @usableFromInline
     func cachedResolution(valueType: Any.Type, object: AnyObject) -> CachedResolution {
         let key = FastResolutionKey(type: ObjectIdentifier(valueType), container: ObjectIdentifier(type(of: object)))
+        // Read the generation first: whatever is computed below is at least
+        // as new as it, so tagging the result with it is never stale.
+        let generation = self.generation.current
+        let slot = key.threadCacheSlot
+        let stack = Unmanaged<ResolutionStack>.fromOpaque(ResolutionStack.currentPointer)
+        let hit: CachedResolution? = stack._withUnsafeGuaranteedRef { stack in
+            guard let entry = stack.lookups[slot], entry.registry == serial, entry.generation == generation,
+                  entry.key == key else { return nil }
+            return entry.resolution
+        }
+        if let hit { return hit }
+        let found = lockedResolution(key: key, valueType: valueType, object: object)
+        stack._withUnsafeGuaranteedRef { stack in
+            stack.lookups[slot] = ThreadResolutionCacheEntry(registry: serial, generation: generation, key: key, resolution: found)
+        }
+        return found
+    }
+
+    /// The lookup behind the registry's lock (cached per registry).
+    private func lockedResolution(key: FastResolutionKey, valueType: Any.Type, object: AnyObject) -> CachedResolution {
         if let hit = state.withLock({ $0.fastCache[key] }) { return hit }
         let optional = valueType as? any OptionalProtocol.Type
         let typeKey = SpellTypeKey(optional?.wrappedType ?? valueType)

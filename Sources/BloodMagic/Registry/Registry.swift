@@ -11,9 +11,18 @@ import Synchronization
 /// resolved.
 public final class Registry: Sendable {
     let state = Mutex(RegistryState())
+    /// Bumped on every change that can alter a lookup; per-thread lookup
+    /// caches compare it to know whether an entry is still valid.
+    let generation = GenerationCounter()
+    /// Distinguishes registries in per-thread caches (never reused, unlike
+    /// an object address).
+    let serial = GenerationCounter.nextRegistrySerial()
 
     /// Makes an empty registry.
-    public init() {}
+    public init() {
+        let generation = self.generation
+        state.withLock { $0.generation = generation }
+    }
 
     /// The registry the spells use when none is given explicitly.
     public static let shared = Registry()
@@ -165,8 +174,11 @@ public final class Registry: Sendable {
     public func reset() {
         state.withLock { state in
             let next = state.nextID
+            let generation = state.generation
             state = RegistryState()
             state.nextID = next
+            state.generation = generation
+            state.invalidateCaches()
         }
     }
 
@@ -229,6 +241,11 @@ public final class Registry: Sendable {
 final class SingletonSlot: Sendable {
     let value = Mutex<SharedValue?>(nil)
 
+    /// The value if it has been made already.
+    var existing: Any? {
+        value.withLock { $0 }?.value
+    }
+
     func get(_ make: () throws -> Any) throws -> Any {
         try value.withLock { stored -> SharedValue in
             if let stored { return stored }
@@ -250,15 +267,30 @@ struct SharedValue: @unchecked Sendable {
     init(_ value: Any) { self.value = value }
 }
 
-/// One registered initializer.
-struct InitializerRecord: Sendable {
+/// One registered initializer. A class so that cached lookups hand it
+/// out with a single retain.
+@usableFromInline
+final class InitializerRecord: Sendable {
     let handle: SpellHandle
     let type: SpellTypeKey
     let container: ContainerMatch
     let scope: SpellScope
-    let source: String
+    @usableFromInline let source: String
     let make: @Sendable (AnyObject) throws -> Any
     let slot: SingletonSlot?
+
+    init(
+        handle: SpellHandle, type: SpellTypeKey, container: ContainerMatch, scope: SpellScope, source: String,
+        make: @escaping @Sendable (AnyObject) throws -> Any, slot: SingletonSlot?
+    ) {
+        self.handle = handle
+        self.type = type
+        self.container = container
+        self.scope = scope
+        self.source = source
+        self.make = make
+        self.slot = slot
+    }
 
     var entry: SpellEntry {
         SpellEntry(
@@ -268,8 +300,10 @@ struct InitializerRecord: Sendable {
     }
 
     /// Runs the initializer for `sender`, honouring the scope.
+    @usableFromInline
     func produce(for sender: AnyObject) throws -> Any {
         guard let slot else { return try make(sender) }
+        if let made = slot.existing { return made }
         return try Registry.trackResolution(container: "\(type.name) (singleton)", property: "", object: slot) {
             try slot.get { try make(sender) }
         }
@@ -326,10 +360,41 @@ struct CustomSpellRecord: Sendable {
     }
 }
 
+/// A monotonically increasing counter, readable without a lock.
+final class GenerationCounter: Sendable {
+    private let value = Atomic<UInt64>(0)
+    private static let serials = Atomic<UInt64>(0)
+
+    /// The current generation (acquire: state changed before a bump is visible).
+    var current: UInt64 { value.load(ordering: .acquiring) }
+
+    /// Marks a change.
+    func bump() { value.add(1, ordering: .releasing) }
+
+    /// A new registry serial number.
+    static func nextRegistrySerial() -> UInt64 {
+        serials.add(1, ordering: .relaxed).newValue
+    }
+}
+
+/// One entry of a thread's lookup cache.
+struct ThreadResolutionCacheEntry {
+    let registry: UInt64
+    let generation: UInt64
+    let key: FastResolutionKey
+    let resolution: CachedResolution
+}
+
 /// Key of the Swift fast cache: property type and container type identities.
 struct FastResolutionKey: Hashable {
     let type: ObjectIdentifier
     let container: ObjectIdentifier
+
+    /// The slot of this key in a thread's 64-entry lookup cache.
+    var threadCacheSlot: Int {
+        let mixed = (UInt(bitPattern: type) &* 0x9E37_79B9_7F4A_7C15) ^ (UInt(bitPattern: container) &* 0xC2B2_AE3D_27D4_EB4F)
+        return Int(truncatingIfNeeded: mixed >> 58)
+    }
 }
 
 /// Key of the name cache used by `resolve(type:container:property:)`.
@@ -341,10 +406,10 @@ struct NamedResolutionKey: Hashable {
 /// A cached lookup: the winning initializer (if any) and whether any hook
 /// could apply to this container type.
 public struct CachedResolution: Sendable {
-    let record: InitializerRecord?
-    let hooksMayApply: Bool
-    let containerObserves: Bool
-    var valueIsOptional = false
+    @usableFromInline let record: InitializerRecord?
+    @usableFromInline let hooksMayApply: Bool
+    @usableFromInline let containerObserves: Bool
+    @usableFromInline var valueIsOptional = false
 }
 
 /// Everything behind the registry's lock.
@@ -356,6 +421,7 @@ struct RegistryState {
     var customSpells: [CustomSpellRecord] = []
     var diagnostics: [SpellDiagnostic] = []
     var nextID: UInt64 = 1
+    var generation: GenerationCounter?
     var defaultPreferenceStore: (any PreferenceStore)?
     var fastCache: [FastResolutionKey: CachedResolution] = [:]
     var namedCache: [NamedResolutionKey: CachedResolution] = [:]
@@ -370,6 +436,7 @@ struct RegistryState {
     }
 
     mutating func invalidateCaches() {
+        generation?.bump()
         fastCache.removeAll(keepingCapacity: true)
         namedCache.removeAll(keepingCapacity: true)
     }

@@ -15,10 +15,14 @@ struct ResolutionFrame {
     enum Site {
         /// A property known by names (script bridges, singletons).
         case named(container: String, property: String)
+        /// A spell cell of a Swift container (the name is found only for messages).
+        ///
+        /// Unretained on purpose (no reference counting on the hot path):
+        /// a frame only lives while its resolution runs, and the caller
+        /// holds the container, the cell and the key path for that long.
+        case cell(container: Unmanaged<AnyObject>, cell: Unmanaged<AnyObject>, keyPath: Unmanaged<AnyKeyPath>?)
         /// A Swift container type and a property name.
         case typed(containerType: Any.Type, property: String)
-        /// A Swift property wrapper's storage key path in a container type.
-        case swift(containerType: Any.Type, keyPath: AnyKeyPath, explicitName: String?)
     }
 
     let object: ObjectIdentifier?
@@ -29,8 +33,8 @@ struct ResolutionFrame {
         switch (site, other.site) {
         case let (.named(c1, p1), .named(c2, p2)):
             return c1 == c2 && p1 == p2
-        case let (.swift(t1, k1, _), .swift(t2, k2, _)):
-            return t1 == t2 && (k1 === k2 || k1 == k2)
+        case let (.cell(_, c1, _), .cell(_, c2, _)):
+            return c1.toOpaque() == c2.toOpaque()
         case let (.typed(t1, p1), .typed(t2, p2)):
             return t1 == t2 && p1 == p2
         default:
@@ -42,10 +46,13 @@ struct ResolutionFrame {
         switch site {
         case let .named(container, property):
             return property.isEmpty ? container : "\(container).\(property)"
+        case let .cell(container, cell, keyPath):
+            let object = container.takeUnretainedValue()
+            let name = (cell.takeUnretainedValue() as? any SpellCellNaming)?
+                .propertyName(keyPath?.takeUnretainedValue(), in: object) ?? "?"
+            return "\(SpellNames.containerName(of: object)).\(name)"
         case let .typed(containerType, property):
             return "\(SpellTypeKey(containerType).name).\(property)"
-        case let .swift(containerType, keyPath, explicitName):
-            return "\(SpellTypeKey(containerType).name).\(explicitName ?? SpellNames.propertyName(of: keyPath))"
         }
     }
 }
@@ -56,16 +63,23 @@ struct ResolutionFrame {
 /// thread-local stack follows them exactly, also across nested resolutions
 /// started by a script bridge through `Registry.trackResolution`.
 final class ResolutionStack {
-    var frames: [ResolutionFrame] = []
+    @exclusivity(unchecked) var frames: [ResolutionFrame] = []
+    /// A small direct-mapped cache of registry lookups made on this thread,
+    /// checked against the registry's generation, so a warm lookup takes
+    /// no lock. Only this thread touches it.
+    @exclusivity(unchecked) var lookups = [ThreadResolutionCacheEntry?](repeating: nil, count: 64)
 
     /// The current thread's stack, created on first use and released with the thread.
     static var current: ResolutionStack {
-        if let raw = pthread_getspecific(resolutionStackKey) {
-            return Unmanaged<ResolutionStack>.fromOpaque(raw).takeUnretainedValue()
-        }
-        let stack = ResolutionStack()
-        pthread_setspecific(resolutionStackKey, Unmanaged.passRetained(stack).toOpaque())
-        return stack
+        Unmanaged<ResolutionStack>.fromOpaque(currentPointer).takeUnretainedValue()
+    }
+
+    /// The current thread's stack as a raw pointer (no reference counting).
+    static var currentPointer: UnsafeMutableRawPointer {
+        if let raw = pthread_getspecific(resolutionStackKey) { return raw }
+        let raw = Unmanaged.passRetained(ResolutionStack()).toOpaque()
+        pthread_setspecific(resolutionStackKey, raw)
+        return raw
     }
 }
 
@@ -103,25 +117,33 @@ extension Registry {
         try track(ResolutionFrame(object: object.map(ObjectIdentifier.init), site: .named(container: container, property: property)), body)
     }
 
-    /// Tracks a Swift property wrapper's resolution step.
-    static func trackSwiftResolution<Result>(
-        object: AnyObject,
-        keyPath: AnyKeyPath,
-        explicitName: String?,
-        _ body: () throws -> Result
+    /// Tracks a spell cell's resolution.
+    @usableFromInline
+    static func trackCellResolution<Result>(
+        object: AnyObject, cell: any SpellCellNaming, keyPath: AnyKeyPath?, _ body: () throws -> Result
     ) throws -> Result {
-        let site = ResolutionFrame.Site.swift(containerType: type(of: object), keyPath: keyPath, explicitName: explicitName)
+        let site = ResolutionFrame.Site.cell(
+            container: .passUnretained(object), cell: .passUnretained(cell as AnyObject), keyPath: keyPath.map { .passUnretained($0) }
+        )
         return try track(ResolutionFrame(object: ObjectIdentifier(object), site: site), body)
     }
 
     /// Tracks a resolution of a named property of a Swift object.
+    @usableFromInline
     static func trackTypedResolution<Result>(object: AnyObject, property: String, _ body: () throws -> Result) throws -> Result {
         let site = ResolutionFrame.Site.typed(containerType: type(of: object), property: property)
         return try track(ResolutionFrame(object: ObjectIdentifier(object), site: site), body)
     }
 
     private static func track<Result>(_ frame: ResolutionFrame, _ body: () throws -> Result) throws -> Result {
-        let stack = ResolutionStack.current
+        // The thread owns its stack until it exits, so borrowing it
+        // without a retain is safe for the length of this call.
+        try Unmanaged<ResolutionStack>.fromOpaque(ResolutionStack.currentPointer)._withUnsafeGuaranteedRef { stack in
+            try track(frame, on: stack, body)
+        }
+    }
+
+    private static func track<Result>(_ frame: ResolutionFrame, on stack: ResolutionStack, _ body: () throws -> Result) throws -> Result {
         if let start = stack.frames.lastIndex(where: { $0.isSameStep(as: frame) }) {
             let chain = stack.frames[start...].map(\.label) + [frame.label]
             throw SpellError.dependencyCycle(chain: chain)
@@ -136,4 +158,17 @@ extension Registry {
     public static var resolutionsInProgress: [String] {
         ResolutionStack.current.frames.map(\.label)
     }
+}
+
+/// A token unique to the calling thread while it lives (its resolution stack).
+@usableFromInline
+func currentThreadToken() -> UnsafeMutableRawPointer {
+    ResolutionStack.currentPointer
+}
+
+/// Lets other threads run (used while waiting for another thread to
+/// publish a value it is producing).
+@usableFromInline
+func yieldThread() {
+    sched_yield()
 }

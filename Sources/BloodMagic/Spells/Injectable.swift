@@ -13,12 +13,16 @@
 /// (`try $requestManager.value()` throws it instead); an Optional-typed
 /// property reads nil. Assignment replaces the value.
 @propertyWrapper
-public struct Injectable<Value> {
-    @usableFromInline let cell: ResolvingCell<Value>
+public struct Injectable<Value>: ResolvingSpellStorage {
+    /// The coordination cell (exactly-once creation, published state).
+    public let cell: ResolvingCell<Value>
+    /// The value once published; lives inline in the container object.
+    public var value: Value?
 
     /// - Parameters:
     ///   - name: the property name for hooks and messages (default: from the key path).
     ///   - registry: the registry to use (default: `Registry.current` at first read).
+    @inlinable
     public init(name: String? = nil, registry: Registry? = nil) {
         cell = ResolvingCell(mode: .injectable, name: name, registry: registry)
     }
@@ -41,14 +45,8 @@ public struct Injectable<Value> {
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Container, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Container, Injectable<Value>>
     ) -> Value {
-        get {
-            let cell = object[keyPath: storageKeyPath].cell
-            if cell.isResolved { return cell.storedValue }
-            return cell.resolveOrTrap(object: object, keyPath: storageKeyPath)
-        }
-        set {
-            object[keyPath: storageKeyPath].cell.assign(newValue)
-        }
+        @inline(__always) get { readResolvingSpell(object, storageKeyPath) }
+        set { writeResolvingSpell(object, storageKeyPath, newValue) }
     }
 
     /// `$property`: throwing access and reset.
@@ -57,6 +55,6 @@ public struct Injectable<Value> {
         projected projectedKeyPath: KeyPath<Container, ResolvingProjection<Value>>,
         storage storageKeyPath: ReferenceWritableKeyPath<Container, Injectable<Value>>
     ) -> ResolvingProjection<Value> {
-        ResolvingProjection(object: object, cell: object[keyPath: storageKeyPath].cell, keyPath: storageKeyPath)
+        ResolvingProjection(object, storageKeyPath)
     }
 }

@@ -10,20 +10,25 @@
 /// assigning nil to an Optional makes the next read create a fresh one.
 /// Concurrent first reads on a shared object create the value once.
 @propertyWrapper
-public struct Lazy<Value> {
-    @usableFromInline let cell: ResolvingCell<Value>
+public struct Lazy<Value>: ResolvingSpellStorage {
+    /// The coordination cell (exactly-once creation, published state).
+    public let cell: ResolvingCell<Value>
+    /// The value once published; lives inline in the container object.
+    public var value: Value?
 
     /// A lazy property: a registered initializer if one matches, else
     /// `init()` when the type (or an Optional's wrapped type) conforms to
     /// `DefaultConstructible`, else an error on first read.
+    @inlinable
     public init(name: String? = nil, registry: Registry? = nil) {
         cell = ResolvingCell(mode: .lazy, name: name, registry: registry)
     }
 
     /// A lazy property whose fallback is the initial-value expression,
     /// evaluated on first read if no initializer is registered.
+    @inlinable
     public init(wrappedValue: @autoclosure @escaping () -> Value, name: String? = nil, registry: Registry? = nil) {
-        cell = ResolvingCell(mode: .lazy, name: name, registry: registry, fallback: wrappedValue)
+        cell = ResolvingCell(mode: .lazy, name: name, registry: registry, fallback: { wrappedValue() })
     }
 
     /// Not available: spells work on properties of classes only.
@@ -44,14 +49,8 @@ public struct Lazy<Value> {
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Container, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Container, Lazy<Value>>
     ) -> Value {
-        get {
-            let cell = object[keyPath: storageKeyPath].cell
-            if cell.isResolved { return cell.storedValue }
-            return cell.resolveOrTrap(object: object, keyPath: storageKeyPath)
-        }
-        set {
-            object[keyPath: storageKeyPath].cell.assign(newValue)
-        }
+        @inline(__always) get { readResolvingSpell(object, storageKeyPath) }
+        set { writeResolvingSpell(object, storageKeyPath, newValue) }
     }
 
     /// `$property`: throwing access and reset.
@@ -60,6 +59,6 @@ public struct Lazy<Value> {
         projected projectedKeyPath: KeyPath<Container, ResolvingProjection<Value>>,
         storage storageKeyPath: ReferenceWritableKeyPath<Container, Lazy<Value>>
     ) -> ResolvingProjection<Value> {
-        ResolvingProjection(object: object, cell: object[keyPath: storageKeyPath].cell, keyPath: storageKeyPath)
+        ResolvingProjection(object, storageKeyPath)
     }
 }

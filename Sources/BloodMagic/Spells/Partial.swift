@@ -5,13 +5,17 @@
 /// traps with a message naming the files looked for (`try $view.value()`
 /// throws it instead).
 @propertyWrapper
-public struct Partial<Value> {
-    @usableFromInline let cell: ResolvingCell<Value>
+public struct Partial<Value>: ResolvingSpellStorage {
+    /// The coordination cell (exactly-once creation, published state).
+    public let cell: ResolvingCell<Value>
+    /// The value once published; lives inline in the container object.
+    public var value: Value?
 
     /// - Parameters:
     ///   - name: the property name for hooks and messages (default: from the key path).
     ///   - provider: the provider to use (default: the registry's providers for the type).
     ///   - registry: the registry to use (default: `Registry.current` at first read).
+    @inlinable
     public init(name: String? = nil, provider: (any PartialTemplateProvider)? = nil, registry: Registry? = nil) {
         cell = ResolvingCell(mode: .partial(provider.map { [$0] }), name: name, registry: registry)
     }
@@ -34,14 +38,8 @@ public struct Partial<Value> {
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Container, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Container, Partial<Value>>
     ) -> Value {
-        get {
-            let cell = object[keyPath: storageKeyPath].cell
-            if cell.isResolved { return cell.storedValue }
-            return cell.resolveOrTrap(object: object, keyPath: storageKeyPath)
-        }
-        set {
-            object[keyPath: storageKeyPath].cell.assign(newValue)
-        }
+        @inline(__always) get { readResolvingSpell(object, storageKeyPath) }
+        set { writeResolvingSpell(object, storageKeyPath, newValue) }
     }
 
     /// `$property`: throwing access and reset.
@@ -50,6 +48,6 @@ public struct Partial<Value> {
         projected projectedKeyPath: KeyPath<Container, ResolvingProjection<Value>>,
         storage storageKeyPath: ReferenceWritableKeyPath<Container, Partial<Value>>
     ) -> ResolvingProjection<Value> {
-        ResolvingProjection(object: object, cell: object[keyPath: storageKeyPath].cell, keyPath: storageKeyPath)
+        ResolvingProjection(object, storageKeyPath)
     }
 }

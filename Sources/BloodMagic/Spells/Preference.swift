@@ -43,6 +43,18 @@ public struct Preference<Value: Codable> {
         self.explicitName = name
     }
 
+    /// A preference in the UserDefaults suite `suite`, defaulting to the
+    /// initial value: `@Preference(suite: "group.app") var volume = 5`.
+    public init(wrappedValue: Value, key: String? = nil, suite: String, registry: Registry? = nil, name: String? = nil) {
+        self.init(wrappedValue: wrappedValue, key: key, store: UserDefaultsPreferenceStore(suiteName: suite), registry: registry, name: name)
+    }
+
+    /// A preference in the UserDefaults suite `suite`, with an explicit
+    /// default (or none).
+    public init(key: String? = nil, default defaultValue: Value? = nil, suite: String, registry: Registry? = nil, name: String? = nil) {
+        self.init(key: key, default: defaultValue, store: UserDefaultsPreferenceStore(suiteName: suite), registry: registry, name: name)
+    }
+
     /// Not available: spells work on properties of classes only.
     @available(*, unavailable, message: "@Preference works only on properties of classes")
     public var wrappedValue: Value {

@@ -29,7 +29,23 @@ public enum SpellNames {
         return String(last)
     }
 
+    /// The name of the property of `object` whose wrapper holds `cell`,
+    /// found by reflection (used only for hooks and messages).
+    static func propertyName(ofCell cell: AnyObject, in object: AnyObject) -> String {
+        var mirror: Mirror? = Mirror(reflecting: object)
+        while let current = mirror {
+            for child in current.children {
+                if let holder = child.value as? any SpellCellHolder, holder.cellObject === cell, let label = child.label {
+                    return label.first == "_" ? String(label.dropFirst()) : label
+                }
+            }
+            mirror = current.superclassMirror
+        }
+        return "(unknown property)"
+    }
+
     /// The registry name of `object`'s dynamic type.
+    @usableFromInline
     static func containerName(of object: AnyObject) -> String {
         SpellTypeKey(type(of: object)).name
     }
@@ -44,81 +60,94 @@ struct RetainedKeyPath: @unchecked Sendable {
     let keyPath: AnyKeyPath
 }
 
-/// Storage shared by the resolving spells (@Lazy, @Injectable, @Partial):
-/// the resolved value, read on the warm path through an atomic state word
-/// with no lock, and created exactly once under a lock on the cold path.
+/// What a cold read found: a value this thread produced (the caller
+/// stores it in the property, then calls `finishProduction`), nothing to
+/// store for an Optional injectable without initializer (the caller stores
+/// nil), or "read the property's storage" (another thread published the
+/// value, or this thread is re-entering while it produces it).
+@usableFromInline
+enum ResolvedValue<Value> {
+    case produced(Value, CachedResolution)
+    case absent
+    case readStorage
+}
+
+/// Coordination shared by the resolving spells (@Lazy, @Injectable,
+/// @Partial): an atomic state word read on the warm path with no lock, and
+/// a lock under which a value is created exactly once on the cold path.
 ///
-/// Memory ordering: `value` is written only while `lock` is held and
-/// before `state` is stored with release ordering; readers load `state`
-/// with acquire ordering before reading `value`. Assigning to the property
+/// The value itself lives in the property wrapper, inside the container
+/// object, so a warm read is an atomic load plus a plain stored-property
+/// read, and every path of the getter ends with that same read.
+///
+/// Protocol: the producing thread creates the value under `lock` and
+/// records itself as `producer`; it then stores the value in the wrapper,
+/// runs the injection hooks, and publishes (`state` = 1, release). Other
+/// threads arriving meanwhile wait for the publication, then read the
+/// wrapper (acquire). A re-entrant read on the producing thread (from a
+/// hook) reads the wrapper, already written. Assigning to the property
 /// from one thread while another reads it is a race, as for any
 /// non-atomic stored property.
-public final class ResolvingCell<Value> {
-    /// How the cell produces its value when nothing is stored.
-    enum Mode {
-        /// Registered initializer, else `fallback`, else an error.
-        case lazy
-        /// Registered initializer, else nil for an Optional, else an error.
-        case injectable
-        /// A template provider.
-        case partial([any PartialTemplateProvider]?)
-    }
-
+public final class ResolvingCell<Value>: SpellCellNaming {
     @usableFromInline let state = Atomic<Int>(0)
-    @usableFromInline var value: Value?
-    private let lock = Mutex(())
-    let mode: Mode
-    let explicitName: String?
-    let registry: Registry?
-    let fallback: (() -> Value)?
+    /// The thread producing the value (its resolution stack), until published.
+    @usableFromInline @exclusivity(unchecked) var producer: UnsafeMutableRawPointer?
+    @usableFromInline let lock = Mutex(())
+    @usableFromInline let mode: ResolvingMode
+    @usableFromInline let explicitName: String?
+    @usableFromInline let registry: Registry?
+    /// The default-construction closure, type-erased so the cell's code
+    /// needs no generic metadata for it (the result is cast back on use).
+    @usableFromInline let fallback: (() -> Any)?
 
-    init(mode: Mode, name: String?, registry: Registry?, fallback: (() -> Value)? = nil) {
+    @usableFromInline
+    init(mode: ResolvingMode, name: String?, registry: Registry?, fallback: (() -> Any)? = nil) {
         self.mode = mode
         self.explicitName = name
         self.registry = registry
         self.fallback = fallback
     }
 
-    /// Whether a value is stored (acquire load: the value is then visible).
+    /// Whether the wrapper's value is published (acquire load: the value
+    /// is then visible).
     @inlinable
     var isResolved: Bool {
         @inline(__always) get { state.load(ordering: .acquiring) == 1 }
     }
 
-    /// The stored value; only valid when `isResolved`.
+    /// The registry this cell resolves through.
+    var registryInUse: Registry { registry ?? Registry.current }
+
+    /// Runs the hooks for a value the caller has just stored in the
+    /// wrapper, then publishes it.
     @inlinable
-    var storedValue: Value {
-        @inline(__always) get { value.unsafelyUnwrapped }
-    }
-
-    /// Stores an assigned value. Assigning nil to an Optional makes the
-    /// next read produce a fresh value.
-    @usableFromInline
-    func assign(_ newValue: Value) {
-        lock.withLock { _ in
-            if let optional = newValue as? any OptionalProtocol, optional.isNil {
-                state.store(0, ordering: .releasing)
-                value = nil
-            } else {
-                value = newValue
-                state.store(1, ordering: .releasing)
-            }
+    @inline(never)
+    func finishProduction(object: AnyObject, value: Value, resolution: CachedResolution, keyPath: AnyKeyPath? = nil) {
+        if resolution.hooksMayApply || resolution.containerObserves {
+            let registry = self.registry ?? Registry.current
+            registry.runHooks(after: resolution, sender: object, property: propertyName(keyPath, in: object), value: value)
         }
+        // No lock needed: waiters and re-entrant reads check `state`
+        // before `producer`, so a stale `producer` after publication is
+        // never consulted; the next assignment of nil clears it.
+        state.store(1, ordering: .releasing)
     }
 
-    /// Forgets the stored value: the next read produces a fresh one.
-    func clear() {
+    /// Records an assignment the caller has just stored in the wrapper:
+    /// a value (published) or nil (the next read produces a fresh value).
+    @inlinable
+    func markAssigned(hasValue: Bool) {
         lock.withLock { _ in
-            state.store(0, ordering: .releasing)
-            value = nil
+            producer = nil
+            state.store(hasValue ? 1 : 0, ordering: .releasing)
         }
     }
 
     /// The cold path of a read that traps on error (property getters
     /// cannot throw); the message is `SpellError`'s.
-    @usableFromInline
+    @inlinable
     @inline(never)
-    func resolveOrTrap(object: AnyObject, keyPath: AnyKeyPath) -> Value {
+    func resolveOrTrap(object: AnyObject, keyPath: AnyKeyPath? = nil) -> ResolvedValue<Value> {
         do {
             return try resolve(object: object, keyPath: keyPath)
         } catch {
@@ -126,52 +155,58 @@ public final class ResolvingCell<Value> {
         }
     }
 
-    /// The property name (explicit, or from the storage key path).
-    func propertyName(_ keyPath: AnyKeyPath) -> String {
-        explicitName ?? SpellNames.propertyName(of: keyPath)
+    /// The property name: explicit, else from the storage key path when
+    /// known, else found by reflecting the container (the warm path does
+    /// not carry the key path, so that it costs nothing to read).
+    @usableFromInline
+    func propertyName(_ keyPath: AnyKeyPath?, in object: AnyObject) -> String {
+        if let explicitName { return explicitName }
+        if let keyPath { return SpellNames.propertyName(of: keyPath) }
+        return SpellNames.propertyName(ofCell: self, in: object)
     }
 
-    /// Produces, stores and returns the value (exactly once across
-    /// threads), then runs the injection hooks once.
-    func resolve(object: AnyObject, keyPath: AnyKeyPath) throws -> Value {
+    /// Produces the value (exactly once across threads), or says where to
+    /// find it; see the type's protocol.
+    @inlinable
+    func resolve(object: AnyObject, keyPath: AnyKeyPath?) throws -> ResolvedValue<Value> {
         let registry = self.registry ?? Registry.current
         let resolution = registry.cachedResolution(valueType: Value.self, object: object)
-        var injected = false
-        var result: Value?
-        try Registry.trackSwiftResolution(object: object, keyPath: keyPath, explicitName: explicitName) {
+        let me = currentThreadToken()
+        var outcome: ResolvedValue<Value> = .absent
+        var waitForPublication = false
+        try Registry.trackCellResolution(object: object, cell: self, keyPath: keyPath) {
             try lock.withLock { _ in
                 if state.load(ordering: .acquiring) == 1 {
-                    result = value
+                    outcome = .readStorage
+                    return
+                }
+                if let producer {
+                    outcome = .readStorage
+                    waitForPublication = producer != me
                     return
                 }
                 guard let made = try produce(object: object, keyPath: keyPath, registry: registry, resolution: resolution) else {
                     return
                 }
-                value = made
-                state.store(1, ordering: .releasing)
-                result = made
-                injected = true
+                producer = me
+                outcome = .produced(made, resolution)
             }
         }
-        guard let result else {
-            // Only an Optional @Injectable with no initializer gets here.
-            guard let none = (Value.self as? any OptionalProtocol.Type)?.nilValue as? Value else {
-                throw registry.noInitializerError(type: SpellTypeKey(Value.self), container: ContainerDescriptor(object), property: propertyName(keyPath))
-            }
-            return none
+        while waitForPublication && state.load(ordering: .acquiring) != 1 {
+            let stillProducing = lock.withLock { _ in producer != nil }
+            if !stillProducing { break }
+            yieldThread()
         }
-        if injected && (resolution.hooksMayApply || resolution.containerObserves) {
-            registry.runHooks(after: resolution, sender: object, property: propertyName(keyPath), value: result)
-        }
-        return result
+        return outcome
     }
 
     /// Makes a new value; nil means "Optional injectable, nothing registered".
-    private func produce(object: AnyObject, keyPath: AnyKeyPath, registry: Registry, resolution: CachedResolution) throws -> Value? {
+    @inlinable
+    func produce(object: AnyObject, keyPath: AnyKeyPath?, registry: Registry, resolution: CachedResolution) throws -> Value? {
         if case .partial(let providers) = mode {
             let wrapped = (Value.self as? any OptionalProtocol.Type)?.wrappedType ?? Value.self
             let made = try registry.instantiateTemplate(
-                wrapped, type: SpellTypeKey(wrapped), sender: object, property: propertyName(keyPath), providers: providers
+                wrapped, type: SpellTypeKey(wrapped), sender: object, property: propertyName(keyPath, in: object), providers: providers
             )
             return try cast(made, object: object, keyPath: keyPath, source: "template provider")
         }
@@ -181,32 +216,130 @@ public final class ResolvingCell<Value> {
         }
         switch mode {
         case .lazy:
-            if let fallback { return fallback() }
+            if let fallback, let made = fallback() as? Value { return made }
             let wrapped = (Value.self as? any OptionalProtocol.Type)?.wrappedType ?? Value.self
             if let constructible = wrapped as? any DefaultConstructible.Type,
                let made = constructible.init() as Any as? Value {
                 return made
             }
             throw SpellError.notConstructible(
-                property: propertyName(keyPath), container: SpellNames.containerName(of: object), type: SpellTypeKey(wrapped).name
+                property: propertyName(keyPath, in: object), container: SpellNames.containerName(of: object), type: SpellTypeKey(wrapped).name
             )
         case .injectable:
             if resolution.valueIsOptional { return nil }
             let wrapped = SpellTypeKey(Value.self)
-            throw registry.noInitializerError(type: wrapped, container: ContainerDescriptor(object), property: propertyName(keyPath))
+            throw registry.noInitializerError(type: wrapped, container: ContainerDescriptor(object), property: propertyName(keyPath, in: object))
         case .partial:
             return nil
         }
     }
 
-    private func cast(_ made: Any, object: AnyObject, keyPath: AnyKeyPath, source: String) throws -> Value {
+    @inlinable
+    func cast(_ made: Any, object: AnyObject, keyPath: AnyKeyPath?, source: String) throws -> Value {
         if let typed = made as? Value { return typed }
         if let convertible = made as? any ConvertibleSpellValue { return try convertible.converted(to: Value.self) }
         throw SpellError.wrongValueType(
-            property: propertyName(keyPath), container: SpellNames.containerName(of: object),
+            property: propertyName(keyPath, in: object), container: SpellNames.containerName(of: object),
             expected: "\(Value.self)", actual: "\(type(of: made))", source: source
         )
     }
+}
+
+/// How a resolving cell produces its value when nothing is stored.
+@usableFromInline
+enum ResolvingMode {
+    /// Registered initializer, else `fallback`, else an error.
+    case lazy
+    /// Registered initializer, else nil for an Optional, else an error.
+    case injectable
+    /// A template provider.
+    case partial([any PartialTemplateProvider]?)
+}
+
+/// A property wrapper that keeps its state in a cell object.
+protocol SpellCellHolder {
+    var cellObject: AnyObject { get }
+}
+
+/// A cell that can tell the name of the property it serves.
+@usableFromInline
+protocol SpellCellNaming: AnyObject {
+    func propertyName(_ keyPath: AnyKeyPath?, in object: AnyObject) -> String
+}
+
+extension Lazy: SpellCellHolder {
+    var cellObject: AnyObject { cell }
+}
+
+extension Injectable: SpellCellHolder {
+    var cellObject: AnyObject { cell }
+}
+
+extension Partial: SpellCellHolder {
+    var cellObject: AnyObject { cell }
+}
+
+/// The storage of a resolving spell's property wrapper: its cell and the
+/// value, kept inline in the container object.
+public protocol ResolvingSpellStorage {
+    /// The property's type.
+    associatedtype Value
+    /// The coordination cell.
+    var cell: ResolvingCell<Value> { get }
+    /// The published value (meaningful only while the cell says so).
+    var value: Value? { get set }
+}
+
+extension ResolvingSpellStorage {
+    /// `.some(nil)` for an Optional `Value` (what an unresolved Optional
+    /// injectable reads); traps for other types, which never get here.
+    @inlinable
+    static var nilValue: Value? {
+        guard let none = (Value.self as? any OptionalProtocol.Type)?.nilValue as? Value else {
+            fatalError("BloodMagic: a non-Optional property produced no value")
+        }
+        return .some(none)
+    }
+}
+
+/// Reads a resolving spell's property: one atomic load and a stored
+/// property read when warm; the cold path resolves, stores, publishes.
+/// Inlined into the property's getter so the key path folds away; every
+/// path ends with the same stored-property read, so the warm path hands
+/// out the value like a plain property does.
+@inlinable
+@inline(__always)
+func readResolvingSpell<Container: AnyObject, Storage: ResolvingSpellStorage>(
+    _ object: Container, _ storageKeyPath: ReferenceWritableKeyPath<Container, Storage>
+) -> Storage.Value {
+    // Borrow the cell without retaining it: the object owns it.
+    let published = Unmanaged.passUnretained(object[keyPath: storageKeyPath].cell)._withUnsafeGuaranteedRef { $0.isResolved }
+    if !published {
+        let cell = object[keyPath: storageKeyPath].cell
+        switch cell.resolveOrTrap(object: object) {
+        case .produced(let made, let resolution):
+            object[keyPath: storageKeyPath].value = made
+            cell.finishProduction(object: object, value: made, resolution: resolution)
+        case .absent:
+            // An Optional @Injectable with no initializer reads nil and stays
+            // unresolved, so a later registration still applies.
+            object[keyPath: storageKeyPath].value = Storage.nilValue
+        case .readStorage:
+            break
+        }
+    }
+    return object[keyPath: storageKeyPath].value.unsafelyUnwrapped
+}
+
+/// Assigns a resolving spell's property: a value replaces the stored one;
+/// nil (for an Optional) makes the next read produce a fresh value.
+@inlinable
+func writeResolvingSpell<Container: AnyObject, Storage: ResolvingSpellStorage>(
+    _ object: Container, _ storageKeyPath: ReferenceWritableKeyPath<Container, Storage>, _ newValue: Storage.Value
+) {
+    let isNil = (newValue as? any OptionalProtocol)?.isNil ?? false
+    object[keyPath: storageKeyPath].value = isNil ? nil : newValue
+    object[keyPath: storageKeyPath].cell.markAssigned(hasValue: !isNil)
 }
 
 /// What `$property` gives for @Lazy, @Injectable and @Partial: throwing
@@ -215,21 +348,51 @@ public struct ResolvingProjection<Value> {
     let object: AnyObject
     let cell: ResolvingCell<Value>
     let keyPath: AnyKeyPath
+    let load: () -> Value?
+    let store: (Value?) -> Void
+
+    init<Container: AnyObject, Storage: ResolvingSpellStorage>(
+        _ object: Container, _ storageKeyPath: ReferenceWritableKeyPath<Container, Storage>
+    ) where Storage.Value == Value {
+        self.object = object
+        self.cell = object[keyPath: storageKeyPath].cell
+        self.keyPath = storageKeyPath
+        self.load = { object[keyPath: storageKeyPath].value }
+        self.store = { object[keyPath: storageKeyPath].value = $0 }
+    }
 
     /// The value, produced if needed; errors are thrown instead of trapping.
     public func value() throws -> Value {
-        if cell.isResolved { return cell.storedValue }
-        return try cell.resolve(object: object, keyPath: keyPath)
+        if !cell.isResolved {
+            switch try cell.resolve(object: object, keyPath: keyPath) {
+            case .produced(let made, let resolution):
+                store(made)
+                cell.finishProduction(object: object, value: made, resolution: resolution, keyPath: keyPath)
+            case .absent:
+                guard let none = (Value.self as? any OptionalProtocol.Type)?.nilValue as? Value else {
+                    throw cell.registryInUse.noInitializerError(
+                        type: SpellTypeKey(Value.self), container: ContainerDescriptor(object), property: propertyName
+                    )
+                }
+                return none
+            case .readStorage:
+                break
+            }
+        }
+        return load().unsafelyUnwrapped
     }
 
     /// Whether a value is stored.
     public var isResolved: Bool { cell.isResolved }
 
     /// Forgets the stored value; the next read produces a fresh one.
-    public func reset() { cell.clear() }
+    public func reset() {
+        store(nil)
+        cell.markAssigned(hasValue: false)
+    }
 
     /// The property's name.
-    public var propertyName: String { cell.propertyName(keyPath) }
+    public var propertyName: String { cell.propertyName(keyPath, in: object) }
 }
 
 /// A type the spells may create with `init()` when no initializer is

@@ -15,6 +15,12 @@ private final class OtherController {
 
 private final class UsersViewController {}
 
+private class Grandparent {
+    @Injectable var manager: RequestManager
+}
+private class Parent: Grandparent {}
+private final class Child: Parent {}
+
 @Suite struct RegistryLookupTests {
     @Test func aProtocolTypedPropertyGetsTheProtocolInitializer() throws {
         let registry = Registry()
@@ -179,5 +185,17 @@ private final class UsersViewController {}
             try registry.resolve(type: SpellTypeKey(name: "RequestManager"), container: stranger, property: "manager")
         }
         #expect(error?.description == "LuaOther.manager: no initializer for RequestManager in LuaOther (closest: RequestManager in LuaBase and subclasses, a.lua:1)")
+    }
+
+    @Test func theNearestAncestorOptInWinsRegardlessOfOrder() throws {
+        let registry = Registry()
+        registry.register(RequestManager.self, container: Parent.self, includingSubclasses: true) { _ in RequestManager(label: "parent") }
+        registry.register(RequestManager.self, container: Grandparent.self, includingSubclasses: true) { _ in RequestManager(label: "grandparent") }
+        try Registry.withCurrent(registry) { () throws in
+            #expect(try Child().$manager.value().label == "parent")
+            #expect(try Parent().$manager.value().label == "parent")
+            #expect(try Grandparent().$manager.value().label == "grandparent")
+        }
+        #expect(registry.diagnostics.isEmpty)
     }
 }

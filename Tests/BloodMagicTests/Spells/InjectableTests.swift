@@ -131,3 +131,51 @@ private final class HookLog: Sendable {
         #expect(manager.label == "direct")
     }
 }
+
+private final class ReentrantObserver: PropertyInjectionObserving {
+    @Injectable var manager: RequestManager
+    var seenInHook: RequestManager?
+
+    func propertyInjected(name: String, value: Any) {
+        // Reading the property from its own hook sees the injected value.
+        seenInHook = manager
+    }
+}
+
+private let reentrantRegistry = Registry()
+private let reentrantCounter = CallCounter()
+
+@Suite struct InjectionReentrancyTests {
+    @Test func aHookMayReadThePropertyItWasToldAbout() {
+        let registry = Registry()
+        registry.register(RequestManager.self) { _ in RequestManager(label: "hooked") }
+        let observer = ReentrantObserver()
+        let manager = Registry.withCurrent(registry) { observer.manager }
+        #expect(observer.seenInHook === manager)
+        #expect(Registry.withCurrent(registry) { observer.manager } === manager)
+    }
+
+    @Test func threadsArrivingWhileHooksRunGetThePublishedValue() {
+        reentrantRegistry.register(RequestManager.self) { _ in
+            reentrantCounter.increment()
+            return RequestManager(label: "slow hooks")
+        }
+        reentrantRegistry.addHook(property: "manager", source: "test") { _, _, _ in
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        final class Shared {
+            @Injectable(registry: reentrantRegistry) var manager: RequestManager
+        }
+        let box = UncheckedBox(value: Shared())
+        let seen = UncheckedBox(value: NSMutableSet())
+        let lock = UncheckedBox(value: NSLock())
+        runOnThreads(8) { _ in
+            let manager = box.value.manager
+            lock.value.lock()
+            seen.value.add(ObjectIdentifier(manager).hashValue)
+            lock.value.unlock()
+        }
+        #expect(reentrantCounter.value == 1)
+        #expect(seen.value.count == 1)
+    }
+}

@@ -116,4 +116,14 @@ private final class Settings {
         }
         #expect(memory.value(forKey: "theme") == .string("dark"))
     }
+
+    @Test func aSuiteNamesTheUserDefaultsDomain() {
+        final class Suited {
+            @Preference(suite: "bm.test.suited") var volume = 5
+        }
+        let store = Suited().$volume.store as? UserDefaultsPreferenceStore
+        #expect(store?.suiteName == "bm.test.suited")
+        #expect(store?.fileURL?.lastPathComponent == "bm.test.suited.plist")
+        #expect(Suited().$volume.key == "volume")
+    }
 }

@@ -28,7 +28,7 @@ struct ResolveCommand: ParsableCommand {
         let scriptHost = try host.makeHost()
         let reporter = ErrorReporter()
         guard host.loadStartupScripts(into: scriptHost, reporter: reporter) else { throw ExitCode.failure }
-        do {
+        do throws(LuaError) {
             let text = try scriptHost.state.withStack { (lua) throws(LuaError) -> String in
                 lua.pushRawGlobal("bm")
                 lua.push("resolve")
@@ -44,7 +44,7 @@ struct ResolveCommand: ParsableCommand {
                 return try LuaPrettyPrinter().render(at: -1, in: lua)
             }
             print(text)
-        } catch let error as LuaError {
+        } catch {
             reporter.report(error)
             throw ExitCode.failure
         }

@@ -123,13 +123,13 @@ public final class ScriptHost: Sendable {
         var failures: [LuaError] = []
         for file in files {
             module.beginLoad()
-            do {
+            do throws(LuaError) {
                 try state.withStack { (lua) throws(LuaError) in
                     try lua.loadFile(file)
                     try lua.call(arguments: 0, results: 0)
                 }
                 module.endLoad(rollback: false)
-            } catch let error as LuaError {
+            } catch {
                 module.endLoad(rollback: true)
                 failures.append(error)
             }

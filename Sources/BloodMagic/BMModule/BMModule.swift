@@ -105,9 +105,7 @@ final class BMModule: Sendable {
             return record
         }
         guard let record else { return }
-        for handle in record.handles {
-            registry.unregister(handle)
-        }
+        registry.unregister(record.handles)
         guard !record.classes.isEmpty || !record.spells.isEmpty else { return }
         let prelude = tracking.withLock { $0.prelude }
         guard let prelude else { return }
@@ -133,7 +131,7 @@ final class BMModule: Sendable {
             tracking.handles.removeAll()
             return handles
         }
-        for handle in handles { registry.unregister(handle) }
+        registry.unregister(handles)
     }
 
     private func track(_ handle: SpellHandle) {

@@ -23,25 +23,12 @@ final class BMValueCrossing: Sendable {
         }
     }
 
-    /// Pushes a Swift object: its exposed type's userdata, or an opaque
-    /// handle named after its type (`tostring` gives `ViewController: 0x…`).
+    /// Pushes a Swift object: its exposed type's userdata, or — for a class
+    /// never exposed — a member-less userdata named after its type
+    /// (`tostring` gives `ViewController: 0x…`). The same object is the same
+    /// userdata while Lua holds it.
     func pushSwiftObject(_ object: AnyObject, _ lua: LuaStack) {
-        if lua.exposedType(for: type(of: object)) != nil {
-            lua.push(exposed: object)
-            return
-        }
-        let name = SpellTypeKey(type(of: object)).name
-        let opaqueName = "bm.opaque." + name
-        let type: LuaUserdataType
-        if let existing = lua.userdataType(named: opaqueName) {
-            type = existing
-        } else {
-            type = LuaUserdataType(name: opaqueName, describe: { object in
-                "\(name): 0x" + String(UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque()), radix: 16)
-            })
-            lua.register(type)
-        }
-        lua.push(object: object, as: type)
+        lua.push(exposed: object)
     }
 
     /// Pushes a value the registry produced.
@@ -75,15 +62,10 @@ final class BMValueCrossing: Sendable {
         }
     }
 
-    /// The Swift object at `index` (an exposed object or an opaque handle), if the value is one.
+    /// The Swift object at `index`, if the value is one.
     func swiftObject(at index: Int32, _ lua: LuaStack) throws -> AnyObject? {
         guard lua.type(at: index) == LUA_TUSERDATA else { return nil }
-        if let object = lua.exposedObject(at: index, as: AnyObject.self) { return object }
-        let name = lua.typeName(at: index)
-        if name.hasPrefix("bm.opaque."), let type = lua.userdataType(named: name) {
-            return lua.object(at: index, of: type)
-        }
-        return nil
+        return lua.exposedObject(at: index, as: AnyObject.self)
     }
 
     private func checkState(_ reference: LuaReference, _ lua: LuaStack) throws {

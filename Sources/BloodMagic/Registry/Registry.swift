@@ -72,13 +72,15 @@ public final class Registry: Sendable {
                 handle: handle, type: type, container: container, scope: scope, source: source,
                 make: initializer, slot: scope == .singleton ? SingletonSlot() : nil
             )
-            if let shadowed = state.initializers.last(where: { $0.type == type && $0.container.rule == container.rule }) {
+            let slot = InitializerSlotKey(type: type, rule: container.rule)
+            if let shadowed = state.latestInitializer[slot] {
                 state.diagnostics.append(SpellDiagnostic(
                     message: "\(type.name) in \(container) registered at \(source) overrides the equally specific registration at \(shadowed.source) (the later wins)",
                     handles: [shadowed.handle, handle]
                 ))
             }
             state.initializers.append(record)
+            state.latestInitializer[slot] = record
             state.invalidateCaches()
             return handle
         }
@@ -137,6 +139,7 @@ public final class Registry: Sendable {
         state.withLock { state in
             let before = state.initializers.count
             state.initializers.removeAll { $0.handle == handle }
+            state.indexInitializers()
             state.invalidateCaches()
             return state.initializers.count != before
         }
@@ -146,15 +149,26 @@ public final class Registry: Sendable {
     /// custom spell) by handle. Returns whether it was registered.
     @discardableResult
     public func unregister(_ handle: SpellHandle) -> Bool {
-        state.withLock { state in
+        unregister([handle]) == 1
+    }
+
+    /// Removes many registrations at once, in time linear in the registry's
+    /// size (a script host rolling back a file, or going away). Returns how
+    /// many were registered.
+    @discardableResult
+    public func unregister(_ handles: some Collection<SpellHandle>) -> Int {
+        guard !handles.isEmpty else { return 0 }
+        let doomed = Set(handles)
+        return state.withLock { state in
             let before = state.count
-            state.initializers.removeAll { $0.handle == handle }
-            state.hooks.removeAll { $0.handle == handle }
-            state.preferenceOverrides.removeAll { $0.handle == handle }
-            state.templateProviders.removeAll { $0.handle == handle }
-            state.customSpells.removeAll { $0.handle == handle }
+            state.initializers.removeAll { doomed.contains($0.handle) }
+            state.hooks.removeAll { doomed.contains($0.handle) }
+            state.preferenceOverrides.removeAll { doomed.contains($0.handle) }
+            state.templateProviders.removeAll { doomed.contains($0.handle) }
+            state.customSpells.removeAll { doomed.contains($0.handle) }
+            state.indexInitializers()
             state.invalidateCaches()
-            return state.count != before
+            return before - state.count
         }
     }
 
@@ -162,6 +176,7 @@ public final class Registry: Sendable {
     public func removeAll() {
         state.withLock { state in
             state.initializers.removeAll()
+            state.latestInitializer.removeAll()
             state.hooks.removeAll()
             state.preferenceOverrides.removeAll()
             state.templateProviders.removeAll()
@@ -413,6 +428,12 @@ public struct CachedResolution: Sendable {
 }
 
 /// Everything behind the registry's lock.
+/// The identity of "equally specific" registrations: same type, same container rule.
+struct InitializerSlotKey: Hashable {
+    let type: SpellTypeKey
+    let rule: ContainerMatch.Rule
+}
+
 struct RegistryState {
     var initializers: [InitializerRecord] = []
     var hooks: [HookRecord] = []
@@ -425,6 +446,17 @@ struct RegistryState {
     var defaultPreferenceStore: (any PreferenceStore)?
     var fastCache: [FastResolutionKey: CachedResolution] = [:]
     var namedCache: [NamedResolutionKey: CachedResolution] = [:]
+    /// The newest initializer per (type, container rule), so that noticing
+    /// a shadowed registration costs one hash lookup, not a scan.
+    var latestInitializer: [InitializerSlotKey: InitializerRecord] = [:]
+
+    /// Rebuilds `latestInitializer` after removals.
+    mutating func indexInitializers() {
+        latestInitializer.removeAll(keepingCapacity: true)
+        for record in initializers {
+            latestInitializer[InitializerSlotKey(type: record.type, rule: record.container.rule)] = record
+        }
+    }
 
     var count: Int {
         initializers.count + hooks.count + preferenceOverrides.count + templateProviders.count + customSpells.count
@@ -464,6 +496,7 @@ struct RegistryState {
         templateProviders = snapshot.templateProviders
         customSpells = snapshot.customSpells
         diagnostics = snapshot.diagnostics
+        indexInitializers()
         invalidateCaches()
     }
 

@@ -37,6 +37,7 @@ let package = Package(
             name: "LuaBenchmarks",
             dependencies: [.product(name: "BloodMagic", package: "BloodMagic")]
         ),
+        .executableTarget(name: "StartupBenchmarks"),
         .executableTarget(
             name: "SpellBenchmarks",
             dependencies: [

@@ -79,3 +79,43 @@ resolving.measure("  part: registry resolve through a Swift initializer", operat
     }
 }
 resolving.printReport()
+
+// Issue 5: a Swift @Injectable property served by a Lua initializer that
+// returns an exposed object, next to a raw pcall round trip plus a userdata
+// allocation (and, for scale, allocating the container alone).
+final class Service: LuaExposable {}
+let servingRegistry = Registry()
+final class Client {
+    @Injectable(registry: servingRegistry) var service: Service
+}
+let servingHost = try ScriptHost(options: .init(registry: servingRegistry, preferences: InMemoryPreferenceStore()))
+servingHost.expose(LuaExposedType(Service.self).constructor(arguments: []) { _ in Service() })
+try servingHost.run("""
+    local shared = Service.new()
+    bm.initializer { type = "Service", init = function(sender) return shared end }
+    """)
+let servingMake = try servingHost.run("return function(sender) return 42 end")[0]
+let serving = BenchmarkSuite("bm: a Swift @Injectable served by a Lua initializer")
+serving.measure("raw lua_pcall round trip + userdata allocation", operations: 300_000) { n in
+    servingHost.state.withStack { lua in
+        lua.push(servingMake)
+        let f = lua.top
+        for _ in 0..<n {
+            lua_pushvalue(lua.pointer, f)
+            lua_pushnil(lua.pointer)
+            _ = lua_pcallk(lua.pointer, 1, 1, 0, 0, nil)
+            blackHole(lua_newuserdatauv(lua.pointer, 16, 0))
+            lua_settop(lua.pointer, f)
+        }
+        lua.pop()
+    }
+}
+serving.measure("  for scale: allocating the container alone", operations: 300_000,
+                baseline: "raw lua_pcall round trip + userdata allocation") { n in
+    for _ in 0..<n { blackHole(Client()) }
+}
+serving.measure("first read of @Injectable (new container, Lua initializer, exposed object)", operations: 300_000,
+                baseline: "raw lua_pcall round trip + userdata allocation", goal: 3) { n in
+    for _ in 0..<n { blackHole(Client().service) }
+}
+serving.printReport()

@@ -157,13 +157,17 @@ final class BMModule: Sendable {
     /// `typeName`) with `sender`, and returns its result, ready to convert
     /// into a Swift property's type.
     func callInitializer(_ function: LuaReference, sender: AnyObject, source: String, typeName: String) throws -> Any {
-        let value = try state.withStack { (lua) throws -> LuaValue in
+        let result = try state.withStack { (lua) throws -> Any in
             lua.push(function)
             try crossing.pushSender(sender, lua)
             try lua.call(arguments: 1, results: 1)
             defer { lua.pop() }
+            // An exposed Swift object comes back as itself: it serves a Swift
+            // property directly, and pushing it again gives the same userdata.
+            if let object = try crossing.swiftObject(at: -1, lua) { return object }
             return LuaValue(stack: lua, at: -1)
         }
+        guard let value = result as? LuaValue else { return result }
         return LuaResolvedValue(value: value, state: state, source: source, typeName: typeName)
     }
 

@@ -41,6 +41,15 @@ final class LuaResolvedValue: ConvertibleSpellValue, Sendable, CustomStringConve
         if value.isNil {
             throw mismatch(expected: "\(type)", detail: nil)
         }
+        // Scalars convert without entering the state.
+        switch value {
+        case .integer(let number) where type == Int.self: return number
+        case .integer(let number) where type == Double.self: return Double(number)
+        case .number(let number) where type == Double.self: return number
+        case .string(let text) where type == String.self: return text
+        case .boolean(let flag) where type == Bool.self: return flag
+        default: break
+        }
         return try state.withStack { (lua) throws -> Any in
             lua.push(value)
             defer { lua.pop() }

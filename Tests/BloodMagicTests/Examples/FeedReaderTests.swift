@@ -58,6 +58,13 @@ struct FeedReaderTests {
             """))
     }
 
+    @Test func readmeShowsTheRealOutput() throws {
+        let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(readme.components(separatedBy: "## Example: a feed reader").dropFirst().first)
+        let block = try #require(section.components(separatedBy: "```text\n").dropFirst().first?.components(separatedBy: "```").first)
+        #expect(try feedreader().stdout == block)
+    }
+
     @Test func swappingTheDigestLoaderInAScriptNeedsNoRebuild() throws {
         let scripts = try copiedFeedReaderScripts { files in
             try files.replace(

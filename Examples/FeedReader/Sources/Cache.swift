@@ -1,11 +1,10 @@
-import BloodMagic
 import Synchronization
 
 /// Fetched feeds by path, with hit and miss counts for the run's report.
 ///
 /// When it holds `capacity` feeds, storing another evicts the one stored
 /// first. The scripts make one shared instance (`bm.singleton`).
-final class Cache: LuaExposable, Sendable {
+final class Cache: Sendable {
     /// How many feeds the cache keeps.
     let capacity: Int
     private let state = Mutex(State())

@@ -1,4 +1,3 @@
-import BloodMagic
 import Foundation
 import Synchronization
 
@@ -8,7 +7,7 @@ import Synchronization
 /// "fetching" `compile-time.json` reads it from the feeds directory. The
 /// scripts create one (`bm.singleton`), so every loader shares it and its
 /// log counts the requests of the whole run.
-final class RequestManager: LuaExposable, Sendable {
+final class RequestManager: Sendable {
     /// The directory documents are fetched from.
     let baseURL: URL
     private let log = Mutex<[String]>([])
@@ -25,10 +24,13 @@ final class RequestManager: LuaExposable, Sendable {
     func fetch(_ path: String) throws -> Data {
         log.withLock { $0.append(path) }
         let url = baseURL.appendingPathComponent(path)
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw FeedReaderError("cannot fetch \(path) from \(baseURL.absoluteString): no such document")
+        }
         do {
             return try Data(contentsOf: url)
         } catch {
-            throw FeedReaderError("cannot fetch \(path) from \(baseURL.absoluteString): no such document")
+            throw FeedReaderError("cannot fetch \(path) from \(baseURL.absoluteString): \(error.localizedDescription)")
         }
     }
 

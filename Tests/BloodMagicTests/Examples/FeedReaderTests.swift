@@ -132,6 +132,21 @@ struct FeedReaderTests {
         #expect(result.stderr.contains("30-controllers.lua:12"))
     }
 
+    @Test func aSwiftConstructorErrorPointsAtTheScriptLine() throws {
+        let scripts = try copiedFeedReaderScripts { files in
+            try files.replace("baseURL = feedreader.feedsURL", with: "baseURL = \"https://feeds.example.org/\"", in: "10-network.lua")
+        }
+        let result = try feedreader(["--scripts", scripts.path])
+        #expect(result.status == 1)
+        #expect(result.stderr == "feedreader: \(scripts.path)/10-network.lua:9: RequestManager: baseURL must be a file:// URL, got 'https://feeds.example.org/'\n")
+    }
+
+    @Test func aMissingFeedIsAnError() throws {
+        let result = try feedreader(["--feeds", "/nonexistent-feeds"])
+        #expect(result.status == 1)
+        #expect(result.stderr == "feedreader: cannot fetch compile-time.json from file:///nonexistent-feeds/: no such document\n")
+    }
+
     @Test func badArgumentsPrintTheUsage() throws {
         let result = try feedreader(["--scripts"])
         #expect(result.status == 2)

@@ -50,6 +50,13 @@ let package = Package(
             name: "bm-preference-probe",
             dependencies: ["BloodMagic"]
         ),
+        // The feed reader example: its wiring lives in
+        // Examples/FeedReader/Scripts/*.lua (an executable target, not a product).
+        .executableTarget(
+            name: "feedreader",
+            dependencies: ["BloodMagic"],
+            path: "Examples/FeedReader/Sources"
+        ),
         .testTarget(
             name: "BloodMagicTests",
             dependencies: ["BloodMagic", "bm-preference-probe"]

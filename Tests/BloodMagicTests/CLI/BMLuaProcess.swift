@@ -14,9 +14,17 @@ let packageRoot = URL(fileURLWithPath: #filePath)
 
 /// Runs `.build/debug/bmlua` (built by `swift build`, which `scripts/test` runs first).
 func bmlua(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], directory: URL? = nil) throws -> ProcessResult {
-    let binary = packageRoot.appendingPathComponent(".build/debug/bmlua")
+    try runBuiltExecutable("bmlua", arguments, stdin: stdin, environment: environment, directory: directory)
+}
+
+/// Runs the executable `.build/debug/<name>` of this package (built by
+/// `swift build`, which `scripts/test` runs first).
+func runBuiltExecutable(
+    _ name: String, _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], directory: URL? = nil
+) throws -> ProcessResult {
+    let binary = packageRoot.appendingPathComponent(".build/debug/\(name)")
     guard FileManager.default.isExecutableFile(atPath: binary.path) else {
-        throw CLITestError("bmlua is not built at \(binary.path): run `swift build` (scripts/test does) before the tests")
+        throw CLITestError("\(name) is not built at \(binary.path): run `swift build` (scripts/test does) before the tests")
     }
     let process = Process()
     process.executableURL = binary

@@ -1,0 +1,59 @@
+import Foundation
+
+/// The reader's command line: `feedreader [--scripts DIR] [--feeds DIR]
+/// [--preferences FILE]`. Parsed by hand on purpose: the example needs
+/// nothing beyond `CommandLine.arguments`.
+struct CommandLineOptions {
+    /// The directory of startup scripts that wire the app.
+    var scriptsDirectory: String
+    /// The directory the scripts' `feedreader.feedsURL` points at.
+    var feedsDirectory: String
+    /// A property-list file for the settings; nil keeps them in memory, so
+    /// a run never writes the user's own preferences.
+    var preferencesFile: String?
+    /// `--help`: print the usage and stop.
+    var showsHelp = false
+
+    static let usage = """
+        usage: feedreader [--scripts DIR] [--feeds DIR] [--preferences FILE]
+
+          --scripts DIR       the Lua startup scripts that wire the app
+                              (default: Examples/FeedReader/Scripts)
+          --feeds DIR         where the feeds are read from (default: Examples/FeedReader/Feeds)
+          --preferences FILE  keep settings in this property-list file (default: in memory)
+        """
+
+    /// Parses the arguments after the program name.
+    static func parse(_ arguments: [String]) throws -> CommandLineOptions {
+        var options = CommandLineOptions(
+            scriptsDirectory: defaultDirectory("Scripts"), feedsDirectory: defaultDirectory("Feeds"))
+        var remaining = arguments[...]
+        while let argument = remaining.popFirst() {
+            switch argument {
+            case "-h", "--help":
+                options.showsHelp = true
+            case "--scripts", "--feeds", "--preferences":
+                guard let value = remaining.popFirst() else {
+                    throw FeedReaderError("\(argument) needs a value\n\(usage)")
+                }
+                switch argument {
+                case "--scripts": options.scriptsDirectory = value
+                case "--feeds": options.feedsDirectory = value
+                default: options.preferencesFile = value
+                }
+            default:
+                throw FeedReaderError("unknown argument '\(argument)'\n\(usage)")
+            }
+        }
+        return options
+    }
+
+    /// `Examples/FeedReader/<name>` next to these sources when they are
+    /// still there (a build from a checkout), else under the current directory.
+    static func defaultDirectory(_ name: String) -> String {
+        let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        let besideSources = example.appendingPathComponent(name).path
+        if FileManager.default.fileExists(atPath: besideSources) { return besideSources }
+        return "Examples/FeedReader/\(name)"
+    }
+}

@@ -1,0 +1,49 @@
+// feedreader: a command-line feed reader whose wiring lives entirely in
+// Lua startup scripts (Examples/FeedReader/Scripts). Change a script and
+// rerun: no recompiling.
+import BloodMagic
+import Foundation
+
+/// Prints `message` on standard error, prefixed with the program name.
+func report(_ message: String) {
+    FileHandle.standardError.write(Data("feedreader: \(message)\n".utf8))
+}
+
+let options: CommandLineOptions
+do {
+    options = try CommandLineOptions.parse(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    report("\(error)")
+    exit(2)
+}
+if options.showsHelp {
+    print(CommandLineOptions.usage)
+    exit(0)
+}
+
+let store: any PreferenceStore = options.preferencesFile.map {
+    PropertyListFilePreferenceStore(fileURL: URL(fileURLWithPath: $0))
+} ?? InMemoryPreferenceStore()
+
+let host: ScriptHost
+do {
+    host = try ScriptWiring.load(
+        scriptsDirectory: options.scriptsDirectory, feedsDirectory: options.feedsDirectory,
+        preferences: store, registry: .shared)
+} catch let error as ScriptLoadError {
+    // One line per failing file, each `file:line: message`.
+    for failure in error.failures { report(failure.message) }
+    exit(1)
+} catch {
+    report("\(error)")
+    exit(1)
+}
+
+do {
+    let scripts = try host.startupScripts().map { ($0 as NSString).lastPathComponent }
+    try FeedReaderApp().run(
+        scripts: scripts, store: options.preferencesFile.map { "in \($0)" } ?? "in memory")
+} catch {
+    report("\(error)")
+    exit(1)
+}

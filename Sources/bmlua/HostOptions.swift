@@ -62,14 +62,11 @@ struct HostOptions: ParsableArguments {
     /// Loads the startup scripts, reporting every failing file; false if any failed.
     func loadStartupScripts(into host: ScriptHost, reporter: ErrorReporter) -> Bool {
         guard scripts != nil else { return true }
-        do {
+        do throws(ScriptLoadError) {
             try host.loadStartupScripts()
             return true
-        } catch let error as ScriptLoadError {
-            for failure in error.failures { reporter.report(failure) }
-            return false
         } catch {
-            reporter.report(LuaError(.io, String(describing: error)))
+            for failure in error.failures { reporter.report(failure) }
             return false
         }
     }

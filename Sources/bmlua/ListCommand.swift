@@ -33,9 +33,9 @@ struct ListCommand: ParsableCommand {
     func run() throws {
         let host = try ScriptHost(options: .init(
             scriptsDirectory: directory, registry: Registry(), preferences: InMemoryPreferenceStore()))
-        do {
+        do throws(ScriptLoadError) {
             try host.loadStartupScripts()
-        } catch let error as ScriptLoadError {
+        } catch {
             let reporter = ErrorReporter()
             for failure in error.failures { reporter.report(failure) }
             throw ExitCode.failure

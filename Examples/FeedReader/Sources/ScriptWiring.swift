@@ -11,9 +11,8 @@ enum ScriptWiring {
     static func load(
         scriptsDirectory: String, feedsDirectory: String, preferences: any PreferenceStore, registry: Registry
     ) throws -> ScriptHost {
-        // Swift @Preference properties read the registry's default store;
-        // the host's `preferences` serves Lua's bm.spell.preference.
-        registry.defaultPreferenceStore = preferences
+        // The host makes `preferences` the registry's default store, so the
+        // Swift @Preference settings and the Lua scripts share it.
         let host = try ScriptHost(options: .init(
             scriptsDirectory: scriptsDirectory,
             limits: LuaLimits(maxMemory: 32 << 20, maxInstructions: 10_000_000),
@@ -21,10 +20,7 @@ enum ScriptWiring {
             preferences: preferences))
         exposeTypes(in: host)
         let feeds = URL(fileURLWithPath: feedsDirectory, isDirectory: true).standardizedFileURL
-        host.state.withStack { lua in
-            lua.push(["feedsURL": feeds.absoluteString, "feedsDirectory": feeds.path])
-            lua.setRawGlobal("feedreader")
-        }
+        host.setGlobal("feedreader", ["feedsURL": feeds.absoluteString, "feedsDirectory": feeds.path])
         try host.loadStartupScripts()
         return host
     }

@@ -53,9 +53,9 @@ public struct ScriptChecker {
 
     private func check(host: ScriptHost, files: [String]) throws -> [ScriptProblem] {
         var problems: [ScriptProblem] = []
-        do {
+        do throws(ScriptLoadError) {
             try host.load(files: files)
-        } catch let error as ScriptLoadError {
+        } catch {
             problems += error.failures.map { problem($0.chunk, $0.line, .error, $0.reason, fallback: $0.message) }
         }
         let registry = host.registry

@@ -23,13 +23,16 @@ public final class ScriptHost: Sendable {
         public var limits: LuaLimits
         /// The registry the scripts register into, shared with Swift.
         public var registry: Registry
-        /// The store behind preference properties.
+        /// The store behind preference properties — Lua's
+        /// `bm.spell.preference` and, because the host makes it the
+        /// registry's `defaultPreferenceStore`, Swift's `@Preference` too.
         public var preferences: any PreferenceStore
         /// Makes the store of a named suite (`bm.preference { suite = ... }`).
         public var suiteStore: @Sendable (String) -> any PreferenceStore
 
         /// Creates options; the registry defaults to the shared one and the
-        /// preferences to the platform's user defaults.
+        /// preferences to the registry's default store (the platform's user
+        /// defaults unless set).
         public init(
             scriptsDirectory: String? = nil,
             libraries: LuaLibraries = .safe,
@@ -42,7 +45,7 @@ public final class ScriptHost: Sendable {
             self.libraries = libraries
             self.limits = limits
             self.registry = registry
-            let store = preferences ?? UserDefaultsPreferenceStore()
+            let store = preferences ?? registry.defaultPreferenceStore
             self.preferences = store
             let inMemory = store is InMemoryPreferenceStore
             self.suiteStore = suiteStore ?? { suite -> any PreferenceStore in
@@ -62,10 +65,13 @@ public final class ScriptHost: Sendable {
     /// The registration of `partials/<Type>.lua` templates.
     private let fileTemplates: SpellHandle?
 
-    /// Opens the state, installs `bm`, and confines `require` to the scripts directory.
+    /// Opens the state, installs `bm`, confines `require` to the scripts
+    /// directory, and makes the options' preference store the registry's
+    /// default, so Lua and Swift preference properties share one store.
     public init(options: Options = Options()) throws {
         self.options = options
         self.registry = options.registry
+        options.registry.defaultPreferenceStore = options.preferences
         self.state = try LuaState(libraries: options.libraries, limits: options.limits)
         self.module = BMModule(
             state: state, registry: options.registry, scriptsDirectory: options.scriptsDirectory,
@@ -94,7 +100,7 @@ public final class ScriptHost: Sendable {
 
     /// The startup scripts of the scripts directory: every `*.lua` file
     /// directly in it, in lexical (byte) order of their names.
-    public func startupScripts() throws -> [String] {
+    public func startupScripts() throws(ScriptLoadError) -> [String] {
         guard let directory = options.scriptsDirectory else { return [] }
         let names: [String]
         do {
@@ -114,12 +120,12 @@ public final class ScriptHost: Sendable {
 
     /// Loads every startup script. A file that fails leaves none of its
     /// registrations behind; every failing file is reported, in one error.
-    public func loadStartupScripts() throws {
+    public func loadStartupScripts() throws(ScriptLoadError) {
         try load(files: startupScripts())
     }
 
     /// Loads the given files as startup scripts, in the order given.
-    public func load(files: [String]) throws {
+    public func load(files: [String]) throws(ScriptLoadError) {
         var failures: [LuaError] = []
         for file in files {
             module.beginLoad()
@@ -145,6 +151,14 @@ public final class ScriptHost: Sendable {
     @discardableResult
     public func expose<Root: AnyObject>(_ type: LuaExposedType<Root>) -> LuaExposedTypeInfo {
         state.expose(type)
+    }
+
+    /// Sets the global `name` for the scripts (before or after loading them).
+    public func setGlobal(_ name: String, _ value: some LuaPushable) {
+        state.withStack { lua in
+            lua.push(value)
+            lua.setRawGlobal(name)
+        }
     }
 
     /// Runs a chunk of Lua in the host.

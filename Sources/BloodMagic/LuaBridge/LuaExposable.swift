@@ -3,6 +3,10 @@
 ///
 /// Expose the class in the state first (``LuaStack/expose(_:)``); pushing an
 /// object of a class that is not exposed exposes it bare, under its name.
+///
+/// Conforming is needed only to use the class as a typed argument, result or
+/// property of *other* exposed members. Exposing a class is enough for a Lua
+/// initializer to serve Swift properties of that type.
 public protocol LuaExposable: AnyObject, LuaPushable, LuaReadable {}
 
 extension LuaExposable {

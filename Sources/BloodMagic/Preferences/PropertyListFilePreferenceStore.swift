@@ -69,39 +69,20 @@ public final class PropertyListFilePreferenceStore: PreferenceStore {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let temporary = directory.appendingPathComponent(".\(fileURL.lastPathComponent).\(getpid()).tmp")
         try data.write(to: temporary)
-        Self.sync(temporary.path)
+        FileLocking.sync(temporary.path)
         guard rename(temporary.path, fileURL.path) == 0 else {
             let reason = String(cString: strerror(errno))
             try? FileManager.default.removeItem(at: temporary)
             throw SpellError.preferenceEncodingFailed(key: fileURL.path, type: "property list", reason: reason)
         }
-        Self.sync(directory.path)
-    }
-
-    private static func sync(_ path: String) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return }
-        fsync(descriptor)
-        close(descriptor)
+        FileLocking.sync(directory.path)
     }
 
     private func withLock<T>(_ body: () throws -> T) throws -> T {
+        var result: T?
         try processLock.withLock { _ in
-            let directory = fileURL.deletingLastPathComponent()
-            try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let lockPath = fileURL.path + ".lock"
-            let descriptor = open(lockPath, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
-            guard descriptor >= 0 else {
-                throw SpellError.preferenceEncodingFailed(key: lockPath, type: "lock file", reason: String(cString: strerror(errno)))
-            }
-            defer { close(descriptor) }
-            while flock(descriptor, LOCK_EX) != 0 {
-                guard errno == EINTR else {
-                    throw SpellError.preferenceEncodingFailed(key: lockPath, type: "lock file", reason: String(cString: strerror(errno)))
-                }
-            }
-            defer { flock(descriptor, LOCK_UN) }
-            return try body()
+            result = try FileLocking.withExclusiveLock(beside: fileURL, body)
         }
+        return result!
     }
 }

@@ -79,32 +79,12 @@ public final class UserDefaultsPreferenceStore: PreferenceStore {
     /// Runs `body` holding an exclusive lock on `<domain>.plist.lock`.
     private func withFileLock(_ body: () throws -> Void) throws {
         guard let fileURL else { return try body() }
-        let directory = fileURL.deletingLastPathComponent()
-        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let lockPath = fileURL.path + ".lock"
-        let descriptor = open(lockPath, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw SpellError.preferenceEncodingFailed(key: lockPath, type: "lock file", reason: String(cString: strerror(errno)))
-        }
-        defer { close(descriptor) }
-        while flock(descriptor, LOCK_EX) != 0 {
-            if errno != EINTR {
-                throw SpellError.preferenceEncodingFailed(key: lockPath, type: "lock file", reason: String(cString: strerror(errno)))
-            }
-        }
-        defer { flock(descriptor, LOCK_UN) }
-        try body()
+        try FileLocking.withExclusiveLock(beside: fileURL, body)
     }
 
     /// Flushes the property list file and its directory to the disk.
     private func syncFileToDisk() {
         guard let fileURL else { return }
-        for path in [fileURL.path, fileURL.deletingLastPathComponent().path] {
-            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-            if descriptor >= 0 {
-                fsync(descriptor)
-                close(descriptor)
-            }
-        }
+        FileLocking.sync(fileURL.path, fileURL.deletingLastPathComponent().path)
     }
 }

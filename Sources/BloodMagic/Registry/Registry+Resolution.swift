@@ -54,16 +54,15 @@ extension Registry {
         let value = try Registry.trackTypedResolution(object: sender, property: property) {
             try record.produce(for: sender)
         }
-        if let convertible = value as? any ConvertibleSpellValue, !(value is Value) {
-            return try convertible.converted(to: Value.self)
-        }
-        guard let typed = value as? Value else {
+        if let typed = value as? Value { return typed }
+        // Only a value of the wrong type is asked to convert (a script bridge's).
+        guard let convertible = value as? any ConvertibleSpellValue else {
             throw SpellError.wrongValueType(
                 property: property, container: SpellNames.containerName(of: sender), expected: "\(Value.self)",
                 actual: "\(Swift.type(of: value))", source: record.source
             )
         }
-        return typed
+        return try convertible.converted(to: Value.self)
     }
 
     /// The error for a missing initializer, with the closest registrations.

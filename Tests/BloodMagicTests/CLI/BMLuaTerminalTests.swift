@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+
+/// Whether util-linux `script` is here to give bmlua a pseudo-terminal.
+let hasScriptCommand = FileManager.default.isExecutableFile(atPath: "/usr/bin/script")
+
+/// Runs bmlua on a pseudo-terminal (through `script`), typing `keys` one
+/// chunk at a time, and returns what the terminal showed.
+func bmluaOnTerminal(_ keys: [String], environment: String = "") throws -> String {
+    let binary = packageRoot.appendingPathComponent(".build/debug/bmlua").path
+    // Each chunk is printf's format, so \\r, \\033 and \\004 are interpreted;
+    // `timeout` keeps a stuck prompt from hanging the suite.
+    let typing = keys.map { "sleep 0.3; printf '\($0)'" }.joined(separator: "; ")
+    let shell = "(sleep 0.5; \(typing); sleep 0.5) | \(environment) timeout 10 script -qfec '\(binary)' /dev/null"
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+    process.arguments = ["-c", shell]
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self)
+}
+
+@Suite("bmlua on a terminal", .enabled(if: hasScriptCommand))
+struct BMLuaTerminalTests {
+    @Test func bareBmluaStartsThePromptWithHistory() throws {
+        // 1+1, then Up-arrow and Enter recalls it, then Ctrl-D.
+        let screen = try bmluaOnTerminal(["1+1\\r", "\\033[A\\r", "\\004"])
+        #expect(screen.contains("bmlua 0.1.0 (Lua 5.4)"))
+        #expect(screen.components(separatedBy: "\r\n2\r\n").count == 3, "the recalled line ran again: \(screen.debugDescription)")
+    }
+
+    @Test func errorsAreColouredOnlyWithoutNoColor() throws {
+        let coloured = try bmluaOnTerminal(["error(\"x\")\\r", "\\004"], environment: "env -u NO_COLOR")
+        #expect(coloured.contains("\u{1B}[31mstdin:1: x"))
+        let plain = try bmluaOnTerminal(["error(\"x\")\\r", "\\004"], environment: "NO_COLOR=1")
+        #expect(plain.contains("bmlua: stdin:1: x"))
+        #expect(!plain.contains("\u{1B}[31m"))
+    }
+}
+
+@Suite("bmlua odds and ends")
+struct BMLuaMoreTests {
+    @Test func interactiveAfterCode() throws {
+        let result = try bmlua(["-e", "x = 5", "-i"], stdin: "x * 2\n")
+        #expect(result.status == 0)
+        #expect(result.stdout == "10\n")
+    }
+
+    @Test func requireModuleWithDashL() throws {
+        let dir = try scratchDirectory(["greet.lua": "return { hello = function(n) return 'hi ' .. n end }"])
+        let result = try bmlua(["-l", "g=greet", "-e", "print(g.hello('ada'))"], directory: dir)
+        #expect(result.stdout == "hi ada\n")
+    }
+
+    @Test func defaultPreferencesAreTheBmluaDomainUnderXDGConfigHome() throws {
+        let config = try scratchDirectory([:])
+        let code = "S = bm.class('S', { theme = bm.spell.preference() }) S.new().theme = 'dark'"
+        let result = try bmlua(["-e", code], environment: ["XDG_CONFIG_HOME": config.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let plist = try String(contentsOf: config.appendingPathComponent("bmlua.plist"), encoding: .utf8)
+        #expect(plist.contains("<key>theme</key>"))
+        #expect(plist.contains("<string>dark</string>"))
+    }
+
+    @Test func resolveShowsUserdataByTypeName() throws {
+        let dir = try scratchDirectory(["a.lua": "bm.initializer { type = 'Out', init = function() return io.stdout end }"])
+        let result = try bmlua(["resolve", "Out", "--unsafe", "--scripts", dir.path])
+        #expect(result.status == 0)
+        #expect(result.stdout.hasPrefix("file ("))
+    }
+}

@@ -71,8 +71,17 @@ public struct LuaStack {
                 return name
             }
         }
-        if t == LUA_TNONE { return "no value" }
-        return String(cString: lua_typename(L, t))
+        switch t {
+        case LUA_TNIL: return "nil"
+        case LUA_TBOOLEAN: return "boolean"
+        case LUA_TLIGHTUSERDATA, LUA_TUSERDATA: return "userdata"
+        case LUA_TNUMBER: return "number"
+        case LUA_TSTRING: return "string"
+        case LUA_TTABLE: return "table"
+        case LUA_TFUNCTION: return "function"
+        case LUA_TTHREAD: return "thread"
+        default: return "no value"
+        }
     }
 
     /// Whether the element at `index` is nil or absent.

@@ -1,45 +1,59 @@
--- hello.lua: a first look at bmlua, BloodMagic's Lua host.
+-- hello.lua: BloodMagic's spells, from Lua.
 --
 --   ./scripts/bmlua Examples/hello.lua            greets the world
 --   ./scripts/bmlua Examples/hello.lua Ada Grace  greets each name given
 --
--- Scripts run in a sandbox: the safe standard library, with limits on
--- memory and instructions that the host (or bmlua's flags) can set.
+-- The wiring (which object serves which property) is registered once, the
+-- classes only declare what they need, and the spells do the rest: a lazy
+-- value is made on first use and kept, an injectable one comes from the
+-- registry, a final one can be set only once, and a preference survives
+-- between runs (bmlua keeps it in the user defaults of the domain `bmlua`).
 
-local names = { table.unpack(arg) }
+local names = { ... }
 if #names == 0 then names = { "world" } end
 
--- A tiny lazily-initialised greeter, the pattern BloodMagic's `lazy` spell
--- automates: the value is made on first use and kept afterwards.
-local Greeter = {}
-Greeter.__index = Greeter
+-- The wiring: one clock for everybody, and a greeting that depends on who asks.
+bm.singleton { type = "Clock", init = function()
+  return { hour = tonumber(os.date("%H")), started = os.clock() }
+end }
 
-function Greeter.new(greeting)
-  return setmetatable({ greeting = greeting, made = 0 }, Greeter)
-end
+bm.initializer { type = "Greeting", container = "Greeter", init = function(greeter)
+  local hour = greeter.clock.hour
+  return hour < 12 and "Good morning" or hour < 18 and "Good afternoon" or "Good evening"
+end }
 
-local cache = setmetatable({}, {
-  __index = function(t, key)
-    local value = Greeter.new(key)
-    rawset(t, key, value)
-    return value
-  end,
+bm.initializer { type = "Greeting", container = "ShyGreeter", init = function()
+  return "Oh, hello"
+end }
+
+-- Who got what, once per injection.
+local injected = {}
+bm.hook { property = "greeting", fn = function(sender, value)
+  injected[#injected + 1] = tostring(bm.class_of(sender)):gsub("^class ", "") .. " <- " .. value
+end }
+
+-- The classes: nothing here says where the values come from.
+local Greeter = bm.class("Greeter", {
+  clock    = bm.spell.injectable("Clock"),
+  greeting = bm.spell.injectable("Greeting"),
+  name     = bm.spell.final(),
+  greet    = function(self) return string.format("%s, %s!", self.greeting, self.name) end,
 })
+local ShyGreeter = bm.class("ShyGreeter", {}, Greeter)   -- inherits the spells
 
-local hour = tonumber(os.date("%H"))
-local greeting = hour < 12 and "Good morning" or hour < 18 and "Good afternoon" or "Good evening"
+local Stats = bm.class("Stats", { runs = bm.spell.preference { key = "hello.runs", default = 0 } })
 
 for i, name in ipairs(names) do
-  local greeter = cache[greeting]          -- created once, then reused
-  greeter.made = greeter.made + 1
-  print(string.format("%d. %s, %s! (%d letters, %s)", i, greeter.greeting, name,
-    utf8.len(name), name:reverse():lower()))
+  local greeter = (i % 2 == 0 and ShyGreeter or Greeter).new { name = name }
+  print(string.format("%d. %s", i, greeter:greet()))
+  local ok, err = pcall(function() greeter.name = "someone else" end)
+  if not ok then print("   (" .. err:gsub("^.-:%d+: ", "") .. ")") end
 end
 
-local made = 0
-for _ in pairs(cache) do made = made + 1 end
-print(string.format("%d greeting(s) for %d name(s), %d greeter object(s) made", #names, #names, made))
+print("injections: " .. table.concat(injected, ", "))
+local a, b = Greeter.new { name = "a" }, Greeter.new { name = "b" }
+print("one clock for everybody: " .. tostring(a.clock == b.clock))
 
--- The sandbox at work: no file system, no processes.
-local ok, err = pcall(io.open, "/etc/passwd")
-print("io.open in the sandbox: " .. (ok and "allowed?!" or err))
+local stats = Stats.new()
+stats.runs = stats.runs + 1
+print(string.format("this script has run %d time(s) on this machine", stats.runs))

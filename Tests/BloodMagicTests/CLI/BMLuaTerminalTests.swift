@@ -66,6 +66,22 @@ struct BMLuaMoreTests {
         #expect(plist.contains("<string>dark</string>"))
     }
 
+    @Test func theQuickStartExampleRuns() throws {
+        let config = try scratchDirectory([:])
+        let hello = packageRoot.appendingPathComponent("Examples/hello.lua").path
+        let first = try bmlua([hello, "Ada", "Grace"], environment: ["XDG_CONFIG_HOME": config.path])
+        #expect(first.status == 0, "\(first.stderr)")
+        let lines = first.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 7)
+        #expect(lines[0].hasSuffix(", Ada!"))
+        #expect(lines[1] == "   (final property 'name' of Greeter is already set)")
+        #expect(lines[2] == "2. Oh, hello, Grace!")
+        #expect(lines[5] == "one clock for everybody: true")
+        #expect(lines[6] == "this script has run 1 time(s) on this machine")
+        let second = try bmlua([hello], environment: ["XDG_CONFIG_HOME": config.path])
+        #expect(second.stdout.hasSuffix("this script has run 2 time(s) on this machine\n"))
+    }
+
     @Test func resolveShowsUserdataByTypeName() throws {
         let dir = try scratchDirectory(["a.lua": "bm.initializer { type = 'Out', init = function() return io.stdout end }"])
         let result = try bmlua(["resolve", "Out", "--unsafe", "--scripts", dir.path])

@@ -40,6 +40,9 @@ final class BMModule: Sendable {
         /// Errors of Lua hooks run by the registry (whose hooks cannot
         /// throw), by thread, picked up by whoever asked for the hooks.
         var hookErrors: [UInt: any Error] = [:]
+        /// Threads on which Lua is running hooks and collects their errors
+        /// (a count, as hooks may nest).
+        var hookCollectors: [UInt: Int] = [:]
     }
 
     /// What one startup script registered.
@@ -267,20 +270,29 @@ final class BMModule: Sendable {
         let container: String? = try lua.argument(1, of: "bm.hook")
         let property: String = try lua.argument(2, of: "bm.hook")
         let function = lua.reference(at: 3)
+        let source = lua.callerLocation()
         let handle = registry.addHook(
             container: container.map { .exactly(SpellTypeKey(name: $0)) } ?? .any,
             property: property,
-            source: lua.callerLocation()
+            source: source
         ) { [weak self] sender, _, value in
             guard let self else { return }
             do {
                 try self.callHook(function, sender: sender, value: value)
             } catch {
-                // Registry hooks cannot throw: keep the first error for the
-                // caller on this thread (see `takeHookError`).
+                // Registry hooks cannot throw. When Lua asked for the hooks
+                // (`core.run_hooks`), keep the first error for it to raise;
+                // when a Swift property's injection ran them, log it.
                 let thread = currentThreadID()
-                self.tracking.withLock { tracking in
+                let collected = self.tracking.withLock { tracking -> Bool in
+                    guard tracking.hookCollectors[thread] != nil else { return false }
                     if tracking.hookErrors[thread] == nil { tracking.hookErrors[thread] = error }
+                    return true
+                }
+                if !collected {
+                    Diagnostics.logger.error(
+                        "Lua hook for \(SpellTypeKey(type(of: sender)).name).\(property) failed: \(error)",
+                        metadata: ["source": "\(source)"])
                 }
             }
         }
@@ -425,9 +437,15 @@ final class BMModule: Sendable {
         let property: String = try lua.argument(2, of: "hook")
         let object = LuaObjectHandle(reference: lua.reference(at: 3), className: containerName)
         let value = LuaValue(stack: lua, at: 4)
+        let thread = currentThreadID()
+        tracking.withLock { $0.hookCollectors[thread, default: 0] += 1 }
         registry.runHooks(
             sender: object, container: container(named: containerName, object: object),
             property: property, value: value)
+        tracking.withLock { tracking in
+            let depth = (tracking.hookCollectors[thread] ?? 1) - 1
+            tracking.hookCollectors[thread] = depth > 0 ? depth : nil
+        }
         if let error = takeHookError() { throw error }
         return 0
     }

@@ -171,4 +171,17 @@ struct BMRegistryTests {
         #expect(result[1] == .string("main"))
         #expect(result[2].stringValue?.contains("method") == true)
     }
+
+    @Test func aFailingLuaHookIsRaisedAtTheAccess() throws {
+        let host = try makeHost()
+        let message = host.failure("""
+            bm.initializer { type = "Service", init = function() return {} end }
+            bm.hook { property = "service", fn = function(sender, value) error("hook refused " .. type(value)) end }
+            local VC = bm.class("VC", { service = bm.spell.lazy("Service") })
+            local s = VC.new().service
+            """, file: "hooks.lua")
+        #expect(message == "hooks.lua:2: hook refused table")
+        // The error was handed over once, not kept for a later resolution.
+        #expect(try host.lua("bm.initializer { type = 'Other', init = function() return 1 end } return bm.resolve('Other')") == [.integer(1)])
+    }
 }

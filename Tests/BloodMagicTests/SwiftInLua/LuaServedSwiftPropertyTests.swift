@@ -111,6 +111,17 @@ struct LuaServedSwiftPropertyTests {
         withExtendedLifetime(host) {}
     }
 
+    @Test func aFailingLuaHookOnASwiftPropertyIsLoggedNotKept() throws {
+        let host = try makeServingHost("""
+            bm.initializer { type = "FeedClient", init = function() return FeedClient.new("h") end }
+            bm.hook { container = "FeedScreen", property = "client", fn = function() error("hook failed") end }
+            """)
+        // The Swift getter cannot throw: the value is still injected, the
+        // hook's error goes to the log, and nothing is left for Lua to trip on.
+        #expect(FeedScreen().client.baseURL == "h")
+        #expect(try host.run("return bm.resolve('FeedClient').baseURL") == [.string("h")])
+    }
+
     @Test func eightThreadsResolveAtOnce() throws {
         let host = try makeServingHost("""
             made = 0

@@ -49,11 +49,11 @@ struct RunCommand: ParsableCommand {
                     script: script ?? "bmlua", arguments: Array(scriptAndArguments.dropFirst()),
                     interpreter: ["bmlua"])
             }
-            for module in modules {
-                try require(module, in: state)
-            }
-            for chunk in code {
-                _ = try state.run(chunk, name: "=(command line)")
+            for action in orderedActions() {
+                switch action {
+                case .require(let module): try require(module, in: state)
+                case .run(let chunk): _ = try state.run(chunk, name: "=(command line)")
+                }
             }
             if let script {
                 try runScript(script, arguments: Array(scriptAndArguments.dropFirst()), in: state)
@@ -71,6 +71,38 @@ struct RunCommand: ParsableCommand {
         if interactive {
             Repl(state: state).run()
         }
+    }
+
+    /// A `-l` or `-e`, in command-line order.
+    enum Action: Equatable {
+        case require(String)
+        case run(String)
+    }
+
+    /// The `-l` and `-e` options in the order given, as `lua` runs them.
+    /// ArgumentParser keeps each option's values in order but not their
+    /// interleaving, so it is read back from the raw arguments; if that does
+    /// not agree with what was parsed, modules come first, then code.
+    func orderedActions(arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> [Action] {
+        var actions: [Action] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument == "--" || (!argument.hasPrefix("-") && argument != "run") || argument == "-" { break }
+            if (argument == "-e" || argument == "-l"), index + 1 < arguments.count {
+                let value = arguments[index + 1]
+                actions.append(argument == "-e" ? .run(value) : .require(value))
+                index += 2
+                continue
+            }
+            // Options that take a value: skip it.
+            if ["--max-instructions", "--max-memory", "--scripts", "--preferences"].contains(argument) { index += 1 }
+            index += 1
+        }
+        let fallback = modules.map(Action.require) + code.map(Action.run)
+        let parsedRequires = actions.compactMap { if case .require(let m) = $0 { m } else { nil } }
+        let parsedCode = actions.compactMap { if case .run(let c) = $0 { c } else { nil } }
+        return parsedRequires == modules && parsedCode == code ? actions : fallback
     }
 
     /// `-l g=mod`: `g = require("mod")`; `-l mod`: `mod = require("mod")`.

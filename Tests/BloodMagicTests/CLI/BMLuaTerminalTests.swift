@@ -50,6 +50,12 @@ struct BMLuaMoreTests {
         #expect(result.stdout == "10\n")
     }
 
+    @Test func dashEAndDashLRunInTheOrderGiven() throws {
+        let dir = try scratchDirectory(["m.lua": "trace = (trace or '') .. 'l' return {}"])
+        let result = try bmlua(["-e", "trace = 'e1'", "-l", "m", "-e", "print(trace)"], directory: dir)
+        #expect(result.stdout == "e1l\n", "\(result.stderr)")
+    }
+
     @Test func requireModuleWithDashL() throws {
         let dir = try scratchDirectory(["greet.lua": "return { hello = function(n) return 'hi ' .. n end }"])
         let result = try bmlua(["-l", "g=greet", "-e", "print(g.hello('ada'))"], directory: dir)

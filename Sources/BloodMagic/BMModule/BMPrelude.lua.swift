@@ -103,15 +103,12 @@ end
 local classes = {}                               -- name -> class table
 local info = setmetatable({}, { __mode = "k" })  -- class table -> meta
 local instance_meta = setmetatable({}, { __mode = "k" }) -- instance metatable -> meta
-internal.classes = classes
-internal.info = info
 
 local function class_of(object)
   if type(object) ~= "table" then return nil end
   local meta = instance_meta[getmetatable(object)]
   return meta
 end
-internal.class_of = class_of
 
 local function container_name(fname, value)
   if value == nil then return nil end
@@ -306,7 +303,6 @@ function bm.define_spell(def)
   end
   return spell
 end
-internal.custom_spells = custom_spells
 
 ---------------------------------------------------------------------------
 -- Resolution of spelled properties (with cycle detection)
@@ -541,12 +537,6 @@ function internal.forget_spell(name)
   bm.spell[name] = nil
 end
 
--- Spelled properties of a class, for tools: { [name] = spell }
-function internal.spells_of(name)
-  local class = classes[name]
-  return class and info[class].spells or nil
-end
-
 -- Every spelled property of every class, for tools:
 -- { { class =, property =, kind =, type =, protocols =, optional =, source = } }
 function internal.spell_report()
@@ -596,12 +586,6 @@ function internal.dry_run()
     end
   end
   return failures
-end
-
--- Type name of a Lua object for the registry, or nil.
-function internal.type_name(object)
-  local meta = class_of(object)
-  return meta and meta.name or nil
 end
 
 return bm, internal

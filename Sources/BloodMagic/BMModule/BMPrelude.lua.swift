@@ -232,8 +232,11 @@ function Spell.__tostring(s)
   return "bm.spell." .. s.kind .. (s.type and ("(" .. s.type .. ")") or "")
 end
 
+-- A spell remembers where it was written (`bm.spell.lazy(...)` sits on the
+-- property's line), so tools can point at the property, not only the class.
 local function make_spell(kind, fields)
   fields.kind = kind
+  fields.source = core.location()
   return setmetatable(fields, Spell)
 end
 
@@ -552,7 +555,8 @@ function internal.spell_report()
     for _, property in ipairs(props) do
       local spell = meta.spells[property]
       rows[#rows + 1] = { class = name, property = property, kind = spell.kind, type = spell.type,
-                          protocols = spell.protocols, optional = spell.optional == true, source = meta.source }
+                          protocols = spell.protocols, optional = spell.optional == true,
+                          source = spell.source or meta.source }
     end
   end
   return rows

@@ -136,8 +136,8 @@ struct BMLuaToolTests {
         let p = dir.path
         #expect(lines == [
             "\(p)/10-net.lua:3: warning: Cache in any container registered at \(p)/10-net.lua:3 overrides the equally specific registration at \(p)/10-net.lua:2 (the later wins)",
-            "\(p)/20-ui.lua:1: error: ViewController.header: no template for partial HeaderView (no bm.partial and no \(p)/partials/HeaderView.lua)",
-            "\(p)/20-ui.lua:1: error: ViewController.missing: no initializer for Analytics in ViewController",
+            "\(p)/20-ui.lua:3: error: ViewController.missing: no initializer for Analytics in ViewController",
+            "\(p)/20-ui.lua:4: error: ViewController.header: no template for partial HeaderView (no bm.partial and no \(p)/partials/HeaderView.lua)",
             "\(p)/20-ui.lua:6: warning: bm.hook for ViewController.nope: ViewController declares no injected property 'nope'",
             "\(p)/20-ui.lua:10: error: dependency cycle: CycA.b -> CycB.a -> CycA.b",
             "\(p)/30-typo.lua:1: error: bm.initializer: unknown field 'contaner'",

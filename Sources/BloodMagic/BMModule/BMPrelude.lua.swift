@@ -540,19 +540,21 @@ function internal.forget_spell(name)
   bm.spell[name] = nil
 end
 
+-- The keys of `t`, sorted (for stable tool output).
+local function sorted_keys(t)
+  local keys = {}
+  for key in next, t do keys[#keys + 1] = key end
+  tsort(keys)
+  return keys
+end
+
 -- Every spelled property of every class, for tools:
 -- { { class =, property =, kind =, type =, protocols =, optional =, source = } }
 function internal.spell_report()
   local rows = {}
-  local names = {}
-  for name in next, classes do names[#names + 1] = name end
-  tsort(names)
-  for _, name in ipairs(names) do
+  for _, name in ipairs(sorted_keys(classes)) do
     local meta = info[classes[name]]
-    local props = {}
-    for property in next, meta.spells do props[#props + 1] = property end
-    tsort(props)
-    for _, property in ipairs(props) do
+    for _, property in ipairs(sorted_keys(meta.spells)) do
       local spell = meta.spells[property]
       rows[#rows + 1] = { class = name, property = property, kind = spell.kind, type = spell.type,
                           protocols = spell.protocols, optional = spell.optional == true,
@@ -566,23 +568,17 @@ end
 -- each class, in protected mode: { { class =, property =, message = } }.
 function internal.dry_run()
   local failures = {}
-  local names = {}
-  for name in next, classes do names[#names + 1] = name end
-  tsort(names)
-  for _, name in ipairs(names) do
+  for _, name in ipairs(sorted_keys(classes)) do
     local class = classes[name]
     local meta = info[class]
     local ok, object = pcall(class.new)
     if not ok then
       failures[#failures + 1] = { class = name, property = "new", message = tostring(object), source = meta.source }
     else
-      local props = {}
-      for property, spell in next, meta.spells do
-        if getters[spell.kind] == get_injected then props[#props + 1] = property end
-      end
-      tsort(props)
-      for _, property in ipairs(props) do
-        local ok2, err = pcall(function() return object[property] end)
+      for _, property in ipairs(sorted_keys(meta.spells)) do
+        local injected = getters[meta.spells[property].kind] == get_injected
+        local ok2, err = true, nil
+        if injected then ok2, err = pcall(function() return object[property] end) end
         if not ok2 then
           failures[#failures + 1] = { class = name, property = property, message = tostring(err), source = meta.source }
         end

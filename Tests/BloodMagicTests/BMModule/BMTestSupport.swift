@@ -27,14 +27,7 @@ extension ScriptHost {
     }
 }
 
-/// Writes files into a fresh directory: `["a.lua": "..."]`.
+/// Writes files into a fresh directory: `["a.lua": "..."]` (see `scratchDirectory`).
 func makeScripts(_ files: [String: String]) throws -> String {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bm-\(UUID().uuidString.prefix(8))")
-    for (name, text) in files {
-        let url = dir.appendingPathComponent(name)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try text.write(to: url, atomically: true, encoding: .utf8)
-    }
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    return dir.path
+    try scratchDirectory(files).path
 }

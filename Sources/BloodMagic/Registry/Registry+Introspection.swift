@@ -2,8 +2,9 @@ extension Registry {
     /// The registration that would serve `type` in `container`, without
     /// running it (for tools such as `bmlua check`); nil when none matches.
     public func initializerEntry(for type: SpellTypeKey, in container: ContainerDescriptor) -> SpellEntry? {
-        state.withLock { state in
-            state.lookup(type: type, container: container).record?.entry
+        let observes = container.object is any PropertyInjectionObserving
+        return state.withLock { state in
+            state.lookup(type: type, container: container, observes: observes).record?.entry
         }
     }
 

@@ -11,10 +11,11 @@ extension Registry {
         container: ContainerDescriptor,
         property: String
     ) throws -> Any? {
+        let observes = container.object is any PropertyInjectionObserving
         let cached = state.withLock { state -> CachedResolution in
             let key = NamedResolutionKey(type: type, container: container.key)
             if let hit = state.namedCache[key] { return hit }
-            let found = state.lookup(type: type, container: container)
+            let found = state.lookup(type: type, container: container, observes: observes)
             state.namedCache[key] = found
             return found
         }
@@ -47,19 +48,31 @@ extension Registry {
     /// initializer). Singletons are honoured; nothing is stored.
     @inlinable
     public func resolve<Value>(_ type: Value.Type = Value.self, for sender: AnyObject, property: String) throws -> Value {
-        let resolution = cachedResolution(valueType: Value.self, object: sender)
+        let stack = ResolutionStack.currentPointer
+        let resolution = cachedResolution(valueType: Value.self, object: sender, stack: stack)
         guard let record = resolution.record else {
             throw noInitializerError(type: SpellTypeKey(Value.self), container: ContainerDescriptor(sender), property: property)
         }
-        let value = try Registry.trackTypedResolution(object: sender, property: property) {
+        if resolution.makesTyped(Value.self) {
+            return try Registry.trackTypedResolution(object: sender, property: property, on: stack) {
+                try resolution.makeTyped(Value.self, for: sender)
+            }
+        }
+        let value = try Registry.trackTypedResolution(object: sender, property: property, on: stack) {
             try record.produce(for: sender)
         }
+        return try Registry.cast(value, to: Value.self, property: property, sender: sender, source: record.source)
+    }
+
+    /// `value` as a `Value`: a value of the wrong type is asked to convert
+    /// (a script bridge's), else the error names both types and the source.
+    @usableFromInline
+    static func cast<Value>(_ value: Any, to: Value.Type, property: String, sender: AnyObject, source: String) throws -> Value {
         if let typed = value as? Value { return typed }
-        // Only a value of the wrong type is asked to convert (a script bridge's).
         guard let convertible = value as? any ConvertibleSpellValue else {
             throw SpellError.wrongValueType(
                 property: property, container: SpellNames.containerName(of: sender), expected: "\(Value.self)",
-                actual: "\(Swift.type(of: value))", source: record.source
+                actual: "\(Swift.type(of: value))", source: source
             )
         }
         return try convertible.converted(to: Value.self)
@@ -94,25 +107,30 @@ extension Registry {
     }
 
     /// The cached lookup for a Swift property of type `valueType` (Optional
-    /// already unwrapped by the caller) in `object`'s dynamic type. One hash
-    /// lookup under the lock when warm.
-    @usableFromInline
-    func cachedResolution(valueType: Any.Type, object: AnyObject) -> CachedResolution {
-        let key = FastResolutionKey(type: ObjectIdentifier(valueType), container: ObjectIdentifier(type(of: object)))
+    /// already unwrapped by the caller) in `object`'s dynamic type, through
+    /// the calling thread's lookup cache (`stack` is the thread's
+    /// `ResolutionStack.currentPointer`): no lock when warm.
+    @inlinable
+    func cachedResolution(valueType: Any.Type, object: AnyObject, stack: UnsafeMutableRawPointer) -> CachedResolution {
+        let key = FastResolutionKey(valueType: valueType, containerType: type(of: object))
         // Read the generation first: whatever is computed below is at least
         // as new as it, so tagging the result with it is never stale.
         let generation = self.generation.current
-        let slot = key.threadCacheSlot
-        let stack = Unmanaged<ResolutionStack>.fromOpaque(ResolutionStack.currentPointer)
-        let hit: CachedResolution? = stack._withUnsafeGuaranteedRef { stack in
-            guard let entry = stack.lookups[slot], entry.registry == serial, entry.generation == generation,
-                  entry.key == key else { return nil }
-            return entry.resolution
+        let hit = ResolutionStack.borrow(stack) { stack -> CachedResolution? in
+            let entry = stack.lookups + key.threadCacheSlot
+            guard entry.pointee.registry == serial, entry.pointee.generation == generation, entry.pointee.key == key else { return nil }
+            return entry.pointee.resolution
         }
         if let hit { return hit }
+        return cacheMiss(key: key, generation: generation, valueType: valueType, object: object, stack: stack)
+    }
+
+    /// Fills the thread's cache entry from the registry's shared cache.
+    @usableFromInline
+    func cacheMiss(key: FastResolutionKey, generation: UInt64, valueType: Any.Type, object: AnyObject, stack: UnsafeMutableRawPointer) -> CachedResolution {
         let found = lockedResolution(key: key, valueType: valueType, object: object)
-        stack._withUnsafeGuaranteedRef { stack in
-            stack.lookups[slot] = ThreadResolutionCacheEntry(registry: serial, generation: generation, key: key, resolution: found)
+        ResolutionStack.borrow(stack) { stack in
+            stack.lookups[key.threadCacheSlot] = ThreadResolutionCacheEntry(registry: serial, generation: generation, key: key, resolution: found)
         }
         return found
     }
@@ -123,9 +141,9 @@ extension Registry {
         let optional = valueType as? any OptionalProtocol.Type
         let typeKey = SpellTypeKey(optional?.wrappedType ?? valueType)
         let container = ContainerDescriptor(object)
+        let observes = object is any PropertyInjectionObserving
         return state.withLock { state in
-            var found = state.lookup(type: typeKey, container: container)
-            found.valueIsOptional = optional != nil
+            let found = state.lookup(type: typeKey, container: container, observes: observes).with(valueIsOptional: optional != nil)
             state.fastCache[key] = found
             return found
         }

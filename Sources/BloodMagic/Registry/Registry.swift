@@ -13,10 +13,10 @@ public final class Registry: Sendable {
     let state = Mutex(RegistryState())
     /// Bumped on every change that can alter a lookup; per-thread lookup
     /// caches compare it to know whether an entry is still valid.
-    let generation = GenerationCounter()
+    @usableFromInline let generation = GenerationCounter()
     /// Distinguishes registries in per-thread caches (never reused, unlike
     /// an object address).
-    let serial = GenerationCounter.nextRegistrySerial()
+    @usableFromInline let serial = GenerationCounter.nextRegistrySerial()
 
     /// Makes an empty registry.
     public init() {
@@ -66,11 +66,18 @@ public final class Registry: Sendable {
         source: String,
         initializer: @escaping @Sendable (AnyObject) throws -> Any
     ) -> SpellHandle {
+        register(type: type, container: container, scope: scope, source: source, initializer: initializer, typed: nil)
+    }
+
+    private func register(
+        type: SpellTypeKey, container: ContainerMatch, scope: SpellScope, source: String,
+        initializer: @escaping @Sendable (AnyObject) throws -> Any, typed: (any TypedInitializing)?
+    ) -> SpellHandle {
         state.withLock { state in
             let handle = state.makeHandle()
             let record = InitializerRecord(
                 handle: handle, type: type, container: container, scope: scope, source: source,
-                make: initializer, slot: scope == .singleton ? SingletonSlot() : nil
+                make: initializer, slot: scope == .singleton ? SingletonSlot() : nil, typed: typed
             )
             let slot = InitializerSlotKey(type: type, rule: container.rule)
             if let shadowed = state.latestInitializer[slot] {
@@ -97,9 +104,10 @@ public final class Registry: Sendable {
         line: Int = #line,
         initializer: @escaping @Sendable (_ sender: AnyObject) throws -> Value
     ) -> SpellHandle {
-        registerInitializer(
+        register(
             type: SpellTypeKey(type), container: .any, scope: scope,
-            source: spellSource(fileID, line), initializer: { try initializer($0) }
+            source: spellSource(fileID, line), initializer: { try initializer($0) },
+            typed: TypedInitializer(initializer)
         )
     }
 
@@ -118,18 +126,20 @@ public final class Registry: Sendable {
     ) -> SpellHandle {
         let match: ContainerMatch = includingSubclasses ? .kindOf(container) : .exactly(container)
         let typeName = SpellTypeKey(type).name
-        return registerInitializer(
-            type: SpellTypeKey(type), container: match, scope: scope,
-            source: spellSource(fileID, line), initializer: { sender in
-                guard let typed = sender as? Container else {
-                    throw SpellError.wrongValueType(
-                        property: "(sender)", container: SpellTypeKey(Swift.type(of: sender)).name,
-                        expected: SpellTypeKey(Container.self).name, actual: SpellTypeKey(Swift.type(of: sender)).name,
-                        source: "initializer for \(typeName)"
-                    )
-                }
-                return try initializer(typed)
+        let withSender: @Sendable (AnyObject) throws -> Value = { sender in
+            guard let typed = sender as? Container else {
+                throw SpellError.wrongValueType(
+                    property: "(sender)", container: SpellTypeKey(Swift.type(of: sender)).name,
+                    expected: SpellTypeKey(Container.self).name, actual: SpellTypeKey(Swift.type(of: sender)).name,
+                    source: "initializer for \(typeName)"
+                )
             }
+            return try initializer(typed)
+        }
+        return register(
+            type: SpellTypeKey(type), container: match, scope: scope,
+            source: spellSource(fileID, line), initializer: { try withSender($0) },
+            typed: TypedInitializer(withSender)
         )
     }
 
@@ -253,6 +263,7 @@ public final class Registry: Sendable {
 // MARK: - Stored state
 
 /// A singleton's storage: the value is created once, under the slot's lock.
+@usableFromInline
 final class SingletonSlot: Sendable {
     let value = Mutex<SharedValue?>(nil)
 
@@ -292,11 +303,15 @@ final class InitializerRecord: Sendable {
     let scope: SpellScope
     @usableFromInline let source: String
     let make: @Sendable (AnyObject) throws -> Any
-    let slot: SingletonSlot?
+    @usableFromInline let slot: SingletonSlot?
+    /// The same initializer with its static result type, when it was
+    /// registered from Swift: a spell of exactly that type calls it
+    /// directly, with no boxing of the value and no dynamic cast.
+    @usableFromInline let typed: (any TypedInitializing)?
 
     init(
         handle: SpellHandle, type: SpellTypeKey, container: ContainerMatch, scope: SpellScope, source: String,
-        make: @escaping @Sendable (AnyObject) throws -> Any, slot: SingletonSlot?
+        make: @escaping @Sendable (AnyObject) throws -> Any, slot: SingletonSlot?, typed: (any TypedInitializing)? = nil
     ) {
         self.handle = handle
         self.type = type
@@ -305,6 +320,7 @@ final class InitializerRecord: Sendable {
         self.source = source
         self.make = make
         self.slot = slot
+        self.typed = typed
     }
 
     var entry: SpellEntry {
@@ -376,11 +392,13 @@ struct CustomSpellRecord: Sendable {
 }
 
 /// A monotonically increasing counter, readable without a lock.
+@usableFromInline
 final class GenerationCounter: Sendable {
-    private let value = Atomic<UInt64>(0)
+    @usableFromInline let value = Atomic<UInt64>(0)
     private static let serials = Atomic<UInt64>(0)
 
     /// The current generation (acquire: state changed before a bump is visible).
+    @inlinable
     var current: UInt64 { value.load(ordering: .acquiring) }
 
     /// Marks a change.
@@ -392,22 +410,48 @@ final class GenerationCounter: Sendable {
     }
 }
 
-/// One entry of a thread's lookup cache.
+/// One entry of a thread's lookup cache (registry serial 0: empty).
+@usableFromInline
 struct ThreadResolutionCacheEntry {
-    let registry: UInt64
-    let generation: UInt64
-    let key: FastResolutionKey
-    let resolution: CachedResolution
+    @usableFromInline var registry: UInt64 = 0
+    @usableFromInline var generation: UInt64 = 0
+    @usableFromInline var key = FastResolutionKey(type: 0, container: 0)
+    @usableFromInline var resolution: CachedResolution?
+
+    init() {}
+
+    @usableFromInline
+    init(registry: UInt64, generation: UInt64, key: FastResolutionKey, resolution: CachedResolution) {
+        self.registry = registry
+        self.generation = generation
+        self.key = key
+        self.resolution = resolution
+    }
 }
 
-/// Key of the Swift fast cache: property type and container type identities.
-struct FastResolutionKey: Hashable {
-    let type: ObjectIdentifier
-    let container: ObjectIdentifier
+/// Key of the Swift fast cache: the addresses of the property type's and
+/// the container type's metadata.
+@usableFromInline
+struct FastResolutionKey: Hashable, Sendable {
+    @usableFromInline let type: UInt
+    @usableFromInline let container: UInt
+
+    @usableFromInline
+    init(type: UInt, container: UInt) {
+        self.type = type
+        self.container = container
+    }
+
+    @usableFromInline
+    init(valueType: Any.Type, containerType: AnyObject.Type) {
+        self.type = UInt(bitPattern: ObjectIdentifier(valueType))
+        self.container = UInt(bitPattern: ObjectIdentifier(containerType))
+    }
 
     /// The slot of this key in a thread's 64-entry lookup cache.
+    @usableFromInline
     var threadCacheSlot: Int {
-        let mixed = (UInt(bitPattern: type) &* 0x9E37_79B9_7F4A_7C15) ^ (UInt(bitPattern: container) &* 0xC2B2_AE3D_27D4_EB4F)
+        let mixed = (type &* 0x9E37_79B9_7F4A_7C15) ^ (container &* 0xC2B2_AE3D_27D4_EB4F)
         return Int(truncatingIfNeeded: mixed >> 58)
     }
 }
@@ -419,12 +463,50 @@ struct NamedResolutionKey: Hashable {
 }
 
 /// A cached lookup: the winning initializer (if any) and whether any hook
-/// could apply to this container type.
-public struct CachedResolution: Sendable {
+/// could apply to this container type. A class, so that a cached lookup is
+/// handed out with one retain.
+public final class CachedResolution: Sendable {
     @usableFromInline let record: InitializerRecord?
     @usableFromInline let hooksMayApply: Bool
     @usableFromInline let containerObserves: Bool
-    @usableFromInline var valueIsOptional = false
+    @usableFromInline let valueIsOptional: Bool
+    /// The winning initializer's typed form, when a spell of its exact
+    /// result type may call it directly (instance scope, registered from
+    /// Swift); see `makesTyped` and `makeTyped`.
+    @usableFromInline let typed: (any TypedInitializing)?
+    @usableFromInline let typedValueType: ObjectIdentifier?
+
+    init(record: InitializerRecord?, hooksMayApply: Bool, containerObserves: Bool, valueIsOptional: Bool = false) {
+        self.record = record
+        self.hooksMayApply = hooksMayApply
+        self.containerObserves = containerObserves
+        self.valueIsOptional = valueIsOptional
+        let direct = record?.slot == nil ? record?.typed : nil
+        self.typed = direct
+        self.typedValueType = direct?.valueType
+    }
+
+    /// Whether the winning initializer can be called directly for a `Value`.
+    @inlinable
+    func makesTyped<Value>(_: Value.Type) -> Bool {
+        typedValueType == ObjectIdentifier(Value.self)
+    }
+
+    /// Calls the winning initializer directly; only after `makesTyped`
+    /// said yes (the identity check makes the downcast exact).
+    @inlinable
+    func makeTyped<Value>(_: Value.Type, for sender: AnyObject) throws -> Value {
+        try unsafeDowncast(typed.unsafelyUnwrapped as AnyObject, to: TypedInitializer<Value>.self).make(sender)
+    }
+
+    /// The same lookup, for a property whose type is (or is not) Optional.
+    func with(valueIsOptional: Bool) -> CachedResolution {
+        CachedResolution(record: record, hooksMayApply: hooksMayApply, containerObserves: containerObserves, valueIsOptional: valueIsOptional)
+    }
+
+    /// Whether anything must run after the value is stored.
+    @usableFromInline
+    var needsHooks: Bool { hooksMayApply || containerObserves }
 }
 
 /// Everything behind the registry's lock.
@@ -502,7 +584,7 @@ struct RegistryState {
 
     /// The most specific initializer for `type` in `container`; between
     /// equally specific ones the later wins and a diagnostic is recorded.
-    mutating func lookup(type: SpellTypeKey, container: ContainerDescriptor) -> CachedResolution {
+    mutating func lookup(type: SpellTypeKey, container: ContainerDescriptor, observes: Bool) -> CachedResolution {
         var best: InitializerRecord?
         var bestScore = Int.min
         var tied: [InitializerRecord] = []
@@ -527,7 +609,24 @@ struct RegistryState {
             }
         }
         let hooksMayApply = hooks.contains { $0.container.specificity(for: container) != nil }
-        let observes = container.object is any PropertyInjectionObserving
         return CachedResolution(record: best, hooksMayApply: hooksMayApply, containerObserves: observes)
+    }
+}
+
+/// An initializer with its static result type (see `InitializerRecord.typed`).
+@usableFromInline
+protocol TypedInitializing: AnyObject, Sendable {
+    /// The identity of the result type.
+    var valueType: ObjectIdentifier { get }
+}
+
+/// A Swift initializer returning `Value`.
+@usableFromInline
+final class TypedInitializer<Value>: TypedInitializing {
+    @usableFromInline let make: @Sendable (AnyObject) throws -> Value
+    @usableFromInline let valueType = ObjectIdentifier(Value.self)
+
+    init(_ make: @escaping @Sendable (AnyObject) throws -> Value) {
+        self.make = make
     }
 }

@@ -8,66 +8,101 @@ import Darwin
 
 /// One step of a resolution in progress: a property of one object.
 ///
-/// Swift spells identify the property by its storage key path and the
-/// container by its metatype; names are only computed for error messages,
-/// so tracking costs no string work on the hot path.
+/// Frames are plain values (no reference counting, nothing to destroy), so
+/// pushing and popping one costs a few stores. Swift spells identify the
+/// property by their cell and the container by its address; names are
+/// computed only for error messages. Named steps (script bridges,
+/// singletons) keep their names in the stack's `details`.
+@usableFromInline
 struct ResolutionFrame {
-    enum Site {
-        /// A property known by names (script bridges, singletons).
-        case named(container: String, property: String)
-        /// A spell cell of a Swift container (the name is found only for messages).
-        ///
-        /// Unretained on purpose (no reference counting on the hot path):
-        /// a frame only lives while its resolution runs, and the caller
-        /// holds the container, the cell and the key path for that long.
-        case cell(container: Unmanaged<AnyObject>, cell: Unmanaged<AnyObject>, keyPath: Unmanaged<AnyKeyPath>?)
-        /// A Swift container type and a property name.
-        case typed(containerType: Any.Type, property: String)
+    @usableFromInline
+    enum Kind: UInt8 {
+        /// A spell cell of a Swift container.
+        case cell
+        /// A property known by names (`details[detail]`).
+        case named
+        /// A Swift container type and a property name (`details[detail]`).
+        case typed
     }
 
-    let object: ObjectIdentifier?
-    let site: Site
+    @usableFromInline let kind: Kind
+    /// The object's address (identity only; never dereferenced for named frames).
+    @usableFromInline let object: UnsafeMutableRawPointer?
+    /// The cell's address, for cell frames.
+    @usableFromInline let cell: UnsafeMutableRawPointer?
+    /// The storage key path's address, for cell frames, if known.
+    @usableFromInline let keyPath: UnsafeMutableRawPointer?
+    /// The index of the names in the stack's `details`, for other frames.
+    @usableFromInline let detail: Int
 
-    func isSameStep(as other: ResolutionFrame) -> Bool {
-        guard object == other.object else { return false }
-        switch (site, other.site) {
+    @usableFromInline
+    init(kind: Kind, object: UnsafeMutableRawPointer?, cell: UnsafeMutableRawPointer?, keyPath: UnsafeMutableRawPointer?, detail: Int) {
+        self.kind = kind
+        self.object = object
+        self.cell = cell
+        self.keyPath = keyPath
+        self.detail = detail
+    }
+}
+
+/// The names of a named or typed resolution step.
+enum ResolutionFrameDetail {
+    case named(container: String, property: String)
+    case typed(containerType: Any.Type, property: String)
+
+    var label: String {
+        switch self {
+        case let .named(container, property):
+            return property.isEmpty ? container : "\(container).\(property)"
+        case let .typed(containerType, property):
+            return "\(SpellTypeKey(containerType).name).\(property)"
+        }
+    }
+
+    func isSameStep(as other: ResolutionFrameDetail) -> Bool {
+        switch (self, other) {
         case let (.named(c1, p1), .named(c2, p2)):
             return c1 == c2 && p1 == p2
-        case let (.cell(_, c1, _), .cell(_, c2, _)):
-            return c1.toOpaque() == c2.toOpaque()
         case let (.typed(t1, p1), .typed(t2, p2)):
             return t1 == t2 && p1 == p2
         default:
             return false
         }
     }
-
-    var label: String {
-        switch site {
-        case let .named(container, property):
-            return property.isEmpty ? container : "\(container).\(property)"
-        case let .cell(container, cell, keyPath):
-            let object = container.takeUnretainedValue()
-            let name = (cell.takeUnretainedValue() as? any SpellCellNaming)?
-                .propertyName(keyPath?.takeUnretainedValue(), in: object) ?? "?"
-            return "\(SpellNames.containerName(of: object)).\(name)"
-        case let .typed(containerType, property):
-            return "\(SpellTypeKey(containerType).name).\(property)"
-        }
-    }
 }
 
-/// The stack of resolutions in progress on this thread.
+/// The stack of resolutions in progress on this thread, and the thread's
+/// lookup cache.
 ///
 /// Resolutions are synchronous (initializers are plain closures), so a
 /// thread-local stack follows them exactly, also across nested resolutions
-/// started by a script bridge through `Registry.trackResolution`.
+/// started by a script bridge through `Registry.trackResolution`. Only the
+/// owning thread touches it, which is why its storage needs no lock.
+@usableFromInline
 final class ResolutionStack {
-    @exclusivity(unchecked) var frames: [ResolutionFrame] = []
+    /// The frames, `count` of them, in a buffer of `capacity`.
+    @usableFromInline @exclusivity(unchecked) var frames: UnsafeMutablePointer<ResolutionFrame>
+    @usableFromInline @exclusivity(unchecked) var count = 0
+    @usableFromInline @exclusivity(unchecked) var capacity = 16
+    /// The names of the named and typed frames on the stack.
+    @exclusivity(unchecked) var details: [ResolutionFrameDetail] = []
     /// A small direct-mapped cache of registry lookups made on this thread,
     /// checked against the registry's generation, so a warm lookup takes
-    /// no lock. Only this thread touches it.
-    @exclusivity(unchecked) var lookups = [ThreadResolutionCacheEntry?](repeating: nil, count: 64)
+    /// no lock.
+    @usableFromInline let lookups: UnsafeMutablePointer<ThreadResolutionCacheEntry>
+    @usableFromInline static let lookupSlots = 64
+
+    init() {
+        frames = .allocate(capacity: capacity)
+        lookups = .allocate(capacity: ResolutionStack.lookupSlots)
+        lookups.initialize(repeating: ThreadResolutionCacheEntry(), count: ResolutionStack.lookupSlots)
+    }
+
+    deinit {
+        frames.deallocate()
+        lookups.deinitialize(count: ResolutionStack.lookupSlots)
+        lookups.deallocate()
+    }
 
     /// The current thread's stack, created on first use and released with the thread.
     static var current: ResolutionStack {
@@ -75,11 +110,97 @@ final class ResolutionStack {
     }
 
     /// The current thread's stack as a raw pointer (no reference counting).
+    @usableFromInline
     static var currentPointer: UnsafeMutableRawPointer {
         if let raw = pthread_getspecific(resolutionStackKey) { return raw }
         let raw = Unmanaged.passRetained(ResolutionStack()).toOpaque()
         pthread_setspecific(resolutionStackKey, raw)
         return raw
+    }
+
+    /// The stack behind a pointer from `currentPointer`, borrowed: the
+    /// thread owns it until it exits, so no retain is needed for the length
+    /// of a call on that thread.
+    @usableFromInline
+    static func borrow<Result>(_ pointer: UnsafeMutableRawPointer, _ body: (ResolutionStack) throws -> Result) rethrows -> Result {
+        try Unmanaged<ResolutionStack>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
+    }
+
+    /// Pushes a spell cell's step, or throws the cycle error if the same
+    /// cell of the same object is already being resolved on this thread.
+    @usableFromInline
+    func pushCell(object: AnyObject, cell: AnyObject, keyPath: AnyKeyPath?) throws {
+        let frame = ResolutionFrame(
+            kind: .cell, object: Unmanaged.passUnretained(object).toOpaque(), cell: Unmanaged.passUnretained(cell).toOpaque(),
+            keyPath: keyPath.map { Unmanaged.passUnretained($0).toOpaque() }, detail: 0
+        )
+        if count > 0 {
+            for index in 0..<count where frames[index].kind == .cell && frames[index].cell == frame.cell && frames[index].object == frame.object {
+                throw cycleError(from: index, closingWith: frame)
+            }
+        }
+        append(frame)
+    }
+
+    /// Pushes a named or typed step, or throws the cycle error.
+    func pushDetail(_ detail: ResolutionFrameDetail, kind: ResolutionFrame.Kind, object: AnyObject?) throws {
+        let address = object.map { Unmanaged.passUnretained($0).toOpaque() }
+        for index in 0..<count where frames[index].kind == kind && frames[index].object == address
+            && details[frames[index].detail].isSameStep(as: detail) {
+            details.append(detail)
+            defer { details.removeLast() }
+            throw cycleError(
+                from: index, closingWith: ResolutionFrame(kind: kind, object: address, cell: nil, keyPath: nil, detail: details.count - 1)
+            )
+        }
+        details.append(detail)
+        append(ResolutionFrame(kind: kind, object: address, cell: nil, keyPath: nil, detail: details.count - 1))
+    }
+
+    /// Pops the innermost step.
+    @usableFromInline
+    func pop() {
+        count -= 1
+        if frames[count].kind != .cell { details.removeLast() }
+    }
+
+    @usableFromInline
+    func append(_ frame: ResolutionFrame) {
+        if count == capacity {
+            let grown = UnsafeMutablePointer<ResolutionFrame>.allocate(capacity: capacity * 2)
+            grown.moveInitialize(from: frames, count: count)
+            frames.deallocate()
+            frames = grown
+            capacity *= 2
+        }
+        (frames + count).initialize(to: frame)
+        count += 1
+    }
+
+    private func cycleError(from start: Int, closingWith frame: ResolutionFrame) -> SpellError {
+        let chain = (start..<count).map { label(of: frames[$0]) } + [label(of: frame)]
+        return SpellError.dependencyCycle(chain: chain)
+    }
+
+    /// "ViewController.loader" for a frame (frames are only labelled while
+    /// their resolution runs, so the objects they point at are alive).
+    func label(of frame: ResolutionFrame) -> String {
+        switch frame.kind {
+        case .cell:
+            guard let objectAddress = frame.object, let cellAddress = frame.cell else { return "?" }
+            let object = Unmanaged<AnyObject>.fromOpaque(objectAddress).takeUnretainedValue()
+            let keyPath = frame.keyPath.map { Unmanaged<AnyKeyPath>.fromOpaque($0).takeUnretainedValue() }
+            let name = (Unmanaged<AnyObject>.fromOpaque(cellAddress).takeUnretainedValue() as? any SpellCellNaming)?
+                .propertyName(keyPath, in: object) ?? "?"
+            return "\(SpellNames.containerName(of: object)).\(name)"
+        case .named, .typed:
+            return details[frame.detail].label
+        }
+    }
+
+    /// The labels of the frames, outermost first.
+    var labels: [String] {
+        (0..<count).map { label(of: frames[$0]) }
     }
 }
 
@@ -114,56 +235,30 @@ extension Registry {
         object: AnyObject?,
         _ body: () throws -> Result
     ) throws -> Result {
-        try track(ResolutionFrame(object: object.map(ObjectIdentifier.init), site: .named(container: container, property: property)), body)
-    }
-
-    /// Tracks a spell cell's resolution.
-    @usableFromInline
-    static func trackCellResolution<Result>(
-        object: AnyObject, cell: any SpellCellNaming, keyPath: AnyKeyPath?, _ body: () throws -> Result
-    ) throws -> Result {
-        let site = ResolutionFrame.Site.cell(
-            container: .passUnretained(object), cell: .passUnretained(cell as AnyObject), keyPath: keyPath.map { .passUnretained($0) }
-        )
-        return try track(ResolutionFrame(object: ObjectIdentifier(object), site: site), body)
+        try ResolutionStack.borrow(ResolutionStack.currentPointer) { stack in
+            try stack.pushDetail(.named(container: container, property: property), kind: .named, object: object)
+            defer { stack.pop() }
+            return try body()
+        }
     }
 
     /// Tracks a resolution of a named property of a Swift object.
     @usableFromInline
-    static func trackTypedResolution<Result>(object: AnyObject, property: String, _ body: () throws -> Result) throws -> Result {
-        let site = ResolutionFrame.Site.typed(containerType: type(of: object), property: property)
-        return try track(ResolutionFrame(object: ObjectIdentifier(object), site: site), body)
-    }
-
-    private static func track<Result>(_ frame: ResolutionFrame, _ body: () throws -> Result) throws -> Result {
-        // The thread owns its stack until it exits, so borrowing it
-        // without a retain is safe for the length of this call.
-        try Unmanaged<ResolutionStack>.fromOpaque(ResolutionStack.currentPointer)._withUnsafeGuaranteedRef { stack in
-            try track(frame, on: stack, body)
+    static func trackTypedResolution<Result>(
+        object: AnyObject, property: String, on stackPointer: UnsafeMutableRawPointer, _ body: () throws -> Result
+    ) throws -> Result {
+        try ResolutionStack.borrow(stackPointer) { stack in
+            try stack.pushDetail(.typed(containerType: type(of: object), property: property), kind: .typed, object: object)
+            defer { stack.pop() }
+            return try body()
         }
-    }
-
-    private static func track<Result>(_ frame: ResolutionFrame, on stack: ResolutionStack, _ body: () throws -> Result) throws -> Result {
-        if let start = stack.frames.lastIndex(where: { $0.isSameStep(as: frame) }) {
-            let chain = stack.frames[start...].map(\.label) + [frame.label]
-            throw SpellError.dependencyCycle(chain: chain)
-        }
-        stack.frames.append(frame)
-        defer { stack.frames.removeLast() }
-        return try body()
     }
 
     /// The labels of the resolutions in progress on this thread, outermost
     /// first ("ViewController.loader"), for diagnostics.
     public static var resolutionsInProgress: [String] {
-        ResolutionStack.current.frames.map(\.label)
+        ResolutionStack.current.labels
     }
-}
-
-/// A token unique to the calling thread while it lives (its resolution stack).
-@usableFromInline
-func currentThreadToken() -> UnsafeMutableRawPointer {
-    ResolutionStack.currentPointer
 }
 
 /// Lets other threads run (used while waiting for another thread to

@@ -67,38 +67,46 @@ struct RetainedKeyPath: @unchecked Sendable {
 /// value, or this thread is re-entering while it produces it).
 @usableFromInline
 enum ResolvedValue<Value> {
-    case produced(Value, CachedResolution)
+    case produced(Value, needsHooks: Bool)
     case absent
     case readStorage
 }
 
 /// Coordination shared by the resolving spells (@Lazy, @Injectable,
 /// @Partial): an atomic state word read on the warm path with no lock, and
-/// a lock under which a value is created exactly once on the cold path.
+/// claimed with one compare-and-swap on the cold path, so that a value is
+/// created exactly once.
 ///
 /// The value itself lives in the property wrapper, inside the container
 /// object, so a warm read is an atomic load plus a plain stored-property
 /// read, and every path of the getter ends with that same read.
 ///
-/// Protocol: the producing thread creates the value under `lock` and
-/// records itself as `producer`; it then stores the value in the wrapper,
-/// runs the injection hooks, and publishes (`state` = 1, release). Other
-/// threads arriving meanwhile wait for the publication, then read the
-/// wrapper (acquire). A re-entrant read on the producing thread (from a
-/// hook) reads the wrapper, already written. Assigning to the property
-/// from one thread while another reads it is a race, as for any
+/// Protocol (`state`): 0 unresolved, 2 producing, 3 stored and running
+/// hooks, 1 published. A thread claims production by moving 0 → 2 and
+/// records itself as `producer`; it creates the value, stores it in the
+/// wrapper, moves to 3 while the injection hooks run, then publishes (1,
+/// release). If production fails it goes back to 0. Other threads arriving
+/// at 2 or 3 wait for 1 (acquire), then read the wrapper, or try again if
+/// production failed. On the producing thread, a read at 3 (from a hook)
+/// reads the wrapper, already written; a read at 2 is a dependency cycle,
+/// reported by the resolution tracker with its chain. Assigning to the
+/// property from one thread while another reads it is a race, as for any
 /// non-atomic stored property.
 public final class ResolvingCell<Value>: SpellCellNaming {
     @usableFromInline let state = Atomic<Int>(0)
-    /// The thread producing the value (its resolution stack), until published.
-    @usableFromInline @exclusivity(unchecked) var producer: UnsafeMutableRawPointer?
-    @usableFromInline let lock = Mutex(())
+    /// The producing thread (its resolution stack's address) while `state` is 2 or 3.
+    @usableFromInline let producer = Atomic<UInt>(0)
     @usableFromInline let mode: ResolvingMode
     @usableFromInline let explicitName: String?
     @usableFromInline let registry: Registry?
     /// The default-construction closure, type-erased so the cell's code
     /// needs no generic metadata for it (the result is cast back on use).
     @usableFromInline let fallback: (() -> Any)?
+
+    @usableFromInline static var unresolved: Int { 0 }
+    @usableFromInline static var published: Int { 1 }
+    @usableFromInline static var producing: Int { 2 }
+    @usableFromInline static var runningHooks: Int { 3 }
 
     @usableFromInline
     init(mode: ResolvingMode, name: String?, registry: Registry?, fallback: (() -> Any)? = nil) {
@@ -112,7 +120,7 @@ public final class ResolvingCell<Value>: SpellCellNaming {
     /// is then visible).
     @inlinable
     var isResolved: Bool {
-        @inline(__always) get { state.load(ordering: .acquiring) == 1 }
+        @inline(__always) get { state.load(ordering: .acquiring) == Self.published }
     }
 
     /// The registry this cell resolves through.
@@ -121,26 +129,29 @@ public final class ResolvingCell<Value>: SpellCellNaming {
     /// Runs the hooks for a value the caller has just stored in the
     /// wrapper, then publishes it.
     @inlinable
-    @inline(never)
-    func finishProduction(object: AnyObject, value: Value, resolution: CachedResolution, keyPath: AnyKeyPath? = nil) {
-        if resolution.hooksMayApply || resolution.containerObserves {
-            let registry = self.registry ?? Registry.current
-            registry.runHooks(after: resolution, sender: object, property: propertyName(keyPath, in: object), value: value)
+    func finishProduction(object: AnyObject, value: Value, needsHooks: Bool, keyPath: AnyKeyPath? = nil) {
+        if needsHooks {
+            runHooks(object: object, value: value, keyPath: keyPath)
         }
-        // No lock needed: waiters and re-entrant reads check `state`
-        // before `producer`, so a stale `producer` after publication is
-        // never consulted; the next assignment of nil clears it.
-        state.store(1, ordering: .releasing)
+        state.store(Self.published, ordering: .releasing)
+    }
+
+    /// Runs the hooks (the lookup is cached, so finding it again is cheap,
+    /// and keeps the common, hook-free path from carrying it around).
+    @usableFromInline
+    func runHooks(object: AnyObject, value: Value, keyPath: AnyKeyPath?) {
+        state.store(Self.runningHooks, ordering: .releasing)
+        let registry = self.registry ?? Registry.current
+        let resolution = registry.cachedResolution(valueType: Value.self, object: object, stack: ResolutionStack.currentPointer)
+        registry.runHooks(after: resolution, sender: object, property: propertyName(keyPath, in: object), value: value)
     }
 
     /// Records an assignment the caller has just stored in the wrapper:
     /// a value (published) or nil (the next read produces a fresh value).
     @inlinable
     func markAssigned(hasValue: Bool) {
-        lock.withLock { _ in
-            producer = nil
-            state.store(hasValue ? 1 : 0, ordering: .releasing)
-        }
+        producer.store(0, ordering: .relaxed)
+        state.store(hasValue ? Self.published : Self.unresolved, ordering: .releasing)
     }
 
     /// The cold path of a read that traps on error (property getters
@@ -151,8 +162,13 @@ public final class ResolvingCell<Value>: SpellCellNaming {
         do {
             return try resolve(object: object, keyPath: keyPath)
         } catch {
-            fatalError("\(error)")
+            trap(error)
         }
+    }
+
+    @usableFromInline
+    func trap(_ error: any Error) -> Never {
+        fatalError("\(error)")
     }
 
     /// The property name: explicit, else from the storage key path when
@@ -169,35 +185,67 @@ public final class ResolvingCell<Value>: SpellCellNaming {
     /// find it; see the type's protocol.
     @inlinable
     func resolve(object: AnyObject, keyPath: AnyKeyPath?) throws -> ResolvedValue<Value> {
-        let registry = self.registry ?? Registry.current
-        let resolution = registry.cachedResolution(valueType: Value.self, object: object)
-        let me = currentThreadToken()
-        var outcome: ResolvedValue<Value> = .absent
-        var waitForPublication = false
-        try Registry.trackCellResolution(object: object, cell: self, keyPath: keyPath) {
-            try lock.withLock { _ in
-                if state.load(ordering: .acquiring) == 1 {
-                    outcome = .readStorage
-                    return
-                }
-                if let producer {
-                    outcome = .readStorage
-                    waitForPublication = producer != me
-                    return
-                }
-                guard let made = try produce(object: object, keyPath: keyPath, registry: registry, resolution: resolution) else {
-                    return
-                }
-                producer = me
-                outcome = .produced(made, resolution)
+        let stack = ResolutionStack.currentPointer
+        let me = UInt(bitPattern: stack)
+        while true {
+            let (claimed, found) = state.compareExchange(
+                expected: Self.unresolved, desired: Self.producing, ordering: .acquiringAndReleasing
+            )
+            if claimed {
+                producer.store(me, ordering: .relaxed)
+                return try produceClaimed(object: object, keyPath: keyPath, stack: stack)
+            }
+            if found == Self.published { return .readStorage }
+            if producer.load(ordering: .relaxed) == me {
+                // This thread is producing the value: from a hook it is
+                // stored already; during production this is a cycle, which
+                // the tracker reports with the chain.
+                if found == Self.runningHooks { return .readStorage }
+                try reportCycle(object: object, keyPath: keyPath, stack: stack)
+            }
+            while true {
+                let now = state.load(ordering: .acquiring)
+                if now == Self.published { return .readStorage }
+                if now == Self.unresolved { break }  // production failed: try again
+                yieldThread()
             }
         }
-        while waitForPublication && state.load(ordering: .acquiring) != 1 {
-            let stillProducing = lock.withLock { _ in producer != nil }
-            if !stillProducing { break }
-            yieldThread()
+    }
+
+    /// Production after a successful claim: lookup, initializer inside
+    /// the cycle tracker; on failure (or nothing to store) the claim is
+    /// released.
+    @inlinable
+    func produceClaimed(object: AnyObject, keyPath: AnyKeyPath?, stack: UnsafeMutableRawPointer) throws -> ResolvedValue<Value> {
+        let registry = self.registry ?? Registry.current
+        let resolution = registry.cachedResolution(valueType: Value.self, object: object, stack: stack)
+        do {
+            try ResolutionStack.borrow(stack) { try $0.pushCell(object: object, cell: self, keyPath: keyPath) }
+            defer { ResolutionStack.borrow(stack) { $0.pop() } }
+            if let made = try produce(object: object, keyPath: keyPath, registry: registry, resolution: resolution) {
+                return .produced(made, needsHooks: resolution.needsHooks)
+            }
+            releaseClaim()
+            return .absent
+        } catch {
+            releaseClaim()
+            throw error
         }
-        return outcome
+    }
+
+    @usableFromInline
+    func releaseClaim() {
+        producer.store(0, ordering: .relaxed)
+        state.store(Self.unresolved, ordering: .releasing)
+    }
+
+    /// Throws the cycle error for a read of this cell during its own production.
+    @usableFromInline
+    func reportCycle(object: AnyObject, keyPath: AnyKeyPath?, stack: UnsafeMutableRawPointer) throws {
+        try ResolutionStack.borrow(stack) { try $0.pushCell(object: object, cell: self, keyPath: keyPath) }
+        // Not on the tracker's stack (cannot happen while producing): still a cycle.
+        ResolutionStack.borrow(stack) { $0.pop() }
+        throw SpellError.dependencyCycle(chain: ["\(SpellNames.containerName(of: object)).\(propertyName(keyPath, in: object))"])
     }
 
     /// Makes a new value; nil means "Optional injectable, nothing registered".
@@ -210,6 +258,7 @@ public final class ResolvingCell<Value>: SpellCellNaming {
             )
             return try cast(made, object: object, keyPath: keyPath, source: "template provider")
         }
+        if resolution.makesTyped(Value.self) { return try resolution.makeTyped(Value.self, for: object) }
         if let record = resolution.record {
             let made = try record.produce(for: object)
             return try cast(made, object: object, keyPath: keyPath, source: record.source)
@@ -317,9 +366,12 @@ func readResolvingSpell<Container: AnyObject, Storage: ResolvingSpellStorage>(
     if !published {
         let cell = object[keyPath: storageKeyPath].cell
         switch cell.resolveOrTrap(object: object) {
-        case .produced(let made, let resolution):
+        case .produced(let made, let needsHooks):
             object[keyPath: storageKeyPath].value = made
-            cell.finishProduction(object: object, value: made, resolution: resolution)
+            cell.finishProduction(object: object, value: made, needsHooks: needsHooks)
+            // Hand out the value made (what a hook may have reassigned is
+            // read back instead: rare, and then storage has the last word).
+            if !needsHooks { return made }
         case .absent:
             // An Optional @Injectable with no initializer reads nil and stays
             // unresolved, so a later registration still applies.
@@ -365,9 +417,9 @@ public struct ResolvingProjection<Value> {
     public func value() throws -> Value {
         if !cell.isResolved {
             switch try cell.resolve(object: object, keyPath: keyPath) {
-            case .produced(let made, let resolution):
+            case .produced(let made, let needsHooks):
                 store(made)
-                cell.finishProduction(object: object, value: made, resolution: resolution, keyPath: keyPath)
+                cell.finishProduction(object: object, value: made, needsHooks: needsHooks, keyPath: keyPath)
             case .absent:
                 guard let none = (Value.self as? any OptionalProtocol.Type)?.nilValue as? Value else {
                     throw cell.registryInUse.noInitializerError(

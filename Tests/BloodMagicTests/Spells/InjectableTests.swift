@@ -179,3 +179,104 @@ private let reentrantCounter = CallCounter()
         #expect(seen.value.count == 1)
     }
 }
+
+private let retryRegistry = Registry()
+private let retryCounter = CallCounter()
+
+/// The cold path's claim protocol: a failed production is released, so
+/// the next read (on any thread) tries again; typed initializers serve
+/// exactly their own type and Optional properties alike.
+@Suite struct InjectionClaimTests {
+    @Test func aFailedProductionIsRetriedByTheNextRead() throws {
+        let registry = Registry()
+        let attempts = CallCounter()
+        registry.register(RequestManager.self) { _ in
+            if attempts.increment() == 1 { throw AttemptFailed() }
+            return RequestManager(label: "second")
+        }
+        final class Holder {
+            @Injectable var manager: RequestManager
+        }
+        let holder = Holder()
+        try Registry.withCurrent(registry) {
+            #expect(throws: AttemptFailed.self) { try holder.$manager.value() }
+            #expect(!holder.$manager.isResolved)
+            let manager = try holder.$manager.value()
+            #expect(manager.label == "second")
+            #expect(holder.manager === manager)
+        }
+        #expect(attempts.value == 2)
+    }
+
+    @Test func threadsWaitingOnAFailedProductionRetryInsteadOfReadingNothing() {
+        retryRegistry.register(RequestManager.self) { _ in
+            let attempt = retryCounter.increment()
+            Thread.sleep(forTimeInterval: 0.02)
+            if attempt == 1 { throw AttemptFailed() }
+            return RequestManager(label: "attempt \(attempt)")
+        }
+        final class Shared {
+            @Injectable(registry: retryRegistry) var manager: RequestManager
+        }
+        let box = UncheckedBox(value: Shared())
+        let outcomes = Mutex<[String]>([])
+        runOnThreads(8) { _ in
+            let outcome: String
+            do { outcome = try box.value.$manager.value().label } catch { outcome = "error" }
+            outcomes.withLock { $0.append(outcome) }
+        }
+        let all = outcomes.withLock { $0 }
+        #expect(all.count == 8)
+        #expect(all.filter { $0 == "error" }.count == 1)
+        // One failed attempt, then exactly one successful one shared by the rest.
+        #expect(retryCounter.value == 2)
+        #expect(Set(all.filter { $0 != "error" }) == ["attempt 2"])
+    }
+
+    @Test func aTypedInitializerAlsoServesOptionalProperties() {
+        let registry = Registry()
+        registry.register(RequestManager.self) { _ in RequestManager(label: "typed") }
+        final class Holder {
+            @Injectable var plain: RequestManager
+            @Injectable var optional: RequestManager?
+            @Lazy var lazyOptional: RequestManager?
+        }
+        let holder = Holder()
+        Registry.withCurrent(registry) {
+            #expect(holder.plain.label == "typed")
+            #expect(holder.optional?.label == "typed")
+            #expect(holder.lazyOptional?.label == "typed")
+            #expect(holder.optional !== holder.plain)
+        }
+    }
+
+    @Test func aContainerTypedInitializerGetsItsSenderTyped() {
+        let registry = Registry()
+        final class Screen {
+            let title = "settings"
+            @Injectable var manager: RequestManager
+        }
+        registry.register(RequestManager.self, container: Screen.self) { screen in RequestManager(label: screen.title) }
+        let screen = Screen()
+        #expect(Registry.withCurrent(registry) { screen.manager.label } == "settings")
+    }
+
+    @Test func singletonsKeepTheirScopeOnTheTypedPath() {
+        let registry = Registry()
+        let made = CallCounter()
+        registry.register(RequestManager.self, scope: .singleton) { _ in
+            made.increment()
+            return RequestManager(label: "one")
+        }
+        final class Holder {
+            @Injectable var manager: RequestManager
+        }
+        let first = Holder(), second = Holder()
+        Registry.withCurrent(registry) {
+            #expect(first.manager === second.manager)
+        }
+        #expect(made.value == 1)
+    }
+}
+
+private struct AttemptFailed: Error {}

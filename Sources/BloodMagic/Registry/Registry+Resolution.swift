@@ -125,18 +125,48 @@ extension Registry {
         return cacheMiss(key: key, generation: generation, valueType: valueType, object: object, stack: stack)
     }
 
+    /// Runs `body` with the cached lookup for a Swift property of type
+    /// `valueType` in `object`'s dynamic type, borrowed from the calling
+    /// thread's lookup cache with no reference counting: the slot is marked
+    /// busy for the length of the call, so that a nested resolution that
+    /// maps to the same slot neither uses nor replaces it (it goes to the
+    /// registry's shared cache instead).
+    @inlinable
+    func withCachedResolution<Result>(
+        valueType: Any.Type, object: AnyObject, stack: UnsafeMutableRawPointer, _ body: (CachedResolution) throws -> Result
+    ) rethrows -> Result {
+        let key = FastResolutionKey(valueType: valueType, containerType: type(of: object))
+        let generation = self.generation.current
+        let entry = ResolutionStack.borrow(stack) { $0.lookups + key.threadCacheSlot }
+        if entry.pointee.busy {
+            return try body(lockedResolution(key: key, valueType: valueType, object: object))
+        }
+        if entry.pointee.registry != serial || entry.pointee.generation != generation || entry.pointee.key != key
+            || entry.pointee.resolution == nil {
+            let found = lockedResolution(key: key, valueType: valueType, object: object)
+            entry.pointee = ThreadResolutionCacheEntry(registry: serial, generation: generation, key: key, resolution: found)
+        }
+        entry.pointee.busy = true
+        defer { entry.pointee.busy = false }
+        return try Unmanaged.passUnretained(entry.pointee.resolution.unsafelyUnwrapped)._withUnsafeGuaranteedRef(body)
+    }
+
     /// Fills the thread's cache entry from the registry's shared cache.
     @usableFromInline
     func cacheMiss(key: FastResolutionKey, generation: UInt64, valueType: Any.Type, object: AnyObject, stack: UnsafeMutableRawPointer) -> CachedResolution {
         let found = lockedResolution(key: key, valueType: valueType, object: object)
         ResolutionStack.borrow(stack) { stack in
-            stack.lookups[key.threadCacheSlot] = ThreadResolutionCacheEntry(registry: serial, generation: generation, key: key, resolution: found)
+            // A busy slot is lent to a resolution in progress: leave it be.
+            if !stack.lookups[key.threadCacheSlot].busy {
+                stack.lookups[key.threadCacheSlot] = ThreadResolutionCacheEntry(registry: serial, generation: generation, key: key, resolution: found)
+            }
         }
         return found
     }
 
     /// The lookup behind the registry's lock (cached per registry).
-    private func lockedResolution(key: FastResolutionKey, valueType: Any.Type, object: AnyObject) -> CachedResolution {
+    @usableFromInline
+    func lockedResolution(key: FastResolutionKey, valueType: Any.Type, object: AnyObject) -> CachedResolution {
         if let hit = state.withLock({ $0.fastCache[key] }) { return hit }
         let optional = valueType as? any OptionalProtocol.Type
         let typeKey = SpellTypeKey(optional?.wrappedType ?? valueType)

@@ -417,6 +417,9 @@ struct ThreadResolutionCacheEntry {
     @usableFromInline var generation: UInt64 = 0
     @usableFromInline var key = FastResolutionKey(type: 0, container: 0)
     @usableFromInline var resolution: CachedResolution?
+    /// Lent to a resolution in progress on this thread (see
+    /// `Registry.withCachedResolution`): not to be replaced meanwhile.
+    @usableFromInline var busy = false
 
     init() {}
 
@@ -496,7 +499,9 @@ public final class CachedResolution: Sendable {
     /// said yes (the identity check makes the downcast exact).
     @inlinable
     func makeTyped<Value>(_: Value.Type, for sender: AnyObject) throws -> Value {
-        try unsafeDowncast(typed.unsafelyUnwrapped as AnyObject, to: TypedInitializer<Value>.self).make(sender)
+        // Borrowed: `typed` is a `let` of this lookup, which the caller holds.
+        let box = Unmanaged.passUnretained(unsafeDowncast(typed.unsafelyUnwrapped as AnyObject, to: TypedInitializer<Value>.self))
+        return try box._withUnsafeGuaranteedRef { try $0.call(sender) }
     }
 
     /// The same lookup, for a property whose type is (or is not) Optional.
@@ -628,5 +633,12 @@ final class TypedInitializer<Value>: TypedInitializing {
 
     init(_ make: @escaping @Sendable (AnyObject) throws -> Value) {
         self.make = make
+    }
+
+    /// Calls the initializer. A method, so that the closure is borrowed
+    /// from `self` (guaranteed for the call) with no reference counting.
+    @inlinable
+    func call(_ sender: AnyObject) throws -> Value {
+        try make(sender)
     }
 }

@@ -133,6 +133,13 @@ public final class ResolvingCell<Value>: SpellCellNaming {
         if needsHooks {
             runHooks(object: object, value: value, keyPath: keyPath)
         }
+        publish()
+    }
+
+    /// Publishes the value stored in the wrapper (release: other threads
+    /// that see the state see the value).
+    @inlinable
+    func publish() {
         state.store(Self.published, ordering: .releasing)
     }
 
@@ -217,16 +224,29 @@ public final class ResolvingCell<Value>: SpellCellNaming {
     /// released.
     @inlinable
     func produceClaimed(object: AnyObject, keyPath: AnyKeyPath?, stack: UnsafeMutableRawPointer) throws -> ResolvedValue<Value> {
-        let registry = self.registry ?? Registry.current
-        let resolution = registry.cachedResolution(valueType: Value.self, object: object, stack: stack)
-        do {
-            try ResolutionStack.borrow(stack) { try $0.pushCell(object: object, cell: self, keyPath: keyPath) }
-            defer { ResolutionStack.borrow(stack) { $0.pop() } }
-            if let made = try produce(object: object, keyPath: keyPath, registry: registry, resolution: resolution) {
-                return .produced(made, needsHooks: resolution.needsHooks)
+        if registry != nil {
+            // Borrowed: a `let` of this cell, which the caller keeps alive.
+            return try Unmanaged.passUnretained(registry.unsafelyUnwrapped)._withUnsafeGuaranteedRef { registry in
+                try produceClaimed(object: object, keyPath: keyPath, stack: stack, registry: registry)
             }
-            releaseClaim()
-            return .absent
+        }
+        return try produceClaimed(object: object, keyPath: keyPath, stack: stack, registry: Registry.current)
+    }
+
+    @inlinable
+    func produceClaimed(
+        object: AnyObject, keyPath: AnyKeyPath?, stack: UnsafeMutableRawPointer, registry: Registry
+    ) throws -> ResolvedValue<Value> {
+        do {
+            return try registry.withCachedResolution(valueType: Value.self, object: object, stack: stack) { resolution in
+                try ResolutionStack.borrow(stack) { try $0.pushCell(object: object, cell: self, keyPath: keyPath) }
+                defer { ResolutionStack.borrow(stack) { $0.pop() } }
+                if let made = try produce(object: object, keyPath: keyPath, registry: registry, resolution: resolution) {
+                    return .produced(made, needsHooks: resolution.needsHooks)
+                }
+                releaseClaim()
+                return .absent
+            }
         } catch {
             releaseClaim()
             throw error
@@ -362,16 +382,20 @@ func readResolvingSpell<Container: AnyObject, Storage: ResolvingSpellStorage>(
     _ object: Container, _ storageKeyPath: ReferenceWritableKeyPath<Container, Storage>
 ) -> Storage.Value {
     // Borrow the cell without retaining it: the object owns it.
-    let published = Unmanaged.passUnretained(object[keyPath: storageKeyPath].cell)._withUnsafeGuaranteedRef { $0.isResolved }
-    if !published {
-        let cell = object[keyPath: storageKeyPath].cell
-        switch cell.resolveOrTrap(object: object) {
+    let cell = Unmanaged.passUnretained(object[keyPath: storageKeyPath].cell)
+    if !cell._withUnsafeGuaranteedRef({ $0.isResolved }) {
+        // Borrowed on the cold path too: the wrapper's `cell` is a `let` in
+        // storage that only the container's own code could replace, and
+        // the caller holds the container.
+        switch cell._withUnsafeGuaranteedRef({ $0.resolveOrTrap(object: object) }) {
         case .produced(let made, let needsHooks):
-            object[keyPath: storageKeyPath].value = made
-            cell.finishProduction(object: object, value: made, needsHooks: needsHooks)
-            // Hand out the value made (what a hook may have reassigned is
-            // read back instead: rare, and then storage has the last word).
-            if !needsHooks { return made }
+            // The value moves into storage; hooks (rare) read it back.
+            object[keyPath: storageKeyPath].value = consume made
+            if needsHooks {
+                let stored = object[keyPath: storageKeyPath].value.unsafelyUnwrapped
+                cell._withUnsafeGuaranteedRef { $0.runHooks(object: object, value: stored, keyPath: nil) }
+            }
+            cell._withUnsafeGuaranteedRef { $0.publish() }
         case .absent:
             // An Optional @Injectable with no initializer reads nil and stays
             // unresolved, so a later registration still applies.

@@ -261,6 +261,41 @@ private let retryCounter = CallCounter()
         #expect(Registry.withCurrent(registry) { screen.manager.label } == "settings")
     }
 
+    @Test func aNestedResolutionOfTheSameTypeAndContainerTypeWorks() {
+        // The outer resolution borrows the thread's cache slot for
+        // (RequestManager, Node); the nested ones map to the same slot.
+        let registry = Registry()
+        let depth = CallCounter()
+        final class Node {
+            @Injectable var manager: RequestManager
+        }
+        registry.register(RequestManager.self, container: Node.self) { _ in
+            let level = depth.increment()
+            if level < 4 { _ = Node().manager }
+            return RequestManager(label: "level \(level)")
+        }
+        Registry.withCurrent(registry) {
+            #expect(Node().manager.label == "level 1")
+            #expect(depth.value == 4)
+            #expect(Node().manager.label == "level 5")
+        }
+    }
+
+    @Test func aRegistrationMadeDuringAResolutionAppliesToTheNextOne() {
+        let registry = Registry()
+        final class Holder {
+            @Injectable var manager: RequestManager
+        }
+        registry.register(RequestManager.self) { _ in
+            registry.register(RequestManager.self, container: Holder.self) { _ in RequestManager(label: "registered meanwhile") }
+            return RequestManager(label: "first")
+        }
+        Registry.withCurrent(registry) {
+            #expect(Holder().manager.label == "first")
+            #expect(Holder().manager.label == "registered meanwhile")
+        }
+    }
+
     @Test func singletonsKeepTheirScopeOnTheTypedPath() {
         let registry = Registry()
         let made = CallCounter()

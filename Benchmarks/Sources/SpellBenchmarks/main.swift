@@ -83,7 +83,7 @@ let sender = identity(EmptyContainer())
 suite.measure("registry.resolve (lookup + call)", operations: coldOperations, baseline: "Swinject 2.10 transient resolve", goal: 0.05) { count in
     for _ in 0..<count { blackHole(try! benchRegistry.resolve(RequestManager.self, for: sender, property: "manager")) }
 }
-suite.measure("@Injectable first read (lookup, call, store)", operations: coldOperations, baseline: "Swinject 2.10 transient resolve", goal: 0.05) { count in
+suite.measure("for scale: new container, then its first @Injectable read", operations: coldOperations, baseline: "Swinject 2.10 transient resolve") { count in
     for _ in 0..<count {
         let container = InjectableContainer()
         blackHole(container.manager)
@@ -120,19 +120,6 @@ batchSuite.measure(
     }
 }
 
-// The same cold read on one container, its value reset before each read
-// (the reset drops the previous value, as the Swinject loop drops the value
-// each resolve makes), so the memory is warm, as in Swinject's loop.
-let resetContainer = identity(InjectableContainer())
-suite.measure(
-    "@Injectable cold read after $property.reset()", operations: coldOperations,
-    baseline: "Swinject 2.10 transient resolve", goal: 0.05
-) { count in
-    for _ in 0..<count {
-        resetContainer.$manager.reset()
-        blackHole(resetContainer.manager)
-    }
-}
 suite.measure("for scale: new plain container + RequestManager()", operations: coldOperations, baseline: "Swinject 2.10 transient resolve") { count in
     for _ in 0..<count {
         let container = identity(EmptyContainer())

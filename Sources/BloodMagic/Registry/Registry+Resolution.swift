@@ -49,19 +49,20 @@ extension Registry {
     @inlinable
     public func resolve<Value>(_ type: Value.Type = Value.self, for sender: AnyObject, property: String) throws -> Value {
         let stack = ResolutionStack.currentPointer
-        let resolution = cachedResolution(valueType: Value.self, object: sender, stack: stack)
-        guard let record = resolution.record else {
-            throw noInitializerError(type: SpellTypeKey(Value.self), container: ContainerDescriptor(sender), property: property)
-        }
-        if resolution.makesTyped(Value.self) {
-            return try Registry.trackTypedResolution(object: sender, property: property, on: stack) {
-                try resolution.makeTyped(Value.self, for: sender)
+        return try withCachedResolution(valueType: Value.self, object: sender, stack: stack) { resolution in
+            guard let record = resolution.record else {
+                throw noInitializerError(type: SpellTypeKey(Value.self), container: ContainerDescriptor(sender), property: property)
             }
+            if resolution.makesTyped(Value.self) {
+                return try Registry.trackTypedResolution(object: sender, property: property, on: stack) {
+                    try resolution.makeTyped(Value.self, for: sender)
+                }
+            }
+            let value = try Registry.trackTypedResolution(object: sender, property: property, on: stack) {
+                try record.produce(for: sender)
+            }
+            return try Registry.cast(value, to: Value.self, property: property, sender: sender, source: record.source)
         }
-        let value = try Registry.trackTypedResolution(object: sender, property: property, on: stack) {
-            try record.produce(for: sender)
-        }
-        return try Registry.cast(value, to: Value.self, property: property, sender: sender, source: record.source)
     }
 
     /// `value` as a `Value`: a value of the wrong type is asked to convert

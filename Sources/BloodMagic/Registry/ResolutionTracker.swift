@@ -128,16 +128,26 @@ final class ResolutionStack {
 
     /// Pushes a spell cell's step, or throws the cycle error if the same
     /// cell of the same object is already being resolved on this thread.
-    @usableFromInline
+    @inlinable
     func pushCell(object: AnyObject, cell: AnyObject, keyPath: AnyKeyPath?) throws {
         let frame = ResolutionFrame(
             kind: .cell, object: Unmanaged.passUnretained(object).toOpaque(), cell: Unmanaged.passUnretained(cell).toOpaque(),
             keyPath: keyPath.map { Unmanaged.passUnretained($0).toOpaque() }, detail: 0
         )
-        if count > 0 {
-            for index in 0..<count where frames[index].kind == .cell && frames[index].cell == frame.cell && frames[index].object == frame.object {
-                throw cycleError(from: index, closingWith: frame)
-            }
+        if count == 0 {
+            // The common case, an outermost resolution: nothing to scan.
+            frames.initialize(to: frame)
+            count = 1
+            return
+        }
+        try pushCellScanning(frame)
+    }
+
+    /// `pushCell` with resolutions already in progress: scans for a cycle.
+    @usableFromInline
+    func pushCellScanning(_ frame: ResolutionFrame) throws {
+        for index in 0..<count where frames[index].kind == .cell && frames[index].cell == frame.cell && frames[index].object == frame.object {
+            throw cycleError(from: index, closingWith: frame)
         }
         append(frame)
     }
@@ -158,10 +168,15 @@ final class ResolutionStack {
     }
 
     /// Pops the innermost step.
-    @usableFromInline
+    @inlinable
     func pop() {
         count -= 1
-        if frames[count].kind != .cell { details.removeLast() }
+        if frames[count].kind != .cell { popDetail() }
+    }
+
+    @usableFromInline
+    func popDetail() {
+        details.removeLast()
     }
 
     @usableFromInline

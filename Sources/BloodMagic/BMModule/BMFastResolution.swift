@@ -36,13 +36,28 @@ extension BMModule {
         case slow
     }
 
-    /// Pushes `core.generation`: a C-speed function (no closure box, no
-    /// conversion) returning the registry's generation, whether the calling
-    /// thread is inside a Swift-tracked resolution, and the running thread.
+    /// Pushes `core.generation`: a C function (no trampoline, no closure
+    /// box) returning the registry's generation, whether the calling thread
+    /// is inside a Swift-tracked resolution, and the running thread.
     func pushGenerationReader(_ lua: LuaStack) {
         lua.ensureSpace(4)
         lua.pushBox(registry)
-        bm_pushswiftclosure(lua.pointer, generationEntry, 1)
+        bm_push_generation_reader(lua.pointer, registryGeneration, resolvingOnThisThread)
+    }
+
+    /// `core.cached_resolve(cache, resolve)`: `bm.resolve` as a C function
+    /// that serves current entries of `cache` (type name → `{ generation,
+    /// init, value }`) itself and hands everything else to the Lua `resolve`.
+    func makeCachedResolve(_ lua: LuaStack) throws -> Int32 {
+        guard lua.type(at: 1) == LUA_TTABLE, lua.type(at: 2) == LUA_TFUNCTION else {
+            throw BMError("cached_resolve: bad arguments")
+        }
+        lua.ensureSpace(5)
+        lua.pushBox(registry)
+        lua_pushvalue(lua.pointer, 1)
+        lua_pushvalue(lua.pointer, 2)
+        bm_push_cached_resolve(lua.pointer, registryGeneration)
+        return 1
     }
 
     /// `core.lookup(type, protocols, container, property)` →
@@ -177,21 +192,15 @@ extension BMModule {
     }
 }
 
-/// Entry point of `core.generation`: upvalue 2 is the box holding the
-/// registry. Returns `generation, busy, thread`; after the state released
-/// the box, a generation that matches no cache entry.
-private let generationEntry: bm_swift_function = { L in
-    guard let L else { return 0 }
-    guard let slot = lua_touserdata(L, lua_upvalueindex(2)),
-          let pointer = slot.load(as: UnsafeMutableRawPointer?.self) else {
-        lua_pushinteger(L, -1)
-        lua_pushboolean(L, 1)
-        lua_pushthread(L)
-        return 3
-    }
-    let generation = Unmanaged<Registry>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.currentGeneration }
-    lua_pushinteger(L, lua_Integer(truncatingIfNeeded: generation))
-    lua_pushboolean(L, Registry.isResolvingOnThisThread ? 1 : 0)
-    lua_pushthread(L)
-    return 3
+/// Reads the generation of the registry a Swift box holds; called from C
+/// (`bm_read_generation`), never raises.
+private let registryGeneration: bm_generation_fn = { registry in
+    guard let registry else { return 0 }
+    return Unmanaged<Registry>.fromOpaque(registry)._withUnsafeGuaranteedRef { $0.currentGeneration }
+}
+
+/// Whether the calling thread is inside a Swift-tracked resolution; called
+/// from C (`bm_generation_reader`), never raises.
+private let resolvingOnThisThread: bm_busy_fn = {
+    Registry.isResolvingOnThisThread ? 1 : 0
 }

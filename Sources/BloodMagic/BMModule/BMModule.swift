@@ -240,6 +240,7 @@ final class BMModule: Sendable {
             ("resolve_property", { lua in try self.resolveProperty(lua) }),
             ("lookup", { lua in try self.lookup(lua) }),
             ("live_frames", { lua in try self.liveFrames(lua) }),
+            ("cached_resolve", { lua in try self.makeCachedResolve(lua) }),
             ("partial", { lua in try self.partial(lua) }),
             ("run_hooks", { lua in try self.runHooks(lua) }),
             ("preference_get", { lua in try self.preferenceGet(lua) }),

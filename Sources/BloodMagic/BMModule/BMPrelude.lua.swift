@@ -194,22 +194,24 @@ end
 
 local RESOLVE = { container = ANY, protocols = TABLE }
 -- The resolution cache of bm.resolve(type) without options (no container):
--- type name -> { gen =, init = | value = }, as for properties (see refill).
+-- type name -> { gen, init, value } (an array, for the C side), valid while
+-- the registry's generation is `gen`, as for properties (see refill). The C
+-- bm.resolve (core.cached_resolve, below) serves current entries itself and
+-- calls this function for everything else.
 local resolve_cache = {}
-function bm.resolve(type_name, options)
+local function resolve(type_name, options)
   if options == nil and type(type_name) == "string" then
     local gen = generation()
     local entry = resolve_cache[type_name]
-    if entry == nil or entry.gen ~= gen then
+    if entry == nil or entry[1] ~= gen then
       local g, how, payload = lookup(type_name, nil, nil, nil)
-      entry = { gen = g }
-      if how == "init" then entry.init = payload elseif how == "value" then entry.value = payload end
+      entry = { g, how == "init" and payload or nil, how == "value" and payload or nil }
       resolve_cache[type_name] = entry
     end
-    if entry.gen == gen then
-      local init = entry.init
+    if entry[1] == gen then
+      local init = entry[2]
       if init ~= nil then return (init(nil)) end
-      local value = entry.value
+      local value = entry[3]
       if value ~= nil then return value end
     end
   end
@@ -237,6 +239,7 @@ function bm.resolve(type_name, options)
   end
   return core.resolve(type_name, protocols, container, sender)
 end
+bm.resolve = core.cached_resolve(resolve_cache, resolve)
 
 function bm.entries()
   return core.entries()
@@ -332,13 +335,15 @@ end
 ---------------------------------------------------------------------------
 
 -- The resolutions in progress, as parallel arrays (no table per step): the
--- object, the property, the class meta and, for steps run without pcall (the
--- cached path), the thread running them. `depth` is the top. A step run
--- without pcall that raised leaves its frame behind when the error is
--- caught: a step that returns clears its frame and anything above it, and
--- before a cycle is reported, or once the stack has grown by PRUNE_EVERY,
--- `prune` asks which frames still run (core.live_frames) and drops the rest.
-local stack_object, stack_property, stack_meta, stack_thread = {}, {}, {}, {}
+-- object, the property and, for steps run without pcall (the cached path),
+-- the thread running them. `depth` is the top. A step run without pcall that
+-- raised leaves its frame behind when the error is caught: a step that
+-- returns clears its frame and anything above it, and before a cycle is
+-- reported, or once the stack has grown by PRUNE_EVERY, `prune` asks which
+-- frames still run (core.live_frames) and drops the rest. Cleared slots hold
+-- false, not nil (storing into a nil slot takes Lua's slow path); holes left
+-- by `prune` are false too, and every slot above `depth` is false or nil.
+local stack_object, stack_property, stack_thread = {}, {}, {}
 local depth = 0
 local PRUNE_EVERY = 16
 local prune_at = PRUNE_EVERY
@@ -351,10 +356,9 @@ local function label(meta, property) return meta.name .. "." .. property end
 local function prune()
   local live = core.live_frames(index_prototype, stack_object, stack_property, stack_thread, depth)
   for i = 1, depth do
-    if not live[i] then stack_object[i] = false; stack_thread[i] = nil end
+    if not live[i] then stack_object[i] = false; stack_thread[i] = false end
   end
   while depth > 0 and stack_object[depth] == false do
-    stack_object[depth] = nil
     depth = depth - 1
   end
   prune_at = depth + PRUNE_EVERY
@@ -370,7 +374,11 @@ local function check_cycle(object, property, meta)
         if rawequal(stack_object[j], object) and stack_property[j] == property then
           local chain = {}
           for k = j, depth do
-            if stack_object[k] then chain[#chain + 1] = label(stack_meta[k], stack_property[k]) end
+            local o = stack_object[k]
+            if o then
+              local m = class_of(o)
+              chain[#chain + 1] = (m and m.name or typeof(o)) .. "." .. stack_property[k]
+            end
           end
           chain[#chain + 1] = label(meta, property)
           fail("dependency cycle: " .. tconcat(chain, " -> "))
@@ -385,8 +393,8 @@ end
 -- Ends the step whose frame is `d`, with any frame an error left above it.
 local function pop(d)
   for i = depth, d, -1 do
-    stack_object[i] = nil
-    stack_thread[i] = nil
+    stack_object[i] = false
+    stack_thread[i] = false
   end
   depth = d - 1
 end
@@ -395,7 +403,7 @@ local function with_cycle_check(object, property, meta, produce, spell)
   if depth > 0 then check_cycle(object, property, meta) end
   local d = depth + 1
   depth = d
-  stack_object[d], stack_property[d], stack_meta[d], stack_thread[d] = object, property, meta, nil
+  stack_object[d], stack_property[d], stack_thread[d] = object, property, false
   local ok, value = pcall(produce, object, property, meta, spell)
   pop(d)
   if not ok then error(value, 0) end
@@ -469,9 +477,9 @@ local function get_injected(object, property, meta, spell)
         rawset(object, property, value)
         if entry.hooks then core.run_hooks(meta.name, property, object, value) end
         local specific = meta.class[entry.injected]
-        if type(specific) == "function" then specific(object, value) end
+        if specific ~= nil and type(specific) == "function" then specific(object, value) end
         local general = meta.class.propertyInjected
-        if type(general) == "function" then general(object, property, value) end
+        if general ~= nil and type(general) == "function" then general(object, property, value) end
         return value
       end
       if entry.none then
@@ -578,11 +586,11 @@ local function index_for(spells, class, meta, cache)
         if depth > 0 then check_cycle(object, key, meta) end
         local d = depth + 1
         depth = d
-        stack_object[d], stack_property[d], stack_meta[d], stack_thread[d] = object, key, meta, thread
+        stack_object[d], stack_property[d], stack_thread[d] = object, key, thread
         local value = entry.init(object)
         if depth == d then
-          stack_object[d] = nil
-          stack_thread[d] = nil
+          stack_object[d] = false
+          stack_thread[d] = false
           depth = d - 1
         else
           pop(d)
@@ -591,9 +599,9 @@ local function index_for(spells, class, meta, cache)
           rawset(object, key, value)
           if entry.hooks then core.run_hooks(meta.name, key, object, value) end
           local specific = class[entry.injected]
-          if type(specific) == "function" then specific(object, value) end
+          if specific ~= nil and type(specific) == "function" then specific(object, value) end
           local general = class.propertyInjected
-          if type(general) == "function" then general(object, key, value) end
+          if general ~= nil and type(general) == "function" then general(object, key, value) end
         end
         return value
       end

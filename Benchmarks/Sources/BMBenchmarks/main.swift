@@ -92,6 +92,17 @@ try host.run("""
       objs = t
       collectgarbage()
     end
+    -- For scale: objects whose __index only stores a constant (rawset), the
+    -- least any first read that stores its value can cost.
+    local floor_mt = { __index = function(o, k) rawset(o, k, 42) return 42 end }
+    function make_plain_instances(n)
+      objs = nil
+      collectgarbage()
+      local t = {}
+      for i = 1, n do t[i] = setmetatable({}, floor_mt) end
+      objs = t
+      collectgarbage()
+    end
     function read_answers(n)
       local t, sum = objs, 0
       for i = 1, n do sum = sum + t[i].answer end
@@ -128,6 +139,11 @@ resolving.measure("from Lua: first read of an injectable (pre-created instances)
 resolving.measure("from Lua: bm.resolve(\"Answer\")", operations: luaOperations,
                   baseline: "raw lua_pcall round trip to a Lua function", goal: 3) { n in
     runLuaLoop("resolve_answers", n)
+}
+resolving.measure("  for scale: a bare __index that rawsets a constant (pre-created)", operations: luaOperations,
+                  baseline: "raw lua_pcall round trip to a Lua function",
+                  setup: { runLuaLoop("make_plain_instances", luaOperations) }) { n in
+    runLuaLoop("read_answers", n)
 }
 let gross = resolving.measure("  from Lua, gross: VC.new() then the first read", operations: luaOperations,
                               baseline: "raw lua_pcall round trip to a Lua function") { n in

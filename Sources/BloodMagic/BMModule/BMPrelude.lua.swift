@@ -462,16 +462,28 @@ local function refill(meta, property, spell)
   return entry
 end
 
+-- The read get_injected handed back to __index after a refill: if it comes
+-- back (the registry changed again meanwhile), it goes the slow way, so a
+-- registry that keeps changing cannot make the two call each other forever.
+local retry_object, retry_property
+
 -- Injected spells store the value raw in the object, so later reads do not
 -- reach __index at all; assigning nil removes it and the next read injects anew.
 local function get_injected(object, property, meta, spell)
   local value
-  if spell.kind ~= "partial" then
+  local retried = rawequal(retry_object, object) and retry_property == property
+  retry_object = nil
+  if spell.kind ~= "partial" and not retried then
     local gen, busy = generation()
     local entry = meta.cache[property]
     if not busy and (entry == nil or entry.gen ~= gen) then entry = refill(meta, property, spell) end
     if not busy and entry.gen == gen then
-      if entry.init ~= nil then return meta.index(object, property) end  -- the cached path
+      if entry.init ~= nil then   -- the cached path, in __index
+        retry_object, retry_property = object, property
+        value = meta.index(object, property)
+        retry_object = nil
+        return value
+      end
       if entry.value ~= nil then
         value = entry.value
         rawset(object, property, value)

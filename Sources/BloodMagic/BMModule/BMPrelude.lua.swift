@@ -582,6 +582,11 @@ end
 -- bm.class
 ---------------------------------------------------------------------------
 
+-- Moves whenever a class table gets a new key (its __newindex), so that a
+-- cache entry can remember "no hook method anywhere" (entry.plain) until
+-- some class, this one or an ancestor, gains a field.
+local class_version = 0
+
 -- A class's __index: spelled properties go to their spell, anything else to
 -- the class. The first read of an injected property whose cache entry is
 -- current and names a Lua initializer is served right here (the hot path):
@@ -609,11 +614,15 @@ local function index_for(spells, class, meta, cache)
         end
         if value ~= nil then
           rawset(object, key, value)
-          if entry.hooks then core.run_hooks(meta.name, key, object, value) end
-          local specific = class[entry.injected]
-          if specific ~= nil and type(specific) == "function" then specific(object, value) end
-          local general = class.propertyInjected
-          if general ~= nil and type(general) == "function" then general(object, key, value) end
+          if entry.plain ~= class_version then
+            local hooks = entry.hooks
+            if hooks then core.run_hooks(meta.name, key, object, value) end
+            local specific = class[entry.injected]
+            if specific ~= nil and type(specific) == "function" then specific(object, value) end
+            local general = class.propertyInjected
+            if general ~= nil and type(general) == "function" then general(object, key, value) end
+            if not hooks and specific == nil and general == nil then entry.plain = class_version end
+          end
         end
         return value
       end
@@ -689,6 +698,10 @@ function bm.class(name, def, super)
 
   setmetatable(class, {
     __index = super,
+    __newindex = function(t, k, v)
+      class_version = class_version + 1
+      rawset(t, k, v)
+    end,
     __name = "bm.class",
     __tostring = function() return "class " .. name end,
   })

@@ -121,6 +121,25 @@ struct BMResolutionCacheTests {
         #expect(counter.value == 1)
     }
 
+    @Test func hookMethodsAddedAfterTheCacheIsWarmRun() throws {
+        let host = try makeHost()
+        let result = try host.lua("""
+            local calls = {}
+            bm.initializer { type = "Service", init = function() return {} end }
+            local Base = bm.class("Base", {})
+            local VC = bm.class("VC", { service = bm.spell.injectable("Service") }, Base)
+            local _ = VC.new().service, VC.new().service
+            function VC:serviceInjected(value) calls[#calls + 1] = "method" end
+            _ = VC.new().service
+            function Base:propertyInjected(name, value) calls[#calls + 1] = "inherited " .. name end
+            _ = VC.new().service
+            VC.serviceInjected = nil
+            _ = VC.new().service
+            return table.concat(calls, ",")
+            """)
+        #expect(result == [.string("method,method,inherited service,inherited service")])
+    }
+
     @Test func cyclesThroughTheCacheShowTheWholeChain() throws {
         let host = try makeHost()
         try host.lua("""

@@ -200,8 +200,10 @@ local RESOLVE = { container = ANY, protocols = TABLE }
 -- calls this function for everything else.
 local resolve_cache = {}
 local function resolve(type_name, options)
-  if options == nil and type(type_name) == "string" then
-    local gen = generation()
+  -- Not while Swift resolves on this thread: a singleton being made holds
+  -- its lock, which the lookup would take again to see whether it exists.
+  local gen, busy = generation()
+  if options == nil and not busy and type(type_name) == "string" then
     local entry = resolve_cache[type_name]
     if entry == nil or entry[1] ~= gen then
       local g, how, payload = lookup(type_name, nil, nil, nil)

@@ -45,6 +45,8 @@ extension Registry {
             }
             return (found.record, hooks)
         }
+        // The singleton's own lock is taken after the registry's is released:
+        // a singleton being made holds it while its initializer resolves.
         return InitializerPeek(
             generation: generation, handle: record?.handle, scope: record?.scope ?? .instance,
             existingSingleton: record?.slot?.existing, hooksMayApply: hooks)

@@ -393,7 +393,9 @@ local function check_cycle(object, property, meta)
 end
 
 -- Ends the step whose frame is `d`, with any frame an error left above it.
+-- (Coroutines that interleave resolutions can have ended it already.)
 local function pop(d)
+  if depth < d then return end
   for i = depth, d, -1 do
     stack_object[i] = false
     stack_thread[i] = false

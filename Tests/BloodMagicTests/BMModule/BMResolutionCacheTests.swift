@@ -205,6 +205,47 @@ struct BMResolutionCacheTests {
         #expect(result == [.boolean(false), .string("not yet"), .boolean(false), .string("fine"), .string("fine")])
     }
 
+    @Test func aCycleThroughACoroutineIsStillACycle() throws {
+        let host = try makeHost()
+        let result = try host.lua("""
+            local loop = false
+            bm.initializer { type = "A", init = function(o)
+              if not loop then return "plain" end
+              return coroutine.wrap(function() return o.a end)()
+            end }
+            local C = bm.class("C", { a = bm.spell.injectable("A") })
+            local warm = C.new().a
+            loop = true
+            local ok, err = pcall(function() return C.new().a end)
+            return warm, ok, err
+            """)
+        #expect(result[0...1] == [.string("plain"), .boolean(false)])
+        #expect(result[2].stringValue?.contains("dependency cycle: C.a -> C.a") == true, "\(result)")
+    }
+
+    @Test func resolutionsSurviveCoroutinesThatYieldOrDie() throws {
+        let host = try makeHost()
+        let result = try host.lua("""
+            local fails = true
+            bm.initializer { type = "Y", init = function() coroutine.yield("paused") return "done" end }
+            bm.initializer { type = "Z", init = function() return "z" end }
+            bm.initializer { type = "F", init = function() if fails then error("boom", 0) end return "ok" end }
+            local C = bm.class("C", { y = bm.spell.injectable("Y"), z = bm.spell.injectable("Z"),
+                                       f = bm.spell.injectable("F") })
+            local o = C.new()
+            local co = coroutine.create(function() return o.y end)
+            local _, first = coroutine.resume(co)          -- suspended inside the resolution of o.y
+            local z = C.new().z                            -- other resolutions meanwhile
+            local _, second = coroutine.resume(co)
+            local dying = coroutine.create(function() return o.f end)
+            local ok, err = coroutine.resume(dying)        -- dies inside the resolution of o.f
+            fails = false
+            return first, z, second, o.y, ok, err, o.f
+            """)
+        #expect(result == [.string("paused"), .string("z"), .string("done"), .string("done"),
+                           .boolean(false), .string("boom"), .string("ok")])
+    }
+
     @Test func manyCaughtErrorsDoNotPileUp() throws {
         let host = try makeHost()
         let result = try host.lua("""

@@ -785,4 +785,89 @@ static inline void bm_push_exposed_accessor(lua_State *L, int members, const voi
     lua_pushcclosure(L, setter ? bm_exposed_newindex : bm_exposed_index, 2);
 }
 
+/* ------------------------------------------------------------------------ */
+/* 5. The bm resolution cache (see BMFastResolution.swift)                    */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The registry's generation, read by Swift functions called straight from C
+ * (no trampoline: they never raise and never touch the Lua stack).
+ * `bm_generation_fn` gets the registry (the object a Swift box userdata
+ * retains) and returns its generation; `bm_busy_fn` tells whether the
+ * calling thread is inside a Swift-tracked resolution.
+ */
+typedef unsigned long long (*bm_generation_fn)(void *registry);
+typedef int (*bm_busy_fn)(void);
+
+/* The generation as a Lua integer, or LUA_MININTEGER (matching no cache
+   entry) once the state has released the registry's box. Upvalues `box` and
+   `fn`. */
+static inline lua_Integer bm_read_generation(lua_State *L, int box, int fn) {
+    void **slot = (void **)lua_touserdata(L, lua_upvalueindex(box));
+    bm_generation_fn read = (bm_generation_fn)lua_touserdata(L, lua_upvalueindex(fn));
+    if (slot == NULL || *slot == NULL || read == NULL) return BM_LUA_MININTEGER;
+    return (lua_Integer)read(*slot);
+}
+
+/*
+ * core.generation() -> generation, busy, thread. Upvalues: 1 the registry's
+ * box, 2 the bm_generation_fn, 3 the bm_busy_fn.
+ */
+static inline int bm_generation_reader(lua_State *L) {
+    bm_busy_fn busy = (bm_busy_fn)lua_touserdata(L, lua_upvalueindex(3));
+    lua_pushinteger(L, bm_read_generation(L, 1, 2));
+    lua_pushboolean(L, busy == NULL || busy());
+    lua_pushthread(L);
+    return 3;
+}
+
+/*
+ * bm.resolve(type, options). When there are no options and the cache
+ * (upvalue 3: type name -> { generation, init, value }) holds a current entry,
+ * calls `init(nil)` and returns its first result, or returns `value`;
+ * otherwise hands every argument to the Lua implementation (upvalue 4) and
+ * returns what it returns. Upvalues 1 and 2 as for bm_generation_reader.
+ * Errors of either function pass through: only C and Lua frames are here.
+ */
+static inline int bm_cached_resolve(lua_State *L) {
+    int n = lua_gettop(L);
+    if (n >= 1 && (n < 2 || lua_type(L, 2) == LUA_TNIL) && lua_type(L, 1) == LUA_TSTRING) {
+        lua_pushvalue(L, 1);
+        if (lua_rawget(L, lua_upvalueindex(3)) == LUA_TTABLE) {
+            int entry = lua_gettop(L);
+            lua_rawgeti(L, entry, 1);
+            int isnum = 0;
+            lua_Integer tagged = lua_tointegerx(L, -1, &isnum);
+            if (isnum && tagged == bm_read_generation(L, 1, 2)) {
+                if (lua_rawgeti(L, entry, 2) == LUA_TFUNCTION) {
+                    lua_pushnil(L);
+                    lua_callk(L, 1, 1, 0, NULL);
+                    return 1;
+                }
+                if (lua_rawgeti(L, entry, 3) != LUA_TNIL) return 1;
+            }
+        }
+        lua_settop(L, n);
+    }
+    lua_pushvalue(L, lua_upvalueindex(4));
+    lua_insert(L, 1);
+    lua_callk(L, n, LUA_MULTRET, 0, NULL);
+    return lua_gettop(L);
+}
+
+/* Pushes core.generation, popping the registry's box from the top. */
+static inline void bm_push_generation_reader(lua_State *L, bm_generation_fn read, bm_busy_fn busy) {
+    lua_pushlightuserdata(L, (void *)read);
+    lua_pushlightuserdata(L, (void *)busy);
+    lua_pushcclosure(L, bm_generation_reader, 3);
+}
+
+/* Pushes the C bm.resolve, popping the registry's box, the cache table and
+   the Lua bm.resolve (pushed in that order). */
+static inline void bm_push_cached_resolve(lua_State *L, bm_generation_fn read) {
+    lua_pushlightuserdata(L, (void *)read);
+    lua_rotate(L, -3, 1);   /* box, read, cache, resolve */
+    lua_pushcclosure(L, bm_cached_resolve, 4);
+}
+
 #endif /* BLOODMAGIC_CLUA_SHIM_H */

@@ -78,7 +78,87 @@ resolving.measure("  part: registry resolve through a Swift initializer", operat
         blackHole(try! registry.resolveIfRegistered(type: SpellTypeKey(name: "SwiftAnswer"), container: container, property: "answer"))
     }
 }
+// Resolution as Lua code does it: the first read of an injectable property
+// of a Lua class instance, and bm.resolve, each timed as one Lua loop run in
+// a single withStack call (so the per-operation cost is all Lua side).
+try host.run("""
+    VC = bm.class("VC", { answer = bm.spell.injectable("Answer") })
+    local VC, bm = VC, bm
+    function make_instances(n)
+      objs = nil
+      collectgarbage()
+      local t = {}
+      for i = 1, n do t[i] = VC.new() end
+      objs = t
+      collectgarbage()
+    end
+    -- For scale: objects whose __index only stores a constant (rawset), the
+    -- least any first read that stores its value can cost.
+    local floor_mt = { __index = function(o, k) rawset(o, k, 42) return 42 end }
+    function make_plain_instances(n)
+      objs = nil
+      collectgarbage()
+      local t = {}
+      for i = 1, n do t[i] = setmetatable({}, floor_mt) end
+      objs = t
+      collectgarbage()
+    end
+    function read_answers(n)
+      local t, sum = objs, 0
+      for i = 1, n do sum = sum + t[i].answer end
+      return sum
+    end
+    function new_instances(n)
+      for i = 1, n do local o = VC.new() end
+    end
+    function new_and_read(n)
+      local sum = 0
+      for i = 1, n do local o = VC.new() sum = sum + o.answer end
+      return sum
+    end
+    function resolve_answers(n)
+      local sum = 0
+      for i = 1, n do sum = sum + bm.resolve("Answer") end
+      return sum
+    end
+    """, name: "=bench")
+/// Calls the global Lua function `name` with `n`, as one withStack call.
+func runLuaLoop(_ name: String, _ n: Int) {
+    host.state.withStack { lua in
+        lua.pushRawGlobal(name)
+        lua.push(n)
+        try! lua.call(arguments: 1, results: 0)
+    }
+}
+let luaOperations = 300_000
+resolving.measure("from Lua: first read of an injectable (pre-created instances)", operations: luaOperations,
+                  baseline: "raw lua_pcall round trip to a Lua function", goal: 3,
+                  setup: { runLuaLoop("make_instances", luaOperations) }) { n in
+    runLuaLoop("read_answers", n)
+}
+resolving.measure("from Lua: bm.resolve(\"Answer\")", operations: luaOperations,
+                  baseline: "raw lua_pcall round trip to a Lua function", goal: 3) { n in
+    runLuaLoop("resolve_answers", n)
+}
+resolving.measure("  for scale: a bare __index that rawsets a constant (pre-created)", operations: luaOperations,
+                  baseline: "raw lua_pcall round trip to a Lua function",
+                  setup: { runLuaLoop("make_plain_instances", luaOperations) }) { n in
+    runLuaLoop("read_answers", n)
+}
+let gross = resolving.measure("  from Lua, gross: VC.new() then the first read", operations: luaOperations,
+                              baseline: "raw lua_pcall round trip to a Lua function") { n in
+    runLuaLoop("new_and_read", n)
+}
+let creation = resolving.measure("  part: VC.new() alone", operations: luaOperations,
+                                 baseline: "raw lua_pcall round trip to a Lua function") { n in
+    runLuaLoop("new_instances", n)
+}
 resolving.printReport()
+if let gross, let creation, let pcall = resolving.result(named: "raw lua_pcall round trip to a Lua function") {
+    let net = gross.best - creation.best
+    print("from Lua, net of VC.new(): \(String(format: "%.1f", net)) ns = \(String(format: "%.2f", net / pcall.best))x the raw lua_pcall (goal: 3x)")
+}
+print("")
 
 // Issue 5: a Swift @Injectable property served by a Lua initializer that
 // returns an exposed object, next to a raw pcall round trip plus a userdata

@@ -27,6 +27,9 @@ final class BMModule: Sendable {
     struct Tracking {
         /// Registrations made from Lua, by the id Lua holds.
         var handles: [UInt64: SpellHandle] = [:]
+        /// The Lua function of each initializer registered from this
+        /// state, by handle id (the prelude calls them directly).
+        var luaInitializers: [UInt64: LuaReference] = [:]
         /// What the startup script being loaded registered, for rollback.
         var loading: LoadRecord?
         /// Compiled `partials/<Type>.lua` templates.
@@ -103,6 +106,7 @@ final class BMModule: Sendable {
             guard rollback, let record else { return nil }
             for handle in record.handles {
                 tracking.handles[handle.id] = nil
+                tracking.luaInitializers[handle.id] = nil
             }
             for name in record.classes { tracking.classes[name] = nil }
             return record
@@ -132,16 +136,23 @@ final class BMModule: Sendable {
         let handles = tracking.withLock { tracking -> [SpellHandle] in
             let handles = Array(tracking.handles.values)
             tracking.handles.removeAll()
+            tracking.luaInitializers.removeAll()
             return handles
         }
         registry.unregister(handles)
     }
 
-    private func track(_ handle: SpellHandle) {
+    private func track(_ handle: SpellHandle, luaInitializer: LuaReference? = nil) {
         tracking.withLock { tracking in
             tracking.handles[handle.id] = handle
             tracking.loading?.handles.append(handle)
+            if let luaInitializer { tracking.luaInitializers[handle.id] = luaInitializer }
         }
+    }
+
+    /// The Lua function of an initializer this module registered, if it still is.
+    func luaInitializer(_ handle: SpellHandle) -> LuaReference? {
+        tracking.withLock { $0.luaInitializers[handle.id] }
     }
 
     /// The prelude's internal table (for tools).
@@ -227,6 +238,9 @@ final class BMModule: Sendable {
             ("unregister", { lua in try self.unregister(lua) }),
             ("resolve", { lua in try self.resolve(lua) }),
             ("resolve_property", { lua in try self.resolveProperty(lua) }),
+            ("lookup", { lua in try self.lookup(lua) }),
+            ("live_frames", { lua in try self.liveFrames(lua) }),
+            ("cached_resolve", { lua in try self.makeCachedResolve(lua) }),
             ("partial", { lua in try self.partial(lua) }),
             ("run_hooks", { lua in try self.runHooks(lua) }),
             ("preference_get", { lua in try self.preferenceGet(lua) }),
@@ -239,6 +253,8 @@ final class BMModule: Sendable {
             lua.push(function: body)
             lua_setfield(lua.pointer, -2, name)
         }
+        pushGenerationReader(lua)
+        lua_setfield(lua.pointer, -2, "generation")
     }
 
     // MARK: - Registrations
@@ -261,7 +277,7 @@ final class BMModule: Sendable {
             guard let self else { throw BMError("the script host that registered this initializer is gone") }
             return try self.callInitializer(function, sender: sender, source: source, typeName: key.name)
         }
-        track(handle)
+        track(handle, luaInitializer: function)
         lua.push(Int(handle.id))
         return 1
     }
@@ -349,7 +365,10 @@ final class BMModule: Sendable {
 
     private func unregister(_ lua: LuaStack) throws -> Int32 {
         let id: Int = try lua.argument(1, of: "unregister")
-        let handle = tracking.withLock { $0.handles.removeValue(forKey: UInt64(id)) }
+        let handle = tracking.withLock { tracking in
+            tracking.luaInitializers[UInt64(id)] = nil
+            return tracking.handles.removeValue(forKey: UInt64(id))
+        }
         let removed = handle.map { registry.unregister($0) } ?? false
         lua.push(removed)
         return 1

@@ -12,6 +12,7 @@ local rawget, rawset, rawequal, setmetatable, getmetatable = rawget, rawset, raw
 local type, pairs, ipairs, next, select, error, tostring, pcall = type, pairs, ipairs, next, select, error, tostring, pcall
 local sformat, tconcat, tsort = string.format, table.concat, table.sort
 local where = core.where
+local generation, lookup = core.generation, core.lookup
 
 local bm = { spell = {} }
 local internal = {}
@@ -192,7 +193,30 @@ function bm.partial(def)
 end
 
 local RESOLVE = { container = ANY, protocols = TABLE }
-function bm.resolve(type_name, options)
+-- The resolution cache of bm.resolve(type) without options (no container):
+-- type name -> { gen, init, value } (an array, for the C side), valid while
+-- the registry's generation is `gen`, as for properties (see refill). The C
+-- bm.resolve (core.cached_resolve, below) serves current entries itself and
+-- calls this function for everything else.
+local resolve_cache = {}
+local function resolve(type_name, options)
+  -- Not while Swift resolves on this thread: a singleton being made holds
+  -- its lock, which the lookup would take again to see whether it exists.
+  local gen, busy = generation()
+  if options == nil and not busy and type(type_name) == "string" then
+    local entry = resolve_cache[type_name]
+    if entry == nil or entry[1] ~= gen then
+      local g, how, payload = lookup(type_name, nil, nil, nil)
+      entry = { g, how == "init" and payload or nil, how == "value" and payload or nil }
+      resolve_cache[type_name] = entry
+    end
+    if entry[1] == gen then
+      local init = entry[2]
+      if init ~= nil then return (init(nil)) end
+      local value = entry[3]
+      if value ~= nil then return value end
+    end
+  end
   if type_name ~= nil and type(type_name) ~= "string" then
     fail("bm.resolve: argument #1 must be a type name, got " .. typeof(type_name))
   end
@@ -217,6 +241,7 @@ function bm.resolve(type_name, options)
   end
   return core.resolve(type_name, protocols, container, sender)
 end
+bm.resolve = core.cached_resolve(resolve_cache, resolve)
 
 function bm.entries()
   return core.entries()
@@ -311,24 +336,80 @@ end
 -- Resolution of spelled properties (with cycle detection)
 ---------------------------------------------------------------------------
 
-local resolving = {}   -- stack of { object, property, label }
+-- The resolutions in progress, as parallel arrays (no table per step): the
+-- object, the property and, for steps run without pcall (the cached path),
+-- the thread running them. `depth` is the top. A step run without pcall that
+-- raised leaves its frame behind when the error is caught: a step that
+-- returns clears its frame and anything above it, and before a cycle is
+-- reported, or once the stack has grown by PRUNE_EVERY, `prune` asks which
+-- frames still run (core.live_frames) and drops the rest. Cleared slots hold
+-- false, not nil (storing into a nil slot takes Lua's slow path); holes left
+-- by `prune` are false too, and every slot above `depth` is false or nil.
+local stack_object, stack_property, stack_thread = {}, {}, {}
+local depth = 0
+local PRUNE_EVERY = 16
+local prune_at = PRUNE_EVERY
+local index_prototype   -- a closure of every class's __index prototype (set with bm.class)
 
 local function label(meta, property) return meta.name .. "." .. property end
 
-local function with_cycle_check(object, property, meta, produce, spell)
-  local n = #resolving
-  for i = 1, n do
-    local frame = resolving[i]
-    if rawequal(frame[1], object) and frame[2] == property then
-      local chain = {}
-      for j = i, n do chain[#chain + 1] = resolving[j][3] end
-      chain[#chain + 1] = label(meta, property)
-      fail("dependency cycle: " .. tconcat(chain, " -> "))
+-- Drops the frames of steps that no longer run: they become holes (false)
+-- below live frames, and are cut off at the top.
+local function prune()
+  local live = core.live_frames(index_prototype, stack_object, stack_property, stack_thread, depth)
+  for i = 1, depth do
+    if not live[i] then stack_object[i] = false; stack_thread[i] = false end
+  end
+  while depth > 0 and stack_object[depth] == false do
+    depth = depth - 1
+  end
+  prune_at = depth + PRUNE_EVERY
+end
+
+-- Raises the cycle error when `property` of `object` is being resolved
+-- already (called only when depth > 0).
+local function check_cycle(object, property, meta)
+  for i = 1, depth do
+    if rawequal(stack_object[i], object) and stack_property[i] == property then
+      prune()
+      for j = 1, depth do
+        if rawequal(stack_object[j], object) and stack_property[j] == property then
+          local chain = {}
+          for k = j, depth do
+            local o = stack_object[k]
+            if o then
+              local m = class_of(o)
+              chain[#chain + 1] = (m and m.name or typeof(o)) .. "." .. stack_property[k]
+            end
+          end
+          chain[#chain + 1] = label(meta, property)
+          fail("dependency cycle: " .. tconcat(chain, " -> "))
+        end
+      end
+      return
     end
   end
-  resolving[n + 1] = { object, property, label(meta, property) }
+  if depth >= prune_at then prune() end
+end
+
+-- Ends the step whose frame is `d`, with any frame an error left above it.
+-- (Coroutines that interleave resolutions can have ended it already.)
+local function pop(d)
+  if depth < d then return end
+  for i = depth, d, -1 do
+    stack_object[i] = false
+    stack_thread[i] = false
+  end
+  depth = d - 1
+end
+
+local function with_cycle_check(object, property, meta, produce, spell)
+  if depth > 0 then check_cycle(object, property, meta) end
+  local d = depth + 1
+  depth = d
+  stack_object[d], stack_property[d], stack_thread[d] = object, property, false
   local ok, value = pcall(produce, object, property, meta, spell)
-  resolving[n + 1] = nil
+  pop(d)
   if not ok then error(value, 0) end
   return value
 end
@@ -358,10 +439,76 @@ end
 
 local produce = { lazy = lazy_value, injectable = lazy_value, partial = partial_value }
 
+-- What serves a property when nothing is registered for it: the class of
+-- that name for lazy, nil when optional, else Swift's answer (the message).
+local function default_value(object, property, meta, spell)
+  if spell.kind == "lazy" and spell.type then
+    local class = classes[spell.type]
+    if class then return class.new() end
+  end
+  if spell.optional then return nil end
+  return lazy_value(object, property, meta, spell)
+end
+
+-- The resolution cache: meta.cache[property] = { gen =, init = | value = |
+-- none = true, hooks =, injected = } says what the registry serves that
+-- property of that class with, for as long as the registry's generation is
+-- `gen` (core.generation reads it). `init` is a Lua initializer, called from
+-- the class's __index; `value` a singleton already made. An entry with none
+-- of them sends the read to Swift. `hooks`: whether registry hooks may run.
+local function refill(meta, property, spell)
+  local gen, how, payload, hooks = lookup(spell.type, spell.protocols, meta.name, property)
+  local entry = { gen = gen, hooks = hooks, injected = property .. "Injected" }
+  if how == "init" then entry.init = payload
+  elseif how == "value" then entry.value = payload
+  elseif how == "none" then entry.none = true end
+  meta.cache[property] = entry
+  return entry
+end
+
+-- The read get_injected handed back to __index after a refill: if it comes
+-- back (the registry changed again meanwhile), it goes the slow way, so a
+-- registry that keeps changing cannot make the two call each other forever.
+local retry_object, retry_property
+
 -- Injected spells store the value raw in the object, so later reads do not
 -- reach __index at all; assigning nil removes it and the next read injects anew.
 local function get_injected(object, property, meta, spell)
-  local value = with_cycle_check(object, property, meta, produce[spell.kind], spell)
+  local value
+  local retried = rawequal(retry_object, object) and retry_property == property
+  retry_object = nil
+  if spell.kind ~= "partial" and not retried then
+    local gen, busy = generation()
+    local entry = meta.cache[property]
+    if not busy and (entry == nil or entry.gen ~= gen) then entry = refill(meta, property, spell) end
+    if not busy and entry.gen == gen then
+      if entry.init ~= nil then   -- the cached path, in __index
+        retry_object, retry_property = object, property
+        value = meta.index(object, property)
+        retry_object = nil
+        return value
+      end
+      if entry.value ~= nil then
+        value = entry.value
+        rawset(object, property, value)
+        if entry.hooks then core.run_hooks(meta.name, property, object, value) end
+        local specific = meta.class[entry.injected]
+        if specific ~= nil and type(specific) == "function" then specific(object, value) end
+        local general = meta.class.propertyInjected
+        if general ~= nil and type(general) == "function" then general(object, property, value) end
+        return value
+      end
+      if entry.none then
+        value = with_cycle_check(object, property, meta, default_value, spell)
+        if value ~= nil then
+          rawset(object, property, value)
+          run_hooks(object, property, meta, value)
+        end
+        return value
+      end
+    end
+  end
+  value = with_cycle_check(object, property, meta, produce[spell.kind], spell)
   if value ~= nil then
     rawset(object, property, value)
     run_hooks(object, property, meta, value)
@@ -439,6 +586,56 @@ end
 -- bm.class
 ---------------------------------------------------------------------------
 
+-- Moves whenever a class table gets a new key (its __newindex), so that a
+-- cache entry can remember "no hook method anywhere" (entry.plain) until
+-- some class, this one or an ancestor, gains a field.
+local class_version = 0
+
+-- A class's __index: spelled properties go to their spell, anything else to
+-- the class. The first read of an injected property whose cache entry is
+-- current and names a Lua initializer is served right here (the hot path):
+-- one frame on the resolution stack, no pcall, no call into Swift but
+-- core.generation. Its arguments are what core.live_frames looks for.
+local function index_for(spells, class, meta, cache)
+  return function(object, key)
+    local spell = spells[key]
+    if spell == nil then return class[key] end
+    local entry = cache[key]
+    if entry ~= nil and entry.init ~= nil then
+      local gen, busy, thread = generation()
+      if entry.gen == gen and not busy then
+        if depth > 0 then check_cycle(object, key, meta) end
+        local d = depth + 1
+        depth = d
+        stack_object[d], stack_property[d], stack_thread[d] = object, key, thread
+        local value = entry.init(object)
+        if depth == d then
+          stack_object[d] = false
+          stack_thread[d] = false
+          depth = d - 1
+        else
+          pop(d)
+        end
+        if value ~= nil then
+          rawset(object, key, value)
+          if entry.plain ~= class_version then
+            local hooks = entry.hooks
+            if hooks then core.run_hooks(meta.name, key, object, value) end
+            local specific = class[entry.injected]
+            if specific ~= nil and type(specific) == "function" then specific(object, value) end
+            local general = class.propertyInjected
+            if general ~= nil and type(general) == "function" then general(object, key, value) end
+            if not hooks and specific == nil and general == nil then entry.plain = class_version end
+          end
+        end
+        return value
+      end
+    end
+    return spell_get(object, key, meta, spell)
+  end
+end
+index_prototype = index_for({}, {}, {}, {})
+
 function bm.class(name, def, super)
   if type(name) ~= "string" or not name:match("^[%a_][%w_%.]*$") then
     fail("bm.class: argument #1 must be a class name, got " .. (type(name) == "string" and ("\"" .. name .. "\"") or typeof(name)))
@@ -466,7 +663,7 @@ function bm.class(name, def, super)
       rawset(class, key, value)
     end
   end
-  local meta = { name = name, super = super_meta, spells = spells, class = class, source = core.location() }
+  local meta = { name = name, super = super_meta, spells = spells, class = class, source = core.location(), cache = {} }
   info[class] = meta
 
   local mt = { __name = name }
@@ -474,11 +671,8 @@ function bm.class(name, def, super)
   if next(spells) == nil then
     mt.__index = class
   else
-    mt.__index = function(object, key)
-      local spell = spells[key]
-      if spell then return spell_get(object, key, meta, spell) end
-      return class[key]
-    end
+    mt.__index = index_for(spells, class, meta, meta.cache)
+    meta.index = mt.__index
     mt.__newindex = function(object, key, value)
       local spell = spells[key]
       if spell then return spell_set(object, key, value, meta, spell) end
@@ -508,6 +702,10 @@ function bm.class(name, def, super)
 
   setmetatable(class, {
     __index = super,
+    __newindex = function(t, k, v)
+      class_version = class_version + 1
+      rawset(t, k, v)
+    end,
     __name = "bm.class",
     __tostring = function() return "class " .. name end,
   })

@@ -1,0 +1,63 @@
+/// What a named resolution would use, found without running anything.
+///
+/// For bridges that keep a cache of their own (the Lua prelude keeps one per
+/// class and property): the answer holds for as long as the registry's
+/// generation equals `generation`.
+struct InitializerPeek {
+    /// The registry's generation read before the lookup: the answer is at
+    /// least as new as it.
+    let generation: UInt64
+    /// The winning initializer, or nil when nothing matches.
+    let handle: SpellHandle?
+    /// The winner's scope.
+    let scope: SpellScope
+    /// For a singleton, its value if it has been made already.
+    let existingSingleton: Any?
+    /// Whether any registry hook could run after injecting `property` into
+    /// this container (with no property given: after injecting any property).
+    let hooksMayApply: Bool
+}
+
+extension Registry {
+    /// The registry's generation: it moves on every change that can alter a
+    /// lookup (registrations, removals, overrides, resets), so an answer
+    /// tagged with it is valid while it stays the same. Lock-free.
+    var currentGeneration: UInt64 { generation.current }
+
+    /// Which initializer `resolveIfRegistered(type:container:property:)`
+    /// would run for `type` in `container`, and whether hooks could follow,
+    /// without running it (the same lookup and cache as resolution).
+    func peekInitializer(type: SpellTypeKey, container: ContainerDescriptor, property: String?) -> InitializerPeek {
+        // Read the generation first: the lookup below is at least as new.
+        let generation = self.generation.current
+        let (record, hooks) = state.withLock { state -> (InitializerRecord?, Bool) in
+            let key = NamedResolutionKey(type: type, container: container.key)
+            let found: CachedResolution
+            if let hit = state.namedCache[key] {
+                found = hit
+            } else {
+                found = state.lookup(type: type, container: container)
+                state.namedCache[key] = found
+            }
+            let hooks = state.hooks.contains {
+                (property == nil || $0.property == nil || $0.property == property)
+                    && $0.container.specificity(for: container) != nil
+            }
+            return (found.record, hooks)
+        }
+        // The singleton's own lock is taken after the registry's is released:
+        // a singleton being made holds it while its initializer resolves.
+        return InitializerPeek(
+            generation: generation, handle: record?.handle, scope: record?.scope ?? .instance,
+            existingSingleton: record?.slot?.existing, hooksMayApply: hooks)
+    }
+
+    /// Whether a resolution is in progress on the calling thread (its cycle
+    /// tracker holds a step). A bridge that resolves without the tracker
+    /// must not do so then, or a cycle found later would miss its steps.
+    static var isResolvingOnThisThread: Bool {
+        Unmanaged<ResolutionStack>.fromOpaque(ResolutionStack.currentPointer)._withUnsafeGuaranteedRef {
+            !$0.frames.isEmpty
+        }
+    }
+}

@@ -30,13 +30,14 @@ extension Registry {
     func peekInitializer(type: SpellTypeKey, container: ContainerDescriptor, property: String?) -> InitializerPeek {
         // Read the generation first: the lookup below is at least as new.
         let generation = self.generation.current
+        let observes = container.object is any PropertyInjectionObserving
         let (record, hooks) = state.withLock { state -> (InitializerRecord?, Bool) in
             let key = NamedResolutionKey(type: type, container: container.key)
             let found: CachedResolution
             if let hit = state.namedCache[key] {
                 found = hit
             } else {
-                found = state.lookup(type: type, container: container)
+                found = state.lookup(type: type, container: container, observes: observes)
                 state.namedCache[key] = found
             }
             let hooks = state.hooks.contains {
@@ -57,7 +58,7 @@ extension Registry {
     /// must not do so then, or a cycle found later would miss its steps.
     static var isResolvingOnThisThread: Bool {
         Unmanaged<ResolutionStack>.fromOpaque(ResolutionStack.currentPointer)._withUnsafeGuaranteedRef {
-            !$0.frames.isEmpty
+            $0.count > 0
         }
     }
 }

@@ -266,10 +266,15 @@ public final class Registry: Sendable {
 @usableFromInline
 final class SingletonSlot: Sendable {
     let value = Mutex<SharedValue?>(nil)
+    /// Set (release) once the value is stored; read without the lock, so
+    /// that asking for the value while this thread is making it (from the
+    /// initializer itself) never takes the lock it holds.
+    let isMade = Atomic<Bool>(false)
 
     /// The value if it has been made already.
     var existing: Any? {
-        value.withLock { $0 }?.value
+        guard isMade.load(ordering: .acquiring) else { return nil }
+        return value.withLock { $0 }?.value
     }
 
     func get(_ make: () throws -> Any) throws -> Any {
@@ -277,6 +282,7 @@ final class SingletonSlot: Sendable {
             if let stored { return stored }
             let made = SharedValue(try make())
             stored = made
+            isMade.store(true, ordering: .releasing)
             return made
         }.value
     }
@@ -335,6 +341,8 @@ final class InitializerRecord: Sendable {
     func produce(for sender: AnyObject) throws -> Any {
         guard let slot else { return try make(sender) }
         if let made = slot.existing { return made }
+        // The tracker reports an initializer that needs its own singleton
+        // as a cycle before `get` would take the slot's lock a second time.
         return try Registry.trackResolution(container: "\(type.name) (singleton)", property: "", object: slot) {
             try slot.get { try make(sender) }
         }

@@ -26,6 +26,16 @@ struct BMResolutionCacheTests {
         #expect(result[5].stringValue?.hasPrefix("cache.lua:9: VC.loader: no initializer for Loader in VC") == true, "\(result)")
     }
 
+    @Test func aLuaSingletonResolvingItselfIsACycleNotACrash() throws {
+        let host = try makeHost()
+        let result = try host.lua("""
+            bm.singleton { type = "S", init = function() return bm.resolve("S") end }
+            return pcall(bm.resolve, "S")
+            """, file: "single.lua")
+        #expect(result.first == .boolean(false))
+        #expect(result.last?.stringValue?.contains("dependency cycle") == true, "\(result)")
+    }
+
     @Test func aSwiftRegistrationReplacesACachedLuaInitializer() throws {
         let registry = Registry()
         let host = try ScriptHost(options: .init(registry: registry, preferences: InMemoryPreferenceStore()))

@@ -296,6 +296,26 @@ private let retryCounter = CallCounter()
         }
     }
 
+    @Test func aSingletonWhoseInitializerNeedsItselfIsACycleNotACrash() {
+        let registry = Registry()
+        final class Holder {
+            @Injectable var manager: RequestManager
+        }
+        registry.register(RequestManager.self, scope: .singleton) { _ in
+            // Asks for the singleton it is making.
+            _ = try Holder().$manager.value()
+            return RequestManager(label: "never")
+        }
+        Registry.withCurrent(registry) {
+            #expect {
+                try Holder().$manager.value()
+            } throws: { error in
+                guard case .dependencyCycle(let chain) = error as? SpellError else { return false }
+                return chain.contains("RequestManager (singleton)")
+            }
+        }
+    }
+
     @Test func singletonsKeepTheirScopeOnTheTypedPath() {
         let registry = Registry()
         let made = CallCounter()

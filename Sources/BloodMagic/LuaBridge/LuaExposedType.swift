@@ -80,12 +80,14 @@ public struct LuaExposedType<Root: AnyObject> {
 
     // MARK: - Properties
 
-    /// A read-only property read through a key path.
+    /// A read-only property read through a key path held in a variable.
     ///
     /// Each read goes through Swift's runtime key-path projection, which
-    /// costs several times a closure call; for a property read in a hot
-    /// loop, ``property(_:get:)`` with `{ $0.name }` is faster.
-    @inlinable
+    /// costs several times a closure call. A key-path *literal* of a `let` or
+    /// get-only property (`.property("name", \.name)`) does not come here:
+    /// it picks the overload that takes a function, and the compiler turns
+    /// the literal into a direct read.
+    @inlinable @_disfavoredOverload
     public func property<Value: LuaPushable>(_ name: String, _ keyPath: KeyPath<Root, Value>) -> Self {
         adding(
             LuaExposedMember(
@@ -96,7 +98,20 @@ public struct LuaExposedType<Root: AnyObject> {
                 }, write: nil))
     }
 
+    /// A read-only property read by a function: `.property("name", \.name)`
+    /// for a `let` or get-only property (the key-path literal is compiled to a
+    /// direct read, as fast as a closure), or `.property("name") { $0.name }`.
+    @inlinable
+    public func property<Value: LuaPushable>(_ name: String, _ get: @escaping (Root) throws -> Value) -> Self {
+        property(name, get: get)
+    }
+
     /// A read-write property through a writable key path.
+    ///
+    /// Reads and writes go through Swift's runtime key-path projection, which
+    /// costs several times a closure call; for a property read in a hot loop,
+    /// ``property(_:get:set:)`` with `{ $0.name }` and `{ $0.name = $1 }` is
+    /// faster.
     @inlinable
     public func property<Value: LuaConvertible>(_ name: String, _ keyPath: ReferenceWritableKeyPath<Root, Value>) -> Self {
         let function = "\(self.name).\(name)"

@@ -29,7 +29,9 @@ extension LuaStack {
 
         for member in info.members.values {
             if member.isProperty {
-                lua_pushlightuserdata(L, member.opaque)
+                // The property's binding: __index reads the getter entry,
+                // tag and member from it with one lookup.
+                bm_push_exposed_binding(L, exposedGetterEntry, tag, member.opaque)
                 lua_setfield(L, members, member.name)
             } else {
                 bm_push_exposed_method(L, exposedMethodEntry, tag, member.opaque)

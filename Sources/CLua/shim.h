@@ -436,6 +436,32 @@ static inline int bm_trampoline(lua_State *L) {
     return bm_finish_swift_call(L, n);
 }
 
+/*
+ * A Swift closure visible to Lua (LuaStack.push(function:)): one userdata
+ * upvalue holding the retained Swift box (offset 0, released by the box's
+ * __gc, NULL afterwards) and the Swift entry point that runs it, so that a
+ * call reads both with a single API call.
+ */
+typedef int (*bm_swift_box_entry)(lua_State *L, void *box);
+
+typedef struct bm_swift_box {
+    void *object;
+    bm_swift_box_entry entry;
+} bm_swift_box;
+
+/* The trampoline of a boxed Swift closure; upvalue 1 is its bm_swift_box. */
+static inline int bm_box_trampoline(lua_State *L) {
+    const bm_swift_box *box = (const bm_swift_box *)lua_touserdata(L, lua_upvalueindex(1));
+    bm_limits *lim = bm_limits_of(L);
+    lua_State *saved = lim->current;
+    lim->swift_depth += 1;
+    lim->current = L;
+    int n = box->entry(L, box->object);
+    lim->current = saved;
+    lim->swift_depth -= 1;
+    return bm_finish_swift_call(L, n);
+}
+
 /* Pushes a Swift entry point as a Lua C closure with `nup` extra upvalues
    (already pushed on the stack, which this call pops). */
 static inline void bm_pushswiftclosure(lua_State *L, bm_swift_function fn, int nup) {

@@ -103,6 +103,9 @@ try add("field", "local t = { value = 7 }", "local v = t.value")
 try add("property", "local o = meter", "local v = o.value")
 try add("closureProperty", "local o = meter", "local v = o.fastValue")
 try add("letProperty", "local o = meter", "local v = o.fixed")
+// The floor of any value computed on read: a table whose `__index` is a C
+// function from Lua's own library (rawequal), doing almost nothing.
+try add("cIndex", "local p = setmetatable({}, { __index = rawequal })", "local v = p.value")
 
 // Rounds interleave the cases, so that load from other processes spreads
 // over all of them; each keeps its best round.
@@ -132,6 +135,7 @@ let field = result("field")
 let property = result("property")
 let closureProperty = result("closureProperty")
 let letProperty = result("letProperty")
+let cIndex = result("cIndex")
 
 func row(_ name: String, _ value: Double, _ baseline: Double, goal: Double? = nil) {
     let ratio = value / baseline
@@ -155,3 +159,4 @@ row("plain table field t.value", field, field)
 row("exposed property, key path (var)", property, field, goal: 3)
 row("exposed property, key path (let)", letProperty, field, goal: 3)
 row("exposed property, closure getter", closureProperty, field, goal: 3)
+row("floor: any C __index function (rawequal)", cIndex, field)

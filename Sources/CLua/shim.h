@@ -436,6 +436,32 @@ static inline int bm_trampoline(lua_State *L) {
     return bm_finish_swift_call(L, n);
 }
 
+/*
+ * A Swift closure visible to Lua (LuaStack.push(function:)): one userdata
+ * upvalue holding the retained Swift box (offset 0, released by the box's
+ * __gc, NULL afterwards) and the Swift entry point that runs it, so that a
+ * call reads both with a single API call.
+ */
+typedef int (*bm_swift_box_entry)(lua_State *L, void *box);
+
+typedef struct bm_swift_box {
+    void *object;
+    bm_swift_box_entry entry;
+} bm_swift_box;
+
+/* The trampoline of a boxed Swift closure; upvalue 1 is its bm_swift_box. */
+static inline int bm_box_trampoline(lua_State *L) {
+    const bm_swift_box *box = (const bm_swift_box *)lua_touserdata(L, lua_upvalueindex(1));
+    bm_limits *lim = bm_limits_of(L);
+    lua_State *saved = lim->current;
+    lim->swift_depth += 1;
+    lim->current = L;
+    int n = box->entry(L, box->object);
+    lim->current = saved;
+    lim->swift_depth -= 1;
+    return bm_finish_swift_call(L, n);
+}
+
 /* Pushes a Swift entry point as a Lua C closure with `nup` extra upvalues
    (already pushed on the stack, which this call pops). */
 static inline void bm_pushswiftclosure(lua_State *L, bm_swift_function fn, int nup) {
@@ -716,33 +742,35 @@ static inline int bm_exposed_method(lua_State *L) {
 }
 
 /*
- * __index of an exposed type: (object, key). Upvalue 1 is the members table
- * (name -> method closure, or name -> light userdata property descriptor),
- * read raw in one lookup; upvalue 2 the binding with the Swift getter entry.
- * Methods never leave C; a property calls the getter entry directly; any
- * other key reads as nil.
+ * __index of an exposed type: (object, key). Upvalue 1 is the members table:
+ * name -> method closure, or name -> the property's binding (a full
+ * userdata with the Swift getter entry, the type tag and the member), read
+ * raw in one lookup. Methods never leave C; a property calls its getter
+ * entry directly; any other key reads as nil.
  */
 static inline int bm_exposed_index(lua_State *L) {
-    /* Called with (object, key) by the VM; as few API calls as possible:
-       the looked-up value stays on the stack under the getter's result. */
-    lua_pushvalue(L, 2);
-    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TLIGHTUSERDATA) return 1;
-    void *member = lua_touserdata(L, -1);
-    const bm_exposed_binding *b = (const bm_exposed_binding *)lua_touserdata(L, lua_upvalueindex(2));
-    bm_exposed_object *self = bm_exposed_check(L, 1, b->tag);
-    return bm_exposed_call(L, b->entry, self ? self->object : NULL, b->tag, member);
+    /* The VM calls this with exactly (object, key); as few API calls as
+       possible: the lookup replaces the key, so the value found is on top
+       (and under the getter's result). Called any other way (only possible
+       through the debug library), the stack is first made (object, key). */
+    if (lua_gettop(L) != 2) lua_settop(L, 2);
+    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TUSERDATA) return 1;
+    const bm_exposed_binding *p = (const bm_exposed_binding *)lua_touserdata(L, -1);
+    bm_exposed_object *self = bm_exposed_check(L, 1, p->tag);
+    return bm_exposed_call(L, p->entry, self ? self->object : NULL, p->tag, p->member);
 }
 
 /*
- * __newindex of an exposed type: (object, key, value). Upvalues as
- * bm_exposed_index, with the Swift setter entry in the binding. The member
- * is NULL for a key that is not a property; the entry reports that.
+ * __newindex of an exposed type: (object, key, value). Upvalue 1 is the
+ * members table, upvalue 2 the binding with the Swift setter entry. The
+ * member is NULL for a key that is not a property; the entry reports that.
  */
 static inline int bm_exposed_newindex(lua_State *L) {
     lua_settop(L, 3);
     lua_pushvalue(L, 2);
     void *member = NULL;
-    if (lua_rawget(L, lua_upvalueindex(1)) == LUA_TLIGHTUSERDATA) member = lua_touserdata(L, -1);
+    if (lua_rawget(L, lua_upvalueindex(1)) == LUA_TUSERDATA)
+        member = ((const bm_exposed_binding *)lua_touserdata(L, -1))->member;
     const bm_exposed_binding *b = (const bm_exposed_binding *)lua_touserdata(L, lua_upvalueindex(2));
     lua_settop(L, 3);
     bm_exposed_object *self = bm_exposed_check(L, 1, b->tag);
@@ -776,13 +804,18 @@ static inline void bm_push_exposed_method(lua_State *L, bm_exposed_entry fn, con
     lua_pushcclosure(L, bm_exposed_method, 1);
 }
 
-/* Pushes __index or __newindex (`setter` nonzero) of an exposed type, whose
-   members table is at `members`. */
+/* Pushes __index (`setter` zero; `fn` unused, each property's binding in
+   the members table carries its getter entry) or __newindex of an exposed
+   type, whose members table is at `members`. */
 static inline void bm_push_exposed_accessor(lua_State *L, int members, const void *tag, bm_exposed_entry fn, int setter) {
     members = lua_absindex(L, members);
     lua_pushvalue(L, members);
+    if (!setter) {
+        lua_pushcclosure(L, bm_exposed_index, 1);
+        return;
+    }
     bm_push_exposed_binding(L, fn, tag, NULL);
-    lua_pushcclosure(L, setter ? bm_exposed_newindex : bm_exposed_index, 2);
+    lua_pushcclosure(L, bm_exposed_newindex, 2);
 }
 
 /* ------------------------------------------------------------------------ */

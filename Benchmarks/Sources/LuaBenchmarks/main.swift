@@ -19,6 +19,7 @@ import Foundation
 /// The exposed object under test.
 final class Meter: LuaExposable {
     var value = 7
+    let fixed = 7
     func magnitude(_ x: Int) -> Int { x < 0 ? -x : x }
 }
 
@@ -40,6 +41,7 @@ let state = try LuaState()
 state.expose(
     LuaExposedType(Meter.self)
         .property("value", \.value)
+        .property("fixed", \.fixed)
         .property("fastValue", get: { $0.value })
         .method("abs", arguments: ["x"]) { meter, args in meter.magnitude(try args.get(1)) }
         .method("absAny") { meter, args in meter.magnitude(try args.get(1)) })
@@ -100,6 +102,10 @@ try add("swiftFunction", "local g = swiftAbs", "local r = g(i)")
 try add("field", "local t = { value = 7 }", "local v = t.value")
 try add("property", "local o = meter", "local v = o.value")
 try add("closureProperty", "local o = meter", "local v = o.fastValue")
+try add("letProperty", "local o = meter", "local v = o.fixed")
+// The floor of any value computed on read: a table whose `__index` is a C
+// function from Lua's own library (rawequal), doing almost nothing.
+try add("cIndex", "local p = setmetatable({}, { __index = rawequal })", "local v = p.value")
 
 // Rounds interleave the cases, so that load from other processes spreads
 // over all of them; each keeps its best round.
@@ -128,6 +134,8 @@ let swiftFunction = result("swiftFunction")
 let field = result("field")
 let property = result("property")
 let closureProperty = result("closureProperty")
+let letProperty = result("letProperty")
+let cIndex = result("cIndex")
 
 func row(_ name: String, _ value: Double, _ baseline: Double, goal: Double? = nil) {
     let ratio = value / baseline
@@ -148,5 +156,7 @@ row("method of a type without properties", methodOnlyType, cCall, goal: 2)
 row("registered Swift function (host closure)", swiftFunction, cCall)
 print("-- property reads (baseline: plain table field)")
 row("plain table field t.value", field, field)
-row("exposed property, key path", property, field, goal: 3)
+row("exposed property, key path (var)", property, field, goal: 3)
+row("exposed property, key path (let)", letProperty, field, goal: 3)
 row("exposed property, closure getter", closureProperty, field, goal: 3)
+row("floor: any C __index function (rawequal)", cIndex, field)

@@ -56,7 +56,7 @@ public struct LuaArguments {
     /// Reads argument `n` as `T`; `name` is used in messages and, for a
     /// call with a table of named arguments, as the key to look up (it
     /// defaults to the name the member declared).
-    @inlinable
+    @inlinable @inline(__always)
     public func get<T: LuaReadable>(_ n: Int, _ name: String? = nil, as type: T.Type = T.self) throws(LuaError) -> T {
         if !isNamed && n >= 1 && n <= count {
             do {
@@ -65,7 +65,13 @@ public struct LuaArguments {
                 throw badArgument(n, name, error)
             }
         }
-        return try withArgument(n, name) { (index) throws(LuaError) -> T in try T.read(from: stack, at: index) }
+        return try getSlow(n, name)
+    }
+
+    /// ``get(_:_:as:)`` for a named, absent or out-of-range argument, out of line.
+    @usableFromInline @inline(never)
+    func getSlow<T: LuaReadable>(_ n: Int, _ name: String?) throws(LuaError) -> T {
+        try withArgument(n, name) { (index) throws(LuaError) -> T in try T.read(from: stack, at: index) }
     }
 
     /// Decodes argument `n` (usually a table) as `T` with a ``LuaDecoder``.

@@ -80,19 +80,60 @@ public struct LuaExposedType<Root: AnyObject> {
 
     // MARK: - Properties
 
-    /// A read-only property read through a key path.
-    @inlinable
+    /// A read-only property read through a key path held in a variable.
+    ///
+    /// Each read goes through Swift's runtime key-path projection, which
+    /// costs several times a closure call. A key-path *literal* of a `let` or
+    /// get-only property (`.property("name", \.name)`) does not come here:
+    /// it picks the overload that takes a function, and the compiler turns
+    /// the literal into a direct read.
+    @inlinable @_disfavoredOverload
     public func property<Value: LuaPushable>(_ name: String, _ keyPath: KeyPath<Root, Value>) -> Self {
-        property(name, get: { $0[keyPath: keyPath] })
+        adding(
+            LuaExposedMember(
+                property: name, of: self.name,
+                read: { pointer, stack in
+                    stack.push(Unmanaged<Root>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0[keyPath: keyPath] })
+                    return 1
+                }, write: nil))
+    }
+
+    /// A read-only property read by a function: `.property("name", \.name)`
+    /// for a `let` or get-only property (the key-path literal is compiled to a
+    /// direct read, as fast as a closure), or `.property("name") { $0.name }`.
+    @inlinable
+    public func property<Value: LuaPushable>(_ name: String, _ get: @escaping (Root) throws -> Value) -> Self {
+        property(name, get: get)
     }
 
     /// A read-write property through a writable key path.
+    ///
+    /// Reads and writes go through Swift's runtime key-path projection, which
+    /// costs several times a closure call; for a property read in a hot loop,
+    /// ``property(_:get:set:)`` with `{ $0.name }` and `{ $0.name = $1 }` is
+    /// faster.
     @inlinable
     public func property<Value: LuaConvertible>(_ name: String, _ keyPath: ReferenceWritableKeyPath<Root, Value>) -> Self {
-        property(name, get: { $0[keyPath: keyPath] }, set: { $0[keyPath: keyPath] = $1 })
+        let function = "\(self.name).\(name)"
+        return adding(
+            LuaExposedMember(
+                property: name, of: self.name,
+                read: { pointer, stack in
+                    stack.push(Unmanaged<Root>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0[keyPath: keyPath] })
+                    return 1
+                },
+                write: { pointer, stack in
+                    let value: Value
+                    do throws(LuaError) {
+                        value = try Value.read(from: stack, at: 3)
+                    } catch {
+                        throw LuaError(.conversion, "\(function): bad value (\(error.message))")
+                    }
+                    Unmanaged<Root>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0[keyPath: keyPath] = value }
+                }))
     }
 
-    /// A read-only property computed by a closure (faster than a key path).
+    /// A read-only property computed by a closure.
     @inlinable
     public func property<Value: LuaPushable>(_ name: String, get: @escaping (Root) throws -> Value) -> Self {
         adding(

@@ -13,16 +13,45 @@ final class LuaExposedTypeRegistry {
     /// Registry slot of the identity cache: object address -> userdata, weak values.
     var cacheSlot: Int32 = BM_LUA_NOREF
 
+    // One-entry caches in front of the dictionary and set lookups, which
+    // objects of one type crossing again and again hit every time.
+    // `@exclusivity(unchecked)`: like everything in the state's core, these
+    // are touched only by the thread inside the state, and never while an
+    // inout access to them is open, so the dynamic check can only cost.
+    @exclusivity(unchecked) private var lastClass: ObjectIdentifier?
+    @exclusivity(unchecked) private var lastInfo: LuaExposedTypeInfo?
+    /// A tag already found in `tags` (tags are never removed).
+    @exclusivity(unchecked) private var lastTag: UnsafeRawPointer?
+
     func add(_ info: LuaExposedTypeInfo) {
         all.append(info)
         tags.insert(info.tag)
         byName[info.name] = info
         byType[ObjectIdentifier(info.swiftType)] = info
         resolved.removeAll()
+        lastClass = nil
+        lastInfo = nil
+    }
+
+    /// Whether `tag` is the tag of a type exposed in this state.
+    func isTag(_ tag: UnsafeRawPointer) -> Bool {
+        if tag == lastTag { return true }
+        guard tags.contains(tag) else { return false }
+        lastTag = tag
+        return true
     }
 
     /// The registration for `type` or its nearest exposed superclass.
     func info(for type: AnyClass) -> LuaExposedTypeInfo? {
+        let id = ObjectIdentifier(type)
+        if id == lastClass, let info = lastInfo { return info }
+        guard let info = lookUp(type) else { return nil }
+        lastClass = id
+        lastInfo = info
+        return info
+    }
+
+    private func lookUp(_ type: AnyClass) -> LuaExposedTypeInfo? {
         let id = ObjectIdentifier(type)
         if let info = byType[id] ?? resolved[id] { return info }
         var current: AnyClass? = _getSuperclass(type)

@@ -29,7 +29,9 @@ extension LuaStack {
 
         for member in info.members.values {
             if member.isProperty {
-                lua_pushlightuserdata(L, member.opaque)
+                // The property's binding: __index reads the getter entry,
+                // tag and member from it with one lookup.
+                bm_push_exposed_binding(L, exposedGetterEntry, tag, member.opaque)
                 lua_setfield(L, members, member.name)
             } else {
                 bm_push_exposed_method(L, exposedMethodEntry, tag, member.opaque)
@@ -127,6 +129,12 @@ extension LuaStack {
     public func push(exposed object: AnyObject, as type: LuaExposedTypeInfo) {
         precondition(type.metatableSlot != BM_LUA_NOREF, "\(type.name) is not exposed in this state")
         precondition(type.accepts(object), "\(Swift.type(of: object)) is not a \(type.name)")
+        pushExposed(object, as: type)
+    }
+
+    /// ``push(exposed:as:)`` once the type is known to be the object's own
+    /// exposed type (or its nearest exposed superclass's), in this state.
+    private func pushExposed(_ object: AnyObject, as type: LuaExposedTypeInfo) {
         ensureSpace(4)
         let address = Unmanaged.passUnretained(object).toOpaque()
         pushIdentityCache()
@@ -150,7 +158,7 @@ extension LuaStack {
     /// under its unqualified name, with no members and no global class table.
     public func push(exposed object: AnyObject) {
         let type = exposedTypes.info(for: Swift.type(of: object)) ?? exposeBare(Swift.type(of: object))
-        push(exposed: object, as: type)
+        pushExposed(object, as: type)
     }
 
     private func exposeBare(_ type: AnyClass) -> LuaExposedTypeInfo {
@@ -180,14 +188,19 @@ extension LuaStack {
             let raw = lua_touserdata(L, index)
         else { return nil }
         let block = raw.assumingMemoryBound(to: bm_exposed_object.self)
-        guard let tag = block.pointee.tag, exposedTypes.tags.contains(tag) else { return nil }
+        guard let tag = block.pointee.tag, exposedTypes.isTag(tag) else { return nil }
         return block
     }
 
     /// The Swift object at `index` when it is an exposed object of class `T`
     /// (or a subclass); nil for anything else, and for a released object.
     public func exposedObject<T: AnyObject>(at index: Int32, as type: T.Type = T.self) -> T? {
-        guard let pointer = exposedBlock(at: index)?.pointee.object else { return nil }
+        guard let block = exposedBlock(at: index), let pointer = block.pointee.object else { return nil }
+        // An object of exactly the exposed class needs no dynamic cast: it
+        // was pushed as that type (push(exposed:as:) checks), so it is a T.
+        if ObjectIdentifier(LuaExposedTypeInfo.from(block.pointee.tag!).swiftType) == ObjectIdentifier(T.self) {
+            return Unmanaged<T>.fromOpaque(pointer).takeUnretainedValue()
+        }
         return Unmanaged<AnyObject>.fromOpaque(pointer).takeUnretainedValue() as? T
     }
 

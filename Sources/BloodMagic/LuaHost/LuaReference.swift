@@ -47,11 +47,17 @@ public final class LuaReference: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Registry slots waiting to be released, filled from any thread.
+@usableFromInline
 final class LuaReleaseQueue: Sendable {
     private let pending = Mutex<(slots: [Int32], open: Bool)>(([], true))
     /// How many slots are queued, so that entering the state skips the lock
     /// when there is nothing to release.
-    private let count = Atomic<Int>(0)
+    @usableFromInline let count = Atomic<Int>(0)
+
+    /// Whether any slot is queued (one atomic load). A slot queued just after
+    /// this answers false is released at the next entry.
+    @inlinable
+    var hasPending: Bool { count.load(ordering: .acquiring) > 0 }
 
     /// Queues `slot` for release, unless the state is already closed.
     func release(_ slot: Int32) {

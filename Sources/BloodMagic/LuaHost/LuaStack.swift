@@ -14,10 +14,12 @@ public struct LuaStack {
     /// Anything raised through it must stay in C frames.
     public let pointer: OpaquePointer
 
+    @inlinable
     init(_ pointer: OpaquePointer) {
         self.pointer = pointer
     }
 
+    @inlinable
     var L: OpaquePointer { pointer }
     var core: LuaStateCore { LuaStateCore.of(pointer) }
     var limitsBlock: UnsafeMutablePointer<bm_limits> { bm_limits_of(pointer) }
@@ -25,6 +27,7 @@ public struct LuaStack {
     // MARK: - Stack shape
 
     /// The index of the top element (the number of elements).
+    @inlinable
     public var top: Int32 { lua_gettop(L) }
 
     /// Sets the top, filling with nils or dropping elements.
@@ -50,10 +53,14 @@ public struct LuaStack {
 
     /// Makes sure `count` more elements fit. Traps only if Lua's own stack
     /// limit (a million slots) would be passed, which no bounded Swift value can do.
+    @inlinable
     public func ensureSpace(_ count: Int32) {
-        if lua_checkstack(L, count) == 0 {
-            fatalError("Lua stack overflow: cannot grow the stack by \(count) slots")
-        }
+        if lua_checkstack(L, count) == 0 { stackOverflow(count) }
+    }
+
+    @usableFromInline
+    func stackOverflow(_ count: Int32) -> Never {
+        fatalError("Lua stack overflow: cannot grow the stack by \(count) slots")
     }
 
     /// The Lua type tag at `index` (`LUA_TNIL`, `LUA_TNUMBER`, …; `LUA_TNONE` past the top).

@@ -27,17 +27,17 @@ import Darwin
 /// ```
 public final class LuaState: Sendable {
     /// Serializes threads. Held for the whole outermost `withStack`.
-    private let gate = Mutex<Void>(())
+    @usableFromInline let gate = Mutex<Void>(())
     /// The thread that holds `gate`, or 0. Only that thread ever stores its
     /// own id here, so "is it me?" is answered without a race.
-    private let owner = Atomic<UInt>(0)
+    @usableFromInline let owner = Atomic<UInt>(0)
     /// The Lua state and the Swift data that goes with it.
     ///
     /// Invariant: only the thread recorded in `owner` touches `core`, and only
     /// between taking and releasing `gate`. That is what makes the class
     /// Sendable; this one field opts out of the compiler's check because the
     /// check cannot see the lock.
-    nonisolated(unsafe) private let core: LuaStateCore
+    @usableFromInline nonisolated(unsafe) let core: LuaStateCore
     /// Registry references dropped by Swift handles on any thread, released
     /// the next time the state is entered.
     let releaseQueue: LuaReleaseQueue
@@ -71,25 +71,33 @@ public final class LuaState: Sendable {
     /// The ``LuaStack`` passed in is valid only inside `body`; do not keep it.
     /// Calls from other threads wait; a call from the thread already inside
     /// (for example from a Swift callback run by Lua) goes straight in.
+    ///
+    /// Inlinable so that each caller gets a copy specialized to its result
+    /// type: entering the state then costs a thread id, an atomic load, an
+    /// uncontended lock and the release-queue check, with no generic
+    /// metadata or boxing on the way.
+    @inlinable
     public func withStack<Result, Failure: Error>(
         _ body: (LuaStack) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         let me = currentThreadID()
         if owner.load(ordering: .acquiring) == me {
+            // Re-entry from a Swift callback: the thread already holds the gate.
             return try body(LuaStack(core.currentThread))
         }
+        // The lock's closure must return a `sending` value, which a generic
+        // result from `body` is not; the result goes out through a local.
         var result: Result?
         try gate.withLock { (_) throws(Failure) -> Void in
             owner.store(me, ordering: .releasing)
             defer { owner.store(0, ordering: .releasing) }
-            core.releasePending()
+            let stack = core.enter()
             // Whatever the body leaves on the main stack is dropped on the way out.
-            let stack = LuaStack(core.L)
-            let top = stack.top
-            defer { stack.setTop(top) }
+            let top = lua_gettop(stack.L)
+            defer { lua_settop(stack.L, top) }
             result = try body(stack)
         }
-        return result!
+        return result.unsafelyUnwrapped
     }
 
     /// The limits in force.
@@ -132,7 +140,7 @@ public final class LuaState: Sendable {
 }
 
 /// The thread id used to recognise re-entry.
-@inline(__always)
+@inlinable @inline(__always)
 func currentThreadID() -> UInt {
     #if canImport(Darwin)
     return UInt(bitPattern: pthread_self())

@@ -5,13 +5,14 @@ import CLua
 ///
 /// The limits block's `host` field points back here (unretained), so any
 /// `lua_State` of this state — the main thread or a coroutine — leads to it.
+@usableFromInline
 final class LuaStateCore {
     /// The main thread.
-    let L: OpaquePointer
+    @usableFromInline let L: OpaquePointer
     /// The C limits block shared with the allocator and the count hook.
-    let limits: UnsafeMutablePointer<bm_limits>
+    @usableFromInline let limits: UnsafeMutablePointer<bm_limits>
     /// Handles dropped on other threads.
-    let releaseQueue: LuaReleaseQueue
+    @usableFromInline let releaseQueue: LuaReleaseQueue
     /// Registry reference of the metatable of boxed Swift functions.
     var functionBoxMetatable: Int32 = BM_LUA_NOREF
     /// Userdata types registered by name.
@@ -36,11 +37,22 @@ final class LuaStateCore {
     }
 
     /// The thread whose Swift callback is running, or the main thread.
+    @inlinable
     var currentThread: OpaquePointer {
         limits.pointee.current ?? L
     }
 
+    /// The outermost entry into the state (the caller holds the gate):
+    /// releases what other threads dropped, then hands out the main stack.
+    /// Only an atomic load when nothing is queued.
+    @inlinable
+    func enter() -> LuaStack {
+        if releaseQueue.hasPending { releasePending() }
+        return LuaStack(L)
+    }
+
     /// Releases the registry references that Swift handles dropped.
+    @usableFromInline
     func releasePending() {
         let refs = releaseQueue.drain()
         guard !refs.isEmpty else { return }

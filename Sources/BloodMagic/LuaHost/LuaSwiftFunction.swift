@@ -14,11 +14,11 @@ final class LuaFunctionBox {
     init(_ body: @escaping LuaFunctionBody) { self.body = body }
 }
 
-/// Entry point of every boxed Swift function: upvalue 2 is the box's userdata.
-private let swiftFunctionEntry: bm_swift_function = { L in
+/// Entry point of every boxed Swift function, called by `bm_box_trampoline`
+/// with the box's retained pointer (nil once the box was finalized).
+private let swiftFunctionEntry: bm_swift_box_entry = { L, pointer in
     let stack = LuaStack(L!)
-    let slot = lua_touserdata(L, lua_upvalueindex(2))!
-    guard let pointer = slot.load(as: UnsafeMutableRawPointer?.self) else {
+    guard let pointer else {
         stack.push("Swift function called after its state released it")
         return BM_RAISE_WHERE
     }
@@ -56,8 +56,16 @@ extension LuaStack {
     /// ```
     public func push(function body: @escaping LuaFunctionBody) {
         ensureSpace(3)
-        pushBox(LuaFunctionBox(body))
-        bm_pushswiftclosure(L, swiftFunctionEntry, 1)
+        // One userdata with the box and the entry point: a call reads both
+        // with one API call (see bm_box_trampoline). The box is at offset 0,
+        // where the shared `__gc` releases it.
+        let block = lua_newuserdatauv(L, MemoryLayout<bm_swift_box>.size, 0)!
+            .bindMemory(to: bm_swift_box.self, capacity: 1)
+        block.initialize(
+            to: bm_swift_box(object: Unmanaged.passRetained(LuaFunctionBox(body)).toOpaque(), entry: swiftFunctionEntry))
+        pushBoxMetatable()
+        lua_setmetatable(L, -2)
+        lua_pushcclosure(L, bm_box_trampoline, 1)
     }
 
     /// Sets the global `name` to a Swift function.

@@ -58,12 +58,19 @@ extension LuaStack {
 
     /// Reads argument `n` of a Swift callback as `T`. A mismatch reads like
     /// Lua's own: `bad argument #2 to 'f' (integer expected, got string)`.
+    @inlinable
     public func argument<T: LuaReadable>(_ n: Int32, of function: String, as type: T.Type = T.self) throws(LuaError) -> T {
         do {
             return try T.read(from: self, at: n)
         } catch {
-            throw LuaError(.conversion, "bad argument #\(n) to '\(function)' (\(error.message))")
+            throw badArgument(n, of: function, error)
         }
+    }
+
+    /// The error of ``argument(_:of:as:)``, out of line.
+    @usableFromInline
+    func badArgument(_ n: Int32, of function: String, _ error: LuaError) -> LuaError {
+        LuaError(.conversion, "bad argument #\(n) to '\(function)' (\(error.message))")
     }
 
     /// The string at `index` without conversion, byte-exact, or nil when the
@@ -83,11 +90,13 @@ extension LuaStack {
 }
 
 extension Bool: LuaConvertible {
+    @inlinable
     public func push(onto stack: LuaStack) {
         stack.ensureSpace(1)
         lua_pushboolean(stack.L, self ? 1 : 0)
     }
 
+    @inlinable
     public static func read(from stack: LuaStack, at index: Int32) throws(LuaError) -> Bool {
         guard lua_type(stack.L, index) == LUA_TBOOLEAN else { throw stack.mismatch("boolean", at: index) }
         return lua_toboolean(stack.L, index) != 0
@@ -96,20 +105,30 @@ extension Bool: LuaConvertible {
 
 extension LuaStack {
     /// Reads a Lua number with an exact integer value (`3` or `3.0`, not `3.5`).
+    /// Inlinable, with the messages out of line: an argument read in an
+    /// exposed method is then two Lua API calls and no Swift call.
+    @inlinable
     func readInteger(at index: Int32) throws(LuaError) -> lua_Integer {
-        guard lua_type(L, index) == LUA_TNUMBER else { throw mismatch("integer", at: index) }
-        var isInteger: Int32 = 0
-        let value = lua_tointegerx(L, index, &isInteger)
-        guard isInteger != 0 else {
-            throw LuaError(.conversion, "expected integer, got number \(lua_tonumberx(L, index, nil)) with no integer representation")
+        if lua_type(L, index) == LUA_TNUMBER {
+            var isInteger: Int32 = 0
+            let value = lua_tointegerx(L, index, &isInteger)
+            if isInteger != 0 { return value }
         }
-        return value
+        throw integerMismatch(at: index)
+    }
+
+    /// Why the value at `index` is not an integer.
+    @usableFromInline
+    func integerMismatch(at index: Int32) -> LuaError {
+        guard lua_type(L, index) == LUA_TNUMBER else { return mismatch("integer", at: index) }
+        return LuaError(.conversion, "expected integer, got number \(lua_tonumberx(L, index, nil)) with no integer representation")
     }
 }
 
 /// Integers convert exactly; reading one that does not fit the Swift type is
 /// a conversion error, never a silent wrap.
 extension LuaPushable where Self: BinaryInteger {
+    @inlinable
     public func push(onto stack: LuaStack) {
         stack.ensureSpace(1)
         if let exact = lua_Integer(exactly: self) {
@@ -122,12 +141,17 @@ extension LuaPushable where Self: BinaryInteger {
 }
 
 extension LuaReadable where Self: FixedWidthInteger {
+    @inlinable
     public static func read(from stack: LuaStack, at index: Int32) throws(LuaError) -> Self {
         let value = try stack.readInteger(at: index)
-        guard let exact = Self(exactly: value) else {
-            throw LuaError(.conversion, "integer \(value) is out of range for \(Self.self) (\(Self.min)...\(Self.max))")
-        }
+        guard let exact = Self(exactly: value) else { throw outOfRange(value) }
         return exact
+    }
+
+    /// The error for an integer that does not fit `Self`, out of line.
+    @usableFromInline
+    static func outOfRange(_ value: lua_Integer) -> LuaError {
+        LuaError(.conversion, "integer \(value) is out of range for \(Self.self) (\(Self.min)...\(Self.max))")
     }
 }
 
@@ -143,11 +167,13 @@ extension UInt16: LuaConvertible {}
 extension UInt8: LuaConvertible {}
 
 extension Double: LuaConvertible {
+    @inlinable
     public func push(onto stack: LuaStack) {
         stack.ensureSpace(1)
         lua_pushnumber(stack.L, self)
     }
 
+    @inlinable
     public static func read(from stack: LuaStack, at index: Int32) throws(LuaError) -> Double {
         guard lua_type(stack.L, index) == LUA_TNUMBER else { throw stack.mismatch("number", at: index) }
         return lua_tonumberx(stack.L, index, nil)

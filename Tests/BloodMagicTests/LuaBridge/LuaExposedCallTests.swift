@@ -1,3 +1,4 @@
+import CLua
 import Testing
 @testable import BloodMagic
 
@@ -41,6 +42,54 @@ struct LuaExposedCallTests {
         #expect(error.message == "calc.lua:2: Calculator has no property 'x'")
         let wrongSelf = try #require(throws: LuaError.self) { try state.run("Calculator.abs({}, 1)", name: "@calc.lua") }
         #expect(wrongSelf.message == "calc.lua:1: Calculator.abs: expected a Calculator object as self, got table (call it as obj:abs(...))")
+    }
+
+    /// The C check of `self` compares the object's type tag: an object of
+    /// another exposed type (same block layout) is refused by name.
+    @Test func selfOfAnotherExposedTypeIsRefused() throws {
+        final class Other: LuaExposable {
+            var value = 3
+        }
+        let state = try makeState()
+        state.expose(LuaExposedType(Other.self).constructor { _ in Other() }.property("value", \.value))
+        let error = try #require(throws: LuaError.self) {
+            try state.run("Calculator.abs(Other.new(), 1)", name: "@calc.lua")
+        }
+        #expect(error.message == "calc.lua:1: Calculator.abs: expected a Calculator object as self, got Other (call it as obj:abs(...))")
+        let light = try #require(throws: LuaError.self) {
+            try state.withStack { (lua) throws(LuaError) in
+                lua.pushRawGlobal("Calculator")
+                lua.push("abs")
+                try lua.getTable(at: -2)
+                lua_pushlightuserdata(lua.pointer, UnsafeMutableRawPointer(bitPattern: 16))
+                lua.push(1)
+                try lua.call(arguments: 2, results: 0)
+            }
+        }
+        #expect(light.message.hasSuffix("Calculator.abs: expected a Calculator object as self, got userdata (call it as obj:abs(...))"))
+        // A property read with another type's object as `self` is refused too.
+        #expect(try state.run("return Other.new().value") == [.integer(3)])
+    }
+
+    /// Objects come back to Swift as themselves, whether their class is the
+    /// exposed one (no dynamic cast) or a subclass of it.
+    @Test func objectsComeBackWithTheirIdentity() throws {
+        class Base: LuaExposable {}
+        final class Derived: Base {}
+        let state = try makeState()
+        state.expose(LuaExposedType(Base.self))
+        let base = Base()
+        let derived = Derived()
+        try state.withStack { (lua) throws(LuaError) in
+            lua.push(exposed: base)
+            lua.push(exposed: derived)
+            #expect(lua.exposedObject(at: -2, as: Base.self) === base)
+            #expect(lua.exposedObject(at: -2, as: Derived.self) == nil)
+            #expect(lua.exposedObject(at: -1, as: Base.self) === derived)
+            #expect(lua.exposedObject(at: -1, as: Derived.self) === derived)
+            #expect(lua.exposedObject(at: -1, as: Calculator.self) == nil)
+            lua.pop(2)
+        }
     }
 
     @Test func swiftErrorsFromMethodsCarryThePosition() throws {

@@ -90,6 +90,28 @@ struct LuaExposedTypeTests {
         #expect(try state.run("local m = RequestManager.new('x') return RequestManager.fetch(m, '/y')") == [.string("x/y")])
     }
 
+    /// `__index` of a type with properties is a C function: methods come
+    /// from the members table without leaving C, properties from their
+    /// getters, anything else is nil; called oddly (through the debug
+    /// library) it neither crashes nor takes another object for `self`.
+    @Test func indexFindsMethodsThenProperties() throws {
+        let state = try LuaState(libraries: .unsafe)
+        state.expose(requestManagerType())
+        state.expose(cacheType())
+        let values = try state.run(
+            """
+            local m = RequestManager.new('x')
+            local index = debug.getmetatable(m).__index
+            return m.fetch == RequestManager.fetch, m.baseURL, m.fetchCount, m[1], m[true], m.new,
+                index(m, 'baseURL'), index(m, 'timeout', 'extra'), index(m), index()
+            """)
+        #expect(values == [.boolean(true), .string("x"), .integer(0), .nil, .nil, .nil, .string("x"), .integer(30), .nil, .nil])
+        let error = try #require(throws: LuaError.self) {
+            try state.run("local m = RequestManager.new('x') debug.getmetatable(m).__index(Cache.new(), 'baseURL')", name: "@i.lua")
+        }
+        #expect(error.message == "i.lua:1: RequestManager.baseURL: expected a RequestManager object as self, got Cache")
+    }
+
     @Test func decodableConstructor() throws {
         let state = try LuaState()
         state.expose(

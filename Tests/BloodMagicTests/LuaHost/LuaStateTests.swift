@@ -80,6 +80,69 @@ struct LuaStateTests {
         #expect(try state.evaluate("return collected", as: Bool.self) == true)
     }
 
+    /// While one thread is inside the state, re-entering it from a Swift
+    /// callback goes straight in, and another thread waits until the
+    /// outermost call has returned.
+    @Test func reentryGoesInWhileAnotherThreadWaits() throws {
+        let state = try LuaState()
+        let log = Mutex<[String]>([])
+        let otherStarted = Atomic<Bool>(false)
+        let otherDone = Atomic<Bool>(false)
+        state.withStack { lua in
+            lua.register("swiftDepth") { lua in
+                // Re-entry from inside a Lua call on the same thread.
+                let inner = state.withStack { $0.top }
+                lua.push(inner >= 0 ? 1 : 0)
+                return 1
+            }
+        }
+        let other = Thread {
+            otherStarted.store(true, ordering: .releasing)
+            state.withStack { _ in log.withLock { $0.append("other") } }
+            otherDone.store(true, ordering: .releasing)
+        }
+        let sum = try state.withStack { (lua) throws(LuaError) -> Int in
+            other.start()
+            while !otherStarted.load(ordering: .acquiring) { usleep(100) }
+            var sum = 0
+            for _ in 0..<200 {
+                try lua.load("return swiftDepth()", name: "=t")
+                try lua.call(arguments: 0, results: 1)
+                sum += try lua.value(at: -1, as: Int.self)
+                lua.pop()
+                // The other thread cannot have got in while this one is inside.
+                #expect(otherDone.load(ordering: .acquiring) == false)
+            }
+            log.withLock { $0.append("first") }
+            return sum
+        }
+        #expect(sum == 200)
+        while !otherDone.load(ordering: .acquiring) { usleep(100) }
+        #expect(log.withLock { $0 } == ["first", "other"])
+        #expect(state.withStack { $0.top } == 0)
+    }
+
+    /// A throwing body leaves the state unlocked and its stack as it found it.
+    @Test func throwingBodiesReleaseTheState() throws {
+        let state = try LuaState()
+        struct Stop: Error {}
+        #expect(throws: Stop.self) {
+            try state.withStack { (lua) throws(Stop) -> Int in
+                lua.push(1)
+                lua.push(2)
+                throw Stop()
+            }
+        }
+        let done = Atomic<Bool>(false)
+        let thread = Thread {
+            _ = state.withStack { $0.top }
+            done.store(true, ordering: .releasing)
+        }
+        thread.start()
+        while !done.load(ordering: .acquiring) { usleep(100) }
+        #expect(state.withStack { $0.top } == 0)
+    }
+
     @Test func functionReferencesCanBeCalledLater() throws {
         let state = try LuaState()
         let values = try state.run("return function(a, b) return a * b end")

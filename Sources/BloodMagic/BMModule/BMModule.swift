@@ -171,18 +171,37 @@ final class BMModule: Sendable {
     /// `typeName`) with `sender`, and returns its result, ready to convert
     /// into a Swift property's type.
     func callInitializer(_ function: LuaReference, sender: AnyObject, source: String, typeName: String) throws -> Any {
-        let result = try state.withStack { (lua) throws -> Any in
+        let result = try state.withStack { (lua) throws -> InitializerResult in
             lua.push(function)
             try crossing.pushSender(sender, lua)
             try lua.call(arguments: 1, results: 1)
             defer { lua.pop() }
             // An exposed Swift object comes back as itself: it serves a Swift
             // property directly, and pushing it again gives the same userdata.
-            if let object = try crossing.swiftObject(at: -1, lua) { return object }
-            return LuaValue(stack: lua, at: -1)
+            if let object = try crossing.swiftObject(at: -1, lua) { return .object(object) }
+            return .value(LuaValue(stack: lua, at: -1))
         }
-        guard let value = result as? LuaValue else { return result }
-        return LuaResolvedValue(value: value, state: state, source: source, typeName: typeName)
+        switch result {
+        case .object(let object):
+            // Boxed as its own class, not as `AnyObject`, so that the spell's
+            // cast to the property's type is a plain class check.
+            return BMModule.boxOpened(object)
+        case .value(let value):
+            return LuaResolvedValue(value: value, state: state, source: source, typeName: typeName)
+        }
+    }
+
+    /// What a Lua initializer returned: a Swift object, or a Lua value to
+    /// convert once the property's type is known.
+    private enum InitializerResult {
+        case object(AnyObject)
+        case value(LuaValue)
+    }
+
+    /// `object` as an `Any` whose dynamic type is the object's class.
+    static func boxOpened(_ object: AnyObject) -> Any {
+        func box<T: AnyObject>(_ object: T) -> Any { object }
+        return _openExistential(object, do: box)
     }
 
     /// Calls a Lua hook with the sender and the value.

@@ -11,13 +11,18 @@ extension Registry {
         container: ContainerDescriptor,
         property: String
     ) throws -> Any? {
-        let observes = container.object is any PropertyInjectionObserving
-        let cached = state.withLock { state -> CachedResolution in
-            let key = NamedResolutionKey(type: type, container: container.key)
-            if let hit = state.namedCache[key] { return hit }
-            let found = state.lookup(type: type, container: container, observes: observes)
-            state.namedCache[key] = found
-            return found
+        let key = NamedResolutionKey(type: type, container: container.key)
+        let cached: CachedResolution
+        if let hit = state.withLock({ $0.namedCache[key] }) {
+            cached = hit
+        } else {
+            // The conformance check is costly: only on a miss.
+            let observes = container.object is any PropertyInjectionObserving
+            cached = state.withLock { state -> CachedResolution in
+                let found = state.lookup(type: type, container: container, observes: observes)
+                state.namedCache[key] = found
+                return found
+            }
         }
         guard let record = cached.record else { return nil }
         guard let sender = container.object else {

@@ -12,16 +12,17 @@ import Darwin
 /// pushing and popping one costs a few stores. Swift spells identify the
 /// property by their cell and the container by its address; names are
 /// computed only for error messages. Named steps (script bridges,
-/// singletons) keep their names in the stack's `details`.
+/// singletons) point at their names, which live in the caller's frame for
+/// as long as the step is on the stack.
 @usableFromInline
 struct ResolutionFrame {
     @usableFromInline
     enum Kind: UInt8 {
         /// A spell cell of a Swift container.
         case cell
-        /// A property known by names (`details[detail]`).
+        /// A property known by names (`detail`).
         case named
-        /// A Swift container type and a property name (`details[detail]`).
+        /// A Swift container type and a property name (`detail`).
         case typed
     }
 
@@ -32,11 +33,15 @@ struct ResolutionFrame {
     @usableFromInline let cell: UnsafeMutableRawPointer?
     /// The storage key path's address, for cell frames, if known.
     @usableFromInline let keyPath: UnsafeMutableRawPointer?
-    /// The index of the names in the stack's `details`, for other frames.
-    @usableFromInline let detail: Int
+    /// The names, for other frames: a `ResolutionFrameDetail` owned by the
+    /// caller that pushed the frame, alive until it pops it.
+    @usableFromInline let detail: UnsafeRawPointer?
 
     @usableFromInline
-    init(kind: Kind, object: UnsafeMutableRawPointer?, cell: UnsafeMutableRawPointer?, keyPath: UnsafeMutableRawPointer?, detail: Int) {
+    init(
+        kind: Kind, object: UnsafeMutableRawPointer?, cell: UnsafeMutableRawPointer?, keyPath: UnsafeMutableRawPointer?,
+        detail: UnsafeRawPointer?
+    ) {
         self.kind = kind
         self.object = object
         self.cell = cell
@@ -84,8 +89,6 @@ final class ResolutionStack {
     @usableFromInline @exclusivity(unchecked) var frames: UnsafeMutablePointer<ResolutionFrame>
     @usableFromInline @exclusivity(unchecked) var count = 0
     @usableFromInline @exclusivity(unchecked) var capacity = 16
-    /// The names of the named and typed frames on the stack.
-    @exclusivity(unchecked) var details: [ResolutionFrameDetail] = []
     /// A small direct-mapped cache of registry lookups made on this thread,
     /// checked against the registry's generation, so a warm lookup takes
     /// no lock.
@@ -132,7 +135,7 @@ final class ResolutionStack {
     func pushCell(object: AnyObject, cell: AnyObject, keyPath: AnyKeyPath?) throws {
         let frame = ResolutionFrame(
             kind: .cell, object: Unmanaged.passUnretained(object).toOpaque(), cell: Unmanaged.passUnretained(cell).toOpaque(),
-            keyPath: keyPath.map { Unmanaged.passUnretained($0).toOpaque() }, detail: 0
+            keyPath: keyPath.map { Unmanaged.passUnretained($0).toOpaque() }, detail: nil
         )
         if count == 0 {
             // The common case, an outermost resolution: nothing to scan.
@@ -153,30 +156,26 @@ final class ResolutionStack {
     }
 
     /// Pushes a named or typed step, or throws the cycle error.
-    func pushDetail(_ detail: ResolutionFrameDetail, kind: ResolutionFrame.Kind, object: AnyObject?) throws {
+    /// `detail` must stay valid until the matching `pop`.
+    func pushDetail(_ detail: UnsafePointer<ResolutionFrameDetail>, kind: ResolutionFrame.Kind, object: AnyObject?) throws {
         let address = object.map { Unmanaged.passUnretained($0).toOpaque() }
+        let frame = ResolutionFrame(kind: kind, object: address, cell: nil, keyPath: nil, detail: UnsafeRawPointer(detail))
         for index in 0..<count where frames[index].kind == kind && frames[index].object == address
-            && details[frames[index].detail].isSameStep(as: detail) {
-            details.append(detail)
-            defer { details.removeLast() }
-            throw cycleError(
-                from: index, closingWith: ResolutionFrame(kind: kind, object: address, cell: nil, keyPath: nil, detail: details.count - 1)
-            )
+            && ResolutionStack.detail(of: frames[index]).isSameStep(as: detail.pointee) {
+            throw cycleError(from: index, closingWith: frame)
         }
-        details.append(detail)
-        append(ResolutionFrame(kind: kind, object: address, cell: nil, keyPath: nil, detail: details.count - 1))
+        append(frame)
+    }
+
+    /// The names a named or typed frame points at.
+    static func detail(of frame: ResolutionFrame) -> ResolutionFrameDetail {
+        frame.detail.unsafelyUnwrapped.assumingMemoryBound(to: ResolutionFrameDetail.self).pointee
     }
 
     /// Pops the innermost step.
     @inlinable
     func pop() {
         count -= 1
-        if frames[count].kind != .cell { popDetail() }
-    }
-
-    @usableFromInline
-    func popDetail() {
-        details.removeLast()
     }
 
     @usableFromInline
@@ -209,7 +208,7 @@ final class ResolutionStack {
                 .propertyName(keyPath, in: object) ?? "?"
             return "\(SpellNames.containerName(of: object)).\(name)"
         case .named, .typed:
-            return details[frame.detail].label
+            return ResolutionStack.detail(of: frame).label
         }
     }
 
@@ -250,10 +249,12 @@ extension Registry {
         object: AnyObject?,
         _ body: () throws -> Result
     ) throws -> Result {
-        try ResolutionStack.borrow(ResolutionStack.currentPointer) { stack in
-            try stack.pushDetail(.named(container: container, property: property), kind: .named, object: object)
-            defer { stack.pop() }
-            return try body()
+        try withUnsafePointer(to: ResolutionFrameDetail.named(container: container, property: property)) { detail in
+            try ResolutionStack.borrow(ResolutionStack.currentPointer) { stack in
+                try stack.pushDetail(detail, kind: .named, object: object)
+                defer { stack.pop() }
+                return try body()
+            }
         }
     }
 
@@ -262,10 +263,12 @@ extension Registry {
     static func trackTypedResolution<Result>(
         object: AnyObject, property: String, on stackPointer: UnsafeMutableRawPointer, _ body: () throws -> Result
     ) throws -> Result {
-        try ResolutionStack.borrow(stackPointer) { stack in
-            try stack.pushDetail(.typed(containerType: type(of: object), property: property), kind: .typed, object: object)
-            defer { stack.pop() }
-            return try body()
+        try withUnsafePointer(to: ResolutionFrameDetail.typed(containerType: type(of: object), property: property)) { detail in
+            try ResolutionStack.borrow(stackPointer) { stack in
+                try stack.pushDetail(detail, kind: .typed, object: object)
+                defer { stack.pop() }
+                return try body()
+            }
         }
     }
 

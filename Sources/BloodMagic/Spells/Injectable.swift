@@ -18,6 +18,10 @@ public struct Injectable<Value>: ResolvingSpellStorage {
     public let cell: ResolvingCell<Value>
     /// The value once published; lives inline in the container object.
     public var value: Value?
+    /// `\.cell` (see ``ResolvingSpellStorage/cellField``).
+    public static var cellField: KeyPath<Self, ResolvingCell<Value>> { \.cell }
+    /// `\.value` (see ``ResolvingSpellStorage/valueField``).
+    public static var valueField: WritableKeyPath<Self, Value?> { \.value }
 
     /// - Parameters:
     ///   - name: the property name for hooks and messages (default: from the key path).

@@ -81,11 +81,13 @@ enum ResolvedValue<Value> {
 /// object, so a warm read is an atomic load plus a plain stored-property
 /// read, and every path of the getter ends with that same read.
 ///
-/// Protocol (`state`): 0 unresolved, 2 producing, 3 stored and running
-/// hooks, 1 published. A thread claims production by moving 0 → 2 and
-/// records itself as `producer`; it creates the value, stores it in the
-/// wrapper, moves to 3 while the injection hooks run, then publishes (1,
-/// release). If production fails it goes back to 0. Other threads arriving
+/// Protocol (`state`, one atomic word): 0 unresolved, 1 published, and
+/// while a thread produces the value, that thread's token (the address of
+/// its resolution stack, 16-byte aligned) with 2 in its low bits while
+/// producing, 3 while the value is stored and the injection hooks run. A
+/// thread claims production by moving 0 → token|2 with one compare-and-swap;
+/// it creates the value, stores it in the wrapper, moves to token|3 while
+/// the hooks run, then publishes (1, release). If production fails it goes back to 0. Other threads arriving
 /// at 2 or 3 wait for 1 (acquire), then read the wrapper, or try again if
 /// production failed. On the producing thread, a read at 3 (from a hook)
 /// reads the wrapper, already written; a read at 2 is a dependency cycle,
@@ -93,9 +95,7 @@ enum ResolvedValue<Value> {
 /// property from one thread while another reads it is a race, as for any
 /// non-atomic stored property.
 public final class ResolvingCell<Value>: SpellCellNaming {
-    @usableFromInline let state = Atomic<Int>(0)
-    /// The producing thread (its resolution stack's address) while `state` is 2 or 3.
-    @usableFromInline let producer = Atomic<UInt>(0)
+    @usableFromInline let state = Atomic<UInt>(0)
     @usableFromInline let mode: ResolvingMode
     @usableFromInline let explicitName: String?
     @usableFromInline let registry: Registry?
@@ -103,10 +103,12 @@ public final class ResolvingCell<Value>: SpellCellNaming {
     /// needs no generic metadata for it (the result is cast back on use).
     @usableFromInline let fallback: (() -> Any)?
 
-    @usableFromInline static var unresolved: Int { 0 }
-    @usableFromInline static var published: Int { 1 }
-    @usableFromInline static var producing: Int { 2 }
-    @usableFromInline static var runningHooks: Int { 3 }
+    @usableFromInline static var unresolved: UInt { 0 }
+    @usableFromInline static var published: UInt { 1 }
+    /// Low bits of a claimed state: producing, or running the hooks.
+    @usableFromInline static var producing: UInt { 2 }
+    @usableFromInline static var runningHooks: UInt { 3 }
+    @usableFromInline static var phaseMask: UInt { 3 }
 
     @usableFromInline
     init(mode: ResolvingMode, name: String?, registry: Registry?, fallback: (() -> Any)? = nil) {
@@ -147,7 +149,7 @@ public final class ResolvingCell<Value>: SpellCellNaming {
     /// and keeps the common, hook-free path from carrying it around).
     @usableFromInline
     func runHooks(object: AnyObject, value: Value, keyPath: AnyKeyPath?) {
-        state.store(Self.runningHooks, ordering: .releasing)
+        state.store(UInt(bitPattern: ResolutionStack.currentPointer) | Self.runningHooks, ordering: .releasing)
         let registry = self.registry ?? Registry.current
         let resolution = registry.cachedResolution(valueType: Value.self, object: object, stack: ResolutionStack.currentPointer)
         registry.runHooks(after: resolution, sender: object, property: propertyName(keyPath, in: object), value: value)
@@ -157,7 +159,6 @@ public final class ResolvingCell<Value>: SpellCellNaming {
     /// a value (published) or nil (the next read produces a fresh value).
     @inlinable
     func markAssigned(hasValue: Bool) {
-        producer.store(0, ordering: .relaxed)
         state.store(hasValue ? Self.published : Self.unresolved, ordering: .releasing)
     }
 
@@ -196,18 +197,17 @@ public final class ResolvingCell<Value>: SpellCellNaming {
         let me = UInt(bitPattern: stack)
         while true {
             let (claimed, found) = state.compareExchange(
-                expected: Self.unresolved, desired: Self.producing, ordering: .acquiringAndReleasing
+                expected: Self.unresolved, desired: me | Self.producing, ordering: .acquiringAndReleasing
             )
             if claimed {
-                producer.store(me, ordering: .relaxed)
                 return try produceClaimed(object: object, keyPath: keyPath, stack: stack)
             }
             if found == Self.published { return .readStorage }
-            if producer.load(ordering: .relaxed) == me {
+            if found & ~Self.phaseMask == me {
                 // This thread is producing the value: from a hook it is
                 // stored already; during production this is a cycle, which
                 // the tracker reports with the chain.
-                if found == Self.runningHooks { return .readStorage }
+                if found & Self.phaseMask == Self.runningHooks { return .readStorage }
                 try reportCycle(object: object, keyPath: keyPath, stack: stack)
             }
             while true {
@@ -255,7 +255,6 @@ public final class ResolvingCell<Value>: SpellCellNaming {
 
     @usableFromInline
     func releaseClaim() {
-        producer.store(0, ordering: .relaxed)
         state.store(Self.unresolved, ordering: .releasing)
     }
 
@@ -357,6 +356,12 @@ public protocol ResolvingSpellStorage {
     var cell: ResolvingCell<Value> { get }
     /// The published value (meaningful only while the cell says so).
     var value: Value? { get set }
+    /// `\.cell`, a stored-property key path. Code that reaches the cell
+    /// through the container's storage key path appends it, so that it reads
+    /// the cell field alone and never the value another thread may be storing.
+    static var cellField: KeyPath<Self, ResolvingCell<Value>> { get }
+    /// `\.value`, a stored-property key path (see `cellField`).
+    static var valueField: WritableKeyPath<Self, Value?> { get }
 }
 
 extension ResolvingSpellStorage {
@@ -430,11 +435,15 @@ public struct ResolvingProjection<Value> {
     init<Container: AnyObject, Storage: ResolvingSpellStorage>(
         _ object: Container, _ storageKeyPath: ReferenceWritableKeyPath<Container, Storage>
     ) where Storage.Value == Value {
+        // Field by field: the value may be being stored by the thread that
+        // produces it while this projection is made on another thread.
+        let cellPath = storageKeyPath.appending(path: Storage.cellField)
+        let valuePath = storageKeyPath.appending(path: Storage.valueField)
         self.object = object
-        self.cell = object[keyPath: storageKeyPath].cell
+        self.cell = object[keyPath: cellPath]
         self.keyPath = storageKeyPath
-        self.load = { object[keyPath: storageKeyPath].value }
-        self.store = { object[keyPath: storageKeyPath].value = $0 }
+        self.load = { object[keyPath: valuePath] }
+        self.store = { object[keyPath: valuePath] = $0 }
     }
 
     /// The value, produced if needed; errors are thrown instead of trapping.

@@ -139,6 +139,11 @@ struct LuaServedSwiftPropertyTests {
         // Each screen got exactly one client, made once.
         #expect(try host.run("return made") == [.integer(64)])
         #expect(Set(screens.value.map { ObjectIdentifier($0.client) }).count == 64)
+        // Every client is still held by its screen once Lua lets go of it
+        // (a projection made while another thread stored the value used to
+        // lose the storage's reference).
+        _ = try host.run("collectgarbage() collectgarbage()")
+        #expect(screens.value.allSatisfy { $0.client.baseURL.hasPrefix("u") })
     }
 }
 

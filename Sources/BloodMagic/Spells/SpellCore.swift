@@ -87,13 +87,18 @@ enum ResolvedValue<Value> {
 /// producing, 3 while the value is stored and the injection hooks run. A
 /// thread claims production by moving 0 → token|2 with one compare-and-swap;
 /// it creates the value, stores it in the wrapper, moves to token|3 while
-/// the hooks run, then publishes (1, release). If production fails it goes back to 0. Other threads arriving
-/// at 2 or 3 wait for 1 (acquire), then read the wrapper, or try again if
-/// production failed. On the producing thread, a read at 3 (from a hook)
-/// reads the wrapper, already written; a read at 2 is a dependency cycle,
-/// reported by the resolution tracker with its chain. Assigning to the
-/// property from one thread while another reads it is a race, as for any
-/// non-atomic stored property.
+/// the hooks run, then publishes (1, release). If production fails it goes
+/// back to 0. Other threads arriving at 2 or 3 wait for 1 (acquire), then
+/// read the wrapper, or try again if production failed. On the producing
+/// thread, a read at 3 (from a hook) reads the wrapper, already written; a
+/// read at 2 is a dependency cycle, reported by the resolution tracker with
+/// its chain. Assigning to the property from one thread while another reads
+/// it is a race, as for any non-atomic stored property.
+///
+/// Known issue: in unoptimized builds the getter reaches the wrapper through
+/// the runtime key-path projection, which copies the whole wrapper while the
+/// producing thread may be storing the value (see `InjectionStressTests`);
+/// `ResolvingProjection` reads field by field.
 public final class ResolvingCell<Value>: SpellCellNaming {
     @usableFromInline let state = Atomic<UInt>(0)
     @usableFromInline let mode: ResolvingMode

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// Property names derived from property wrappers' storage key paths.
@@ -95,10 +96,10 @@ enum ResolvedValue<Value> {
 /// its chain. Assigning to the property from one thread while another reads
 /// it is a race, as for any non-atomic stored property.
 ///
-/// Known issue: in unoptimized builds the getter reaches the wrapper through
-/// the runtime key-path projection, which copies the whole wrapper while the
-/// producing thread may be storing the value (see `InjectionStressTests`);
-/// `ResolvingProjection` reads field by field.
+/// In unoptimized builds the getter reaches the wrapper through the runtime
+/// key-path projection, which copies the whole wrapper; there every access
+/// to the wrapper holds a striped lock (`WrapperStorageLocks`) so that no
+/// copy overlaps the producing thread's store of the value.
 public final class ResolvingCell<Value>: SpellCellNaming {
     @usableFromInline let state = Atomic<UInt>(0)
     @usableFromInline let mode: ResolvingMode
@@ -391,6 +392,10 @@ extension ResolvingSpellStorage {
 func readResolvingSpell<Container: AnyObject, Storage: ResolvingSpellStorage>(
     _ object: Container, _ storageKeyPath: ReferenceWritableKeyPath<Container, Storage>
 ) -> Storage.Value {
+    // Unoptimized code applies the key path through the runtime, which
+    // copies the whole wrapper; that copy must not overlap another thread's
+    // store of the value (optimized code reads the cell field alone).
+    if _isDebugAssertConfiguration() { return readResolvingSpellGuarded(object, storageKeyPath) }
     // Borrow the cell without retaining it: the object owns it.
     let cell = Unmanaged.passUnretained(object[keyPath: storageKeyPath].cell)
     if !cell._withUnsafeGuaranteedRef({ $0.isResolved }) {
@@ -417,6 +422,50 @@ func readResolvingSpell<Container: AnyObject, Storage: ResolvingSpellStorage>(
     return object[keyPath: storageKeyPath].value.unsafelyUnwrapped
 }
 
+/// `readResolvingSpell` for unoptimized code: every access to the wrapper
+/// holds the object's storage lock (see `WrapperStorageLocks`).
+@usableFromInline
+func readResolvingSpellGuarded<Container: AnyObject, Storage: ResolvingSpellStorage>(
+    _ object: Container, _ storageKeyPath: ReferenceWritableKeyPath<Container, Storage>
+) -> Storage.Value {
+    let cell = WrapperStorageLocks.withLock(for: object) { object[keyPath: storageKeyPath].cell }
+    if !cell.isResolved {
+        switch cell.resolveOrTrap(object: object) {
+        case .produced(let made, let needsHooks):
+            WrapperStorageLocks.withLock(for: object) { object[keyPath: storageKeyPath].value = made }
+            cell.finishProduction(object: object, value: made, needsHooks: needsHooks)
+        case .absent:
+            return WrapperStorageLocks.withLock(for: object) { () -> Storage.Value in
+                object[keyPath: storageKeyPath].value = Storage.nilValue
+                return object[keyPath: storageKeyPath].value.unsafelyUnwrapped
+            }
+        case .readStorage:
+            break
+        }
+    }
+    return WrapperStorageLocks.withLock(for: object) { object[keyPath: storageKeyPath].value.unsafelyUnwrapped }
+}
+
+/// Striped locks for the wrapper storage of resolving spells in unoptimized
+/// code, where Swift applies the storage key path through the runtime and
+/// copies the whole wrapper (cell and value) on every access: a copy made
+/// while another thread stores the value can lose the value's reference.
+/// Optimized code folds the key path into field accesses and never takes
+/// these locks.
+@usableFromInline
+enum WrapperStorageLocks {
+    static let stripes: [NSLock] = (0..<64).map { _ in NSLock() }
+
+    @usableFromInline
+    static func withLock<Result>(for object: AnyObject, _ body: () throws -> Result) rethrows -> Result {
+        let stripe = Int(truncatingIfNeeded: UInt(bitPattern: ObjectIdentifier(object).hashValue) >> 4) & 63
+        let lock = stripes[stripe]
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+}
+
 /// Assigns a resolving spell's property: a value replaces the stored one;
 /// nil (for an Optional) makes the next read produce a fresh value.
 @inlinable
@@ -424,8 +473,11 @@ func writeResolvingSpell<Container: AnyObject, Storage: ResolvingSpellStorage>(
     _ object: Container, _ storageKeyPath: ReferenceWritableKeyPath<Container, Storage>, _ newValue: Storage.Value
 ) {
     let isNil = (newValue as? any OptionalProtocol)?.isNil ?? false
-    object[keyPath: storageKeyPath].value = isNil ? nil : newValue
-    object[keyPath: storageKeyPath].cell.markAssigned(hasValue: !isNil)
+    let cell = WrapperStorageLocks.withLock(for: object) { () -> ResolvingCell<Storage.Value> in
+        object[keyPath: storageKeyPath].value = isNil ? nil : newValue
+        return object[keyPath: storageKeyPath].cell
+    }
+    cell.markAssigned(hasValue: !isNil)
 }
 
 /// What `$property` gives for @Lazy, @Injectable and @Partial: throwing
@@ -445,10 +497,10 @@ public struct ResolvingProjection<Value> {
         let cellPath = storageKeyPath.appending(path: Storage.cellField)
         let valuePath = storageKeyPath.appending(path: Storage.valueField)
         self.object = object
-        self.cell = object[keyPath: cellPath]
+        self.cell = WrapperStorageLocks.withLock(for: object) { object[keyPath: cellPath] }
         self.keyPath = storageKeyPath
-        self.load = { object[keyPath: valuePath] }
-        self.store = { object[keyPath: valuePath] = $0 }
+        self.load = { WrapperStorageLocks.withLock(for: object) { object[keyPath: valuePath] } }
+        self.store = { value in WrapperStorageLocks.withLock(for: object) { object[keyPath: valuePath] = value } }
     }
 
     /// The value, produced if needed; errors are thrown instead of trapping.

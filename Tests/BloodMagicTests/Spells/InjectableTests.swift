@@ -346,14 +346,10 @@ private final class StressScreen {
 }
 
 @Suite struct InjectionStressTests {
-    /// Known bug, present since the spells were first written: in an
-    /// unoptimized build the getter reaches the wrapper through Swift's
-    /// runtime key-path projection, which copies the whole wrapper (cell and
-    /// value) while the producing thread stores the value into it, and the
-    /// value's reference count can be lost. `$property` no longer does this
-    /// (it reads the cell and the value field by field); the getter needs the
-    /// value out of the wrapper, which costs the warm read a retain.
-    @Test(.disabled("known bug: concurrent first reads through the getter in -Onone builds; see the comment"))
+    /// Concurrent first reads through the getter, many shared objects. In
+    /// unoptimized builds the runtime copies the whole wrapper on each
+    /// access; without `WrapperStorageLocks` this lost values' references.
+    @Test
     func eightThreadsFirstReadManySharedObjects() {
         let made = CallCounter()
         stressRegistry.register(StressClient.self) { _ in

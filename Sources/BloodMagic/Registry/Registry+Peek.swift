@@ -30,21 +30,12 @@ extension Registry {
     func peekInitializer(type: SpellTypeKey, container: ContainerDescriptor, property: String?) -> InitializerPeek {
         // Read the generation first: the lookup below is at least as new.
         let generation = self.generation.current
-        let observes = container.object is any PropertyInjectionObserving
-        let (record, hooks) = state.withLock { state -> (InitializerRecord?, Bool) in
-            let key = NamedResolutionKey(type: type, container: container.key)
-            let found: CachedResolution
-            if let hit = state.namedCache[key] {
-                found = hit
-            } else {
-                found = state.lookup(type: type, container: container, observes: observes)
-                state.namedCache[key] = found
-            }
-            let hooks = state.hooks.contains {
+        let record = namedResolution(type: type, container: container).record
+        let hooks = state.withLock { state in
+            state.hooks.contains {
                 (property == nil || $0.property == nil || $0.property == property)
                     && $0.container.specificity(for: container) != nil
             }
-            return (found.record, hooks)
         }
         // The singleton's own lock is taken after the registry's is released:
         // a singleton being made holds it while its initializer resolves.

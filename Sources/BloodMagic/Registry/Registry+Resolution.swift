@@ -11,20 +11,7 @@ extension Registry {
         container: ContainerDescriptor,
         property: String
     ) throws -> Any? {
-        let key = NamedResolutionKey(type: type, container: container.key)
-        let cached: CachedResolution
-        if let hit = state.withLock({ $0.namedCache[key] }) {
-            cached = hit
-        } else {
-            // The conformance check is costly: only on a miss.
-            let observes = container.object is any PropertyInjectionObserving
-            cached = state.withLock { state -> CachedResolution in
-                let found = state.lookup(type: type, container: container, observes: observes)
-                state.namedCache[key] = found
-                return found
-            }
-        }
-        guard let record = cached.record else { return nil }
+        guard let record = namedResolution(type: type, container: container).record else { return nil }
         guard let sender = container.object else {
             return try record.produce(for: NoSender.instance)
         }
@@ -32,6 +19,20 @@ extension Registry {
             try record.produce(for: sender)
         }
         return value
+    }
+
+    /// The cached lookup for `type` in a container known by name (one hash
+    /// lookup under the lock when cached).
+    func namedResolution(type: SpellTypeKey, container: ContainerDescriptor) -> CachedResolution {
+        let key = NamedResolutionKey(type: type, container: container.key)
+        if let hit = state.withLock({ $0.namedCache[key] }) { return hit }
+        // The conformance check is costly: only on a miss.
+        let observes = container.object is any PropertyInjectionObserving
+        return state.withLock { state -> CachedResolution in
+            let found = state.lookup(type: type, container: container, observes: observes)
+            state.namedCache[key] = found
+            return found
+        }
     }
 
     /// Like `resolveIfRegistered`, but a missing initializer is an error
@@ -73,11 +74,13 @@ extension Registry {
     /// `value` as a `Value`: a value of the wrong type is asked to convert
     /// (a script bridge's), else the error names both types and the source.
     @usableFromInline
-    static func cast<Value>(_ value: Any, to: Value.Type, property: String, sender: AnyObject, source: String) throws -> Value {
+    static func cast<Value>(
+        _ value: Any, to: Value.Type, property: @autoclosure () -> String, sender: AnyObject, source: String
+    ) throws -> Value {
         if let typed = value as? Value { return typed }
         guard let convertible = value as? any ConvertibleSpellValue else {
             throw SpellError.wrongValueType(
-                property: property, container: SpellNames.containerName(of: sender), expected: "\(Value.self)",
+                property: property(), container: SpellNames.containerName(of: sender), expected: "\(Value.self)",
                 actual: "\(Swift.type(of: value))", source: source
             )
         }
@@ -112,25 +115,6 @@ extension Registry {
             .map(\.1.entry)
     }
 
-    /// The cached lookup for a Swift property of type `valueType` (Optional
-    /// already unwrapped by the caller) in `object`'s dynamic type, through
-    /// the calling thread's lookup cache (`stack` is the thread's
-    /// `ResolutionStack.currentPointer`): no lock when warm.
-    @inlinable
-    func cachedResolution(valueType: Any.Type, object: AnyObject, stack: UnsafeMutableRawPointer) -> CachedResolution {
-        let key = FastResolutionKey(valueType: valueType, containerType: type(of: object))
-        // Read the generation first: whatever is computed below is at least
-        // as new as it, so tagging the result with it is never stale.
-        let generation = self.generation.current
-        let hit = ResolutionStack.borrow(stack) { stack -> CachedResolution? in
-            let entry = stack.lookups + key.threadCacheSlot
-            guard entry.pointee.registry == serial, entry.pointee.generation == generation, entry.pointee.key == key else { return nil }
-            return entry.pointee.resolution
-        }
-        if let hit { return hit }
-        return cacheMiss(key: key, generation: generation, valueType: valueType, object: object, stack: stack)
-    }
-
     /// Runs `body` with the cached lookup for a Swift property of type
     /// `valueType` in `object`'s dynamic type, borrowed from the calling
     /// thread's lookup cache with no reference counting: the slot is marked
@@ -155,19 +139,6 @@ extension Registry {
         entry.pointee.busy = true
         defer { entry.pointee.busy = false }
         return try Unmanaged.passUnretained(entry.pointee.resolution.unsafelyUnwrapped)._withUnsafeGuaranteedRef(body)
-    }
-
-    /// Fills the thread's cache entry from the registry's shared cache.
-    @usableFromInline
-    func cacheMiss(key: FastResolutionKey, generation: UInt64, valueType: Any.Type, object: AnyObject, stack: UnsafeMutableRawPointer) -> CachedResolution {
-        let found = lockedResolution(key: key, valueType: valueType, object: object)
-        ResolutionStack.borrow(stack) { stack in
-            // A busy slot is lent to a resolution in progress: leave it be.
-            if !stack.lookups[key.threadCacheSlot].busy {
-                stack.lookups[key.threadCacheSlot] = ThreadResolutionCacheEntry(registry: serial, generation: generation, key: key, resolution: found)
-            }
-        }
-        return found
     }
 
     /// The lookup behind the registry's lock (cached per registry).

@@ -157,8 +157,10 @@ public final class ResolvingCell<Value>: SpellCellNaming {
     func runHooks(object: AnyObject, value: Value, keyPath: AnyKeyPath?) {
         state.store(UInt(bitPattern: ResolutionStack.currentPointer) | Self.runningHooks, ordering: .releasing)
         let registry = self.registry ?? Registry.current
-        let resolution = registry.cachedResolution(valueType: Value.self, object: object, stack: ResolutionStack.currentPointer)
-        registry.runHooks(after: resolution, sender: object, property: propertyName(keyPath, in: object), value: value)
+        let property = propertyName(keyPath, in: object)
+        registry.withCachedResolution(valueType: Value.self, object: object, stack: ResolutionStack.currentPointer) { resolution in
+            registry.runHooks(after: resolution, sender: object, property: property, value: value)
+        }
     }
 
     /// Records an assignment the caller has just stored in the wrapper:
@@ -310,12 +312,7 @@ public final class ResolvingCell<Value>: SpellCellNaming {
 
     @inlinable
     func cast(_ made: Any, object: AnyObject, keyPath: AnyKeyPath?, source: String) throws -> Value {
-        if let typed = made as? Value { return typed }
-        if let convertible = made as? any ConvertibleSpellValue { return try convertible.converted(to: Value.self) }
-        throw SpellError.wrongValueType(
-            property: propertyName(keyPath, in: object), container: SpellNames.containerName(of: object),
-            expected: "\(Value.self)", actual: "\(type(of: made))", source: source
-        )
+        try Registry.cast(made, to: Value.self, property: propertyName(keyPath, in: object), sender: object, source: source)
     }
 }
 

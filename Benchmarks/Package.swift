@@ -35,7 +35,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "LuaBenchmarks",
-            dependencies: [.product(name: "BloodMagic", package: "BloodMagic")]
+            dependencies: ["CLuaBench", .product(name: "BloodMagic", package: "BloodMagic")]
         ),
         .executableTarget(name: "StartupBenchmarks"),
         .executableTarget(

@@ -38,4 +38,25 @@ static inline long long bmbench_c_pcall_loop(lua_State *L, long long count) {
     return sum;
 }
 
+/* A Lua-callable C function like math.abs, as a method: argument 1 is the
+   object (unused), argument 2 the integer. */
+static inline int bmbench_c_abs_method(lua_State *L) {
+    lua_Integer n = lua_tointegerx(L, 2, NULL);
+    lua_pushinteger(L, n < 0 ? -n : n);
+    return 1;
+}
+
+/* Pushes a 16-byte userdata whose metatable's __index is a table holding the
+   C method `abs`: the shape of Lua's own C objects (file handles), the
+   baseline of a method call on an object. */
+static inline void bmbench_push_c_object(lua_State *L) {
+    lua_newuserdatauv(L, 16, 0);
+    lua_createtable(L, 0, 1);            /* metatable */
+    lua_createtable(L, 0, 1);            /* methods */
+    lua_pushcclosure(L, bmbench_c_abs_method, 0);
+    lua_setfield(L, -2, "abs");
+    lua_setfield(L, -2, "__index");
+    lua_setmetatable(L, -2);
+}
+
 #endif

@@ -14,6 +14,7 @@
 // difference by the difference in iterations.
 
 import BloodMagic
+import CLuaBench
 import Foundation
 
 /// The exposed object under test.
@@ -54,6 +55,8 @@ try state.withStack { (lua) throws(LuaError) in
     lua.setRawGlobal("meter")
     lua.push(Calculator())
     lua.setRawGlobal("calculator")
+    bmbench_push_c_object(lua.pointer)
+    lua.setRawGlobal("cObject")
     lua.register("swiftAbs") { lua in
         let x: Int = try lua.argument(1, of: "swiftAbs")
         lua.push(x < 0 ? -x : x)
@@ -94,6 +97,7 @@ var order: [String] = []
 
 try add("empty", "", "")
 try add("cCall", "local f = math.abs", "local r = f(i)")
+try add("cMethod", "local o = cObject", "local r = o:abs(i)")
 try add("method", "local o = meter", "local r = o:abs(i)")
 try add("methodAnyArity", "local o = meter", "local r = o:absAny(i)")
 try add("prefetched", "local o = meter local m = o.abs", "local r = m(o, i)")
@@ -126,6 +130,7 @@ for _ in 0..<rounds {
 @MainActor func result(_ key: String) -> Double { cases[key]?.best ?? .nan }
 let empty = result("empty")
 let cCall = result("cCall")
+let cMethod = result("cMethod")
 let method = result("method")
 let methodAnyArity = result("methodAnyArity")
 let prefetchedMethod = result("prefetched")
@@ -149,6 +154,7 @@ func row(_ name: String, _ value: Double, _ baseline: Double, goal: Double? = ni
 print("iterations \(iterations), best of \(rounds) rounds; empty loop \(String(format: "%.2f", empty)) ns/step")
 print("-- calls (baseline: Lua -> C math.abs)")
 row("Lua -> C function (math.abs)", cCall, cCall)
+row("Lua -> C method o:abs(i) on a userdata", cMethod, cCall)
 row("exposed method obj:abs(i), arity checked", method, cCall, goal: 2)
 row("exposed method obj:absAny(i), no arity", methodAnyArity, cCall, goal: 2)
 row("same, method looked up once (no __index)", prefetchedMethod, cCall)

@@ -126,6 +126,7 @@ extension BMModule {
         lua_getinfo(L, ">S", &reference)
         let line = reference.linedefined
         let source = reference.source
+        let sourceLength = reference.srclen
         lua_createtable(L, Int32(min(depth, 1 << 16)), 0)
         let result = lua_gettop(L)
         guard depth > 0 else { return 1 }
@@ -137,7 +138,9 @@ extension BMModule {
             if let thread {
                 lua_rawgeti(L, 2, lua_Integer(index))
                 lua_rawgeti(L, 3, lua_Integer(index))
-                live = isRunning(L, thread: thread, line: line, source: source, object: result + 1, property: result + 2)
+                live = isRunning(
+                    L, thread: thread, line: line, source: source, sourceLength: sourceLength,
+                    object: result + 1, property: result + 2)
                 lua_settop(L, result)
             }
             if live {
@@ -153,7 +156,7 @@ extension BMModule {
     /// and `property` of `L`'s stack (on `L` itself, not counting the
     /// innermost activation: the resolution that asks).
     private func isRunning(
-        _ L: OpaquePointer, thread: OpaquePointer, line: Int32, source: UnsafePointer<CChar>?,
+        _ L: OpaquePointer, thread: OpaquePointer, line: Int32, source: UnsafePointer<CChar>?, sourceLength: Int,
         object: Int32, property: Int32
     ) -> Bool {
         if thread != L {
@@ -169,7 +172,8 @@ extension BMModule {
         while lua_getstack(thread, level, &activation) != 0 {
             level += 1
             guard lua_getinfo(thread, "S", &activation) != 0, activation.linedefined == line,
-                  let source, let mine = activation.source, strcmp(source, mine) == 0 else { continue }
+                  let source, let mine = activation.source, activation.srclen == sourceLength,
+                  memcmp(source, mine, sourceLength) == 0 else { continue }
             if skip {
                 skip = false
                 continue

@@ -84,10 +84,16 @@ final class BMModule: Sendable {
             lua.setRawGlobal("bm")
             // require("bm") gives the same table.
             lua.ensureSpace(3)
-            lua_getfield(lua.pointer, LUA_REGISTRYINDEX, LUA_LOADED_TABLE)
-            lua_rotate(lua.pointer, -2, 1)
-            lua_setfield(lua.pointer, -2, "bm")
-            lua.pop()
+            lua.push(LUA_LOADED_TABLE)
+            if lua_rawget(lua.pointer, LUA_REGISTRYINDEX) == LUA_TTABLE {
+                lua_rotate(lua.pointer, -2, 1)
+                lua.push("bm")
+                lua_rotate(lua.pointer, -2, 1)
+                lua_rawset(lua.pointer, -3)
+                lua.pop()
+            } else {
+                lua.pop(2)  // no package library: there is no require
+            }
         }
     }
 
@@ -625,6 +631,7 @@ struct BMError: Error, CustomStringConvertible {
 extension LuaStack {
     /// `file:line` of the nearest script frame, or `?`.
     public func callerLocation() -> String {
+        ensureSpace(1)
         bm_push_location(pointer, 1, 0)
         defer { pop() }
         let location = rawString(at: -1) ?? ""

@@ -339,8 +339,10 @@ public struct LuaStack {
     /// Sets `package.path` (the `require` search path), when the package library is open.
     public func setPackagePath(_ path: String) {
         ensureSpace(3)
-        lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE)
+        // Raw reads only: `_LOADED` is absent when no library is open.
+        push(LUA_LOADED_TABLE)
         defer { lua_settop(L, -2) }
+        guard lua_rawget(L, LUA_REGISTRYINDEX) == LUA_TTABLE else { return }
         push("package")
         guard lua_rawget(L, -2) == LUA_TTABLE else {
             lua_settop(L, -2)

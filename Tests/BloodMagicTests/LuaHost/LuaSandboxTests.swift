@@ -79,4 +79,23 @@ struct LuaSandboxTests {
         #expect(try state.run("return type(io.open), type(debug.traceback), type(os.execute)", name: "=t")
             == [.string("function"), .string("function"), .string("function")])
     }
+
+    /// Without the package library there is no `_LOADED` table: setting the
+    /// search path must be a no-op that leaves the stack as it was.
+    @Test func packagePathWithoutThePackageLibraryIsANoOp() throws {
+        let state = try LuaState(libraries: [.base])
+        let (before, after) = state.withStack { lua -> (Int32, Int32) in
+            let before = lua.top
+            lua.setPackagePath("/nowhere/?.lua")
+            return (before, lua.top)
+        }
+        #expect(before == after)
+        #expect(try state.run("return package, require", name: "=t") == [.nil, .nil])
+    }
+
+    @Test func packagePathIsSetWhenThePackageLibraryIsOpen() throws {
+        let state = try LuaState(libraries: [.base, .package])
+        state.withStack { $0.setPackagePath("/somewhere/?.lua") }
+        #expect(try state.evaluate("return package.path", as: String.self) == "/somewhere/?.lua")
+    }
 }

@@ -5,12 +5,12 @@ import CLua
 // count of results or a BM_RAISE sentinel; none of them raises.
 
 /// A method call: `obj:name(...)`.
-let exposedMethodEntry: bm_exposed_entry = { L, object, _, member in
+let exposedMethodEntry: bm_exposed_entry = { L, object, tag, member in
     let stack = LuaStack(L!)
     do {
         // Guaranteed by the registry for the state's lifetime: no retain on the call path.
         return try Unmanaged<LuaExposedMember>.fromOpaque(member!)._withUnsafeGuaranteedRef { method in
-            try method.invoke(object, stack)
+            try method.invoke(object, tag!, stack)
         }
     } catch {
         return stack.raise(error)

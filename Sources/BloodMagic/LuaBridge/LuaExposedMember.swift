@@ -15,8 +15,9 @@ final class LuaExposedMember {
     /// Whether this is a property (else a method).
     let isProperty: Bool
     /// A method: the object (nil when argument 1 is not an object of the
-    /// exposed type itself) and the stack; returns the number of results.
-    let invoke: (UnsafeMutableRawPointer?, LuaStack) throws -> Int32
+    /// exposed type itself), the type's tag and the stack; returns the
+    /// number of results.
+    let invoke: (UnsafeMutableRawPointer?, UnsafeRawPointer, LuaStack) throws -> Int32
     /// A property read: pushes the value, returns 1.
     let read: (UnsafeMutableRawPointer, LuaStack) throws -> Int32
     /// A property write, value at index 3; nil for a read-only property.
@@ -24,7 +25,10 @@ final class LuaExposedMember {
 
     /// A method; `signature` is the one its `invoke` closure checks against.
     @usableFromInline
-    init(method name: String, signature: LuaSignature, invoke: @escaping (UnsafeMutableRawPointer?, LuaStack) throws -> Int32) {
+    init(
+        method name: String, signature: LuaSignature,
+        invoke: @escaping (UnsafeMutableRawPointer?, UnsafeRawPointer, LuaStack) throws -> Int32
+    ) {
         self.name = name
         self.signature = signature
         self.isProperty = false
@@ -43,19 +47,16 @@ final class LuaExposedMember {
         self.name = name
         self.signature = LuaSignature(function: "\(typeName).\(name)", declared: nil)
         self.isProperty = true
-        self.invoke = { _, _ in 0 }
+        self.invoke = { _, _, _ in 0 }
         self.read = read
         self.write = write
     }
 
-    /// Why argument 1 of a call to `method` is not a usable object.
+    /// Why argument 1 of a call to `method` of the type `tag` is not a usable
+    /// object: the type's own reason, and how to call a method.
     @usableFromInline
-    static func selfError(_ stack: LuaStack, signature: LuaSignature, method: String) -> LuaError {
-        let typeName = signature.function.dropLast(method.count + 1)
-        let problem =
-            stack.exposedBlock(at: 1) != nil && stack.exposedObject(at: 1, as: AnyObject.self) == nil
-            ? "the object was released"
-            : "expected a \(typeName) object as self, got \(stack.typeName(at: 1)) (call it as obj:\(method)(...))"
+    static func selfError(_ stack: LuaStack, tag: UnsafeRawPointer, signature: LuaSignature, method: String) -> LuaError {
+        let problem = LuaExposedTypeInfo.from(tag).selfProblem(stack, hint: "call it as obj:\(method)(...)")
         return LuaError(.conversion, "\(signature.function): \(problem)")
     }
 

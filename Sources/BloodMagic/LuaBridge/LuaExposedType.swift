@@ -89,13 +89,7 @@ public struct LuaExposedType<Root: AnyObject> {
     /// the literal into a direct read.
     @inlinable @_disfavoredOverload
     public func property<Value: LuaPushable>(_ name: String, _ keyPath: KeyPath<Root, Value>) -> Self {
-        adding(
-            LuaExposedMember(
-                property: name, of: self.name,
-                read: { pointer, stack in
-                    stack.push(Unmanaged<Root>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0[keyPath: keyPath] })
-                    return 1
-                }, write: nil))
+        property(name, get: { $0[keyPath: keyPath] })
     }
 
     /// A read-only property read by a function: `.property("name", \.name)`
@@ -114,23 +108,7 @@ public struct LuaExposedType<Root: AnyObject> {
     /// faster.
     @inlinable
     public func property<Value: LuaConvertible>(_ name: String, _ keyPath: ReferenceWritableKeyPath<Root, Value>) -> Self {
-        let function = "\(self.name).\(name)"
-        return adding(
-            LuaExposedMember(
-                property: name, of: self.name,
-                read: { pointer, stack in
-                    stack.push(Unmanaged<Root>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0[keyPath: keyPath] })
-                    return 1
-                },
-                write: { pointer, stack in
-                    let value: Value
-                    do throws(LuaError) {
-                        value = try Value.read(from: stack, at: 3)
-                    } catch {
-                        throw LuaError(.conversion, "\(function): bad value (\(error.message))")
-                    }
-                    Unmanaged<Root>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0[keyPath: keyPath] = value }
-                }))
+        property(name, get: { $0[keyPath: keyPath] }, set: { $0[keyPath: keyPath] = $1 })
     }
 
     /// A read-only property computed by a closure.
@@ -182,8 +160,8 @@ public struct LuaExposedType<Root: AnyObject> {
     ) -> Self {
         let signature = LuaSignature(function: "\(self.name).\(name)", declared: arguments)
         return adding(
-            LuaExposedMember(method: name, signature: signature) { pointer, stack in
-                try Self.dispatch(pointer, stack, signature, name) { object, args in
+            LuaExposedMember(method: name, signature: signature) { pointer, tag, stack in
+                try Self.dispatch(pointer, tag, stack, signature, name) { object, args in
                     args.stack.push(try body(object, args))
                     return 1
                 }
@@ -197,8 +175,8 @@ public struct LuaExposedType<Root: AnyObject> {
     ) -> Self {
         let signature = LuaSignature(function: "\(self.name).\(name)", declared: arguments)
         return adding(
-            LuaExposedMember(method: name, signature: signature) { pointer, stack in
-                try Self.dispatch(pointer, stack, signature, name) { object, args in
+            LuaExposedMember(method: name, signature: signature) { pointer, tag, stack in
+                try Self.dispatch(pointer, tag, stack, signature, name) { object, args in
                     try body(object, args)
                     return 0
                 }
@@ -212,8 +190,8 @@ public struct LuaExposedType<Root: AnyObject> {
     ) -> Self {
         let signature = LuaSignature(function: "\(self.name).\(name)", declared: arguments)
         return adding(
-            LuaExposedMember(method: name, signature: signature) { pointer, stack in
-                try Self.dispatch(pointer, stack, signature, name, body)
+            LuaExposedMember(method: name, signature: signature) { pointer, tag, stack in
+                try Self.dispatch(pointer, tag, stack, signature, name, body)
             })
     }
 
@@ -222,7 +200,8 @@ public struct LuaExposedType<Root: AnyObject> {
     /// each method, so a call goes through one Swift closure, then the body.
     @inlinable @inline(__always)
     static func dispatch(
-        _ pointer: UnsafeMutableRawPointer?, _ stack: LuaStack, _ signature: LuaSignature, _ name: String,
+        _ pointer: UnsafeMutableRawPointer?, _ tag: UnsafeRawPointer, _ stack: LuaStack, _ signature: LuaSignature,
+        _ name: String,
         _ call: (Root, LuaArguments) throws -> Int32
     ) throws -> Int32 {
         let args = LuaArguments(stack: stack, signature: signature, base: 1, allowsNamed: false)
@@ -237,7 +216,7 @@ public struct LuaExposedType<Root: AnyObject> {
             }
         }
         guard let other = stack.exposedObject(at: 1, as: Root.self) else {
-            throw LuaExposedMember.selfError(stack, signature: signature, method: name)
+            throw LuaExposedMember.selfError(stack, tag: tag, signature: signature, method: name)
         }
         try signature.check(count: args.count)
         return try call(other, args)  // an object of an exposed subclass

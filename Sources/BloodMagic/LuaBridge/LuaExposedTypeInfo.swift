@@ -53,11 +53,12 @@ public final class LuaExposedTypeInfo {
         Unmanaged<LuaExposedTypeInfo>.fromOpaque(tag).takeUnretainedValue()
     }
 
-    /// Why argument 1 is not a usable object of this type.
-    func selfProblem(_ stack: LuaStack) -> String {
+    /// Why argument 1 is not a usable object of this type; `hint`, if any,
+    /// follows a wrong value in parentheses.
+    func selfProblem(_ stack: LuaStack, hint: String? = nil) -> String {
         if let block = stack.exposedBlock(at: 1), block.pointee.object == nil {
             return "the \(name) object was released"
         }
-        return "expected a \(name) object as self, got \(stack.typeName(at: 1))"
+        return "expected a \(name) object as self, got \(stack.typeName(at: 1))" + (hint.map { " (\($0))" } ?? "")
     }
 }

@@ -249,13 +249,9 @@ extension Registry {
         object: AnyObject?,
         _ body: () throws -> Result
     ) throws -> Result {
-        try withUnsafePointer(to: ResolutionFrameDetail.named(container: container, property: property)) { detail in
-            try ResolutionStack.borrow(ResolutionStack.currentPointer) { stack in
-                try stack.pushDetail(detail, kind: .named, object: object)
-                defer { stack.pop() }
-                return try body()
-            }
-        }
+        try track(
+            ResolutionFrameDetail.named(container: container, property: property), kind: .named, object: object,
+            on: ResolutionStack.currentPointer, body)
     }
 
     /// Tracks a resolution of a named property of a Swift object.
@@ -263,9 +259,21 @@ extension Registry {
     static func trackTypedResolution<Result>(
         object: AnyObject, property: String, on stackPointer: UnsafeMutableRawPointer, _ body: () throws -> Result
     ) throws -> Result {
-        try withUnsafePointer(to: ResolutionFrameDetail.typed(containerType: type(of: object), property: property)) { detail in
+        try track(
+            ResolutionFrameDetail.typed(containerType: type(of: object), property: property), kind: .typed, object: object,
+            on: stackPointer, body)
+    }
+
+    /// Runs `body` with a frame for `detail` on the tracker at `stackPointer`;
+    /// the frame points at `detail`, which lives on this call's stack.
+    @inline(__always)
+    private static func track<Result>(
+        _ detail: ResolutionFrameDetail, kind: ResolutionFrame.Kind, object: AnyObject?,
+        on stackPointer: UnsafeMutableRawPointer, _ body: () throws -> Result
+    ) throws -> Result {
+        try withUnsafePointer(to: detail) { detail in
             try ResolutionStack.borrow(stackPointer) { stack in
-                try stack.pushDetail(detail, kind: .typed, object: object)
+                try stack.pushDetail(detail, kind: kind, object: object)
                 defer { stack.pop() }
                 return try body()
             }

@@ -278,20 +278,16 @@ public final class ResolvingCell<Value>: SpellCellNaming {
     /// Makes a new value; nil means "Optional injectable, nothing registered".
     @inlinable
     func produce(object: AnyObject, keyPath: AnyKeyPath?, registry: Registry, resolution: CachedResolution) throws -> Value? {
-        if case .partial(let providers) = mode {
+        switch mode {
+        case .partial(let providers):
+            // A partial always builds from its template, even where an initializer is registered.
             let wrapped = (Value.self as? any OptionalProtocol.Type)?.wrappedType ?? Value.self
             let made = try registry.instantiateTemplate(
                 wrapped, type: SpellTypeKey(wrapped), sender: object, property: propertyName(keyPath, in: object), providers: providers
             )
             return try cast(made, object: object, keyPath: keyPath, source: "template provider")
-        }
-        if resolution.makesTyped(Value.self) { return try resolution.makeTyped(Value.self, for: object) }
-        if let record = resolution.record {
-            let made = try record.produce(for: object)
-            return try cast(made, object: object, keyPath: keyPath, source: record.source)
-        }
-        switch mode {
         case .lazy:
+            if let made = try produceRegistered(object: object, keyPath: keyPath, resolution: resolution) { return made }
             if let fallback, let made = fallback() as? Value { return made }
             let wrapped = (Value.self as? any OptionalProtocol.Type)?.wrappedType ?? Value.self
             if let constructible = wrapped as? any DefaultConstructible.Type,
@@ -302,12 +298,20 @@ public final class ResolvingCell<Value>: SpellCellNaming {
                 property: propertyName(keyPath, in: object), container: SpellNames.containerName(of: object), type: SpellTypeKey(wrapped).name
             )
         case .injectable:
+            if let made = try produceRegistered(object: object, keyPath: keyPath, resolution: resolution) { return made }
             if resolution.valueIsOptional { return nil }
             let wrapped = SpellTypeKey(Value.self)
             throw registry.noInitializerError(type: wrapped, container: ContainerDescriptor(object), property: propertyName(keyPath, in: object))
-        case .partial:
-            return nil
         }
+    }
+
+    /// The value of the registered initializer the lookup found; nil (the
+    /// outer Optional) when none was found.
+    @inlinable
+    func produceRegistered(object: AnyObject, keyPath: AnyKeyPath?, resolution: CachedResolution) throws -> Value?? {
+        if resolution.makesTyped(Value.self) { return .some(try resolution.makeTyped(Value.self, for: object)) }
+        guard let record = resolution.record else { return nil }
+        return .some(try cast(try record.produce(for: object), object: object, keyPath: keyPath, source: record.source))
     }
 
     @inlinable
@@ -447,8 +451,10 @@ func readResolvingSpellGuarded<Container: AnyObject, Storage: ResolvingSpellStor
 /// code, where Swift applies the storage key path through the runtime and
 /// copies the whole wrapper (cell and value) on every access: a copy made
 /// while another thread stores the value can lose the value's reference.
-/// Optimized code folds the key path into field accesses and never takes
-/// these locks.
+/// Optimized code folds the getter's key path into field accesses and reads
+/// without these locks. The setter and `$property` lock in every build:
+/// they may be compiled in another configuration than the getter they must
+/// exclude (the library's, not the client's), and they are off the hot path.
 @usableFromInline
 enum WrapperStorageLocks {
     static let stripes: [NSLock] = (0..<64).map { _ in NSLock() }

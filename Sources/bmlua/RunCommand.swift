@@ -121,7 +121,7 @@ struct RunCommand: ParsableCommand {
         try state.withStack { (lua) throws(LuaError) in
             if script == "-" {
                 let input = FileHandle.standardInput.readDataToEndOfFile()
-                try lua.load(bytes: [UInt8](input), name: "=stdin")
+                try lua.load(script: [UInt8](input), name: "=stdin")
             } else {
                 try lua.loadFile(script)
             }

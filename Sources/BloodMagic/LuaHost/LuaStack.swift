@@ -134,8 +134,22 @@ public struct LuaStack {
         if status != LUA_OK { throw popError(status: status) }
     }
 
-    /// Compiles a byte array as a text chunk and pushes the function.
-    public func load(bytes: [UInt8], name: String) throws(LuaError) {
+    /// Compiles the contents of a script file (or of standard input) as a
+    /// text chunk and pushes the function. As `lua` does, a first line
+    /// starting with `#` (a shebang) is skipped, keeping its newline so that
+    /// line numbers stay right; a binary chunk is refused.
+    ///
+    /// - Parameter name: the chunk name (`@path`, or `=stdin`).
+    public func load(script bytes: [UInt8], name: String) throws(LuaError) {
+        var bytes = bytes
+        if bytes.first == UInt8(ascii: "#") {
+            let end = bytes.firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex
+            bytes.removeSubrange(0..<end)
+        }
+        if bytes.first == 0x1B {
+            let shown = name.hasPrefix("@") || name.hasPrefix("=") ? String(name.dropFirst()) : name
+            throw LuaError(.syntax, "\(shown): binary chunks are not allowed")
+        }
         let status = bytes.withUnsafeBytes { raw in rawLoad(raw, name: name) }
         if status != LUA_OK { throw popError(status: status) }
     }
@@ -158,8 +172,7 @@ public struct LuaStack {
     }
 
     /// Reads the file at `path` and compiles it as a text chunk named `@path`,
-    /// so that errors read `path:line: message`. A first line starting with
-    /// `#` (a shebang) is skipped, as `lua` does.
+    /// so that errors read `path:line: message`; see ``load(script:name:)``.
     public func loadFile(_ path: String) throws(LuaError) {
         let data: Data
         do {
@@ -168,17 +181,7 @@ public struct LuaStack {
             let reason = (error as NSError).localizedFailureReason ?? "cannot read the file"
             throw LuaError(.io, "cannot open \(path): \(reason)")
         }
-        var bytes = [UInt8](data)
-        if bytes.first == UInt8(ascii: "#") {
-            // Keep the newline so that line numbers stay right.
-            let end = bytes.firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex
-            bytes.removeSubrange(0..<end)
-        }
-        if bytes.first == 0x1B {
-            throw LuaError(.syntax, "\(path): binary chunks are not allowed")
-        }
-        let status = bytes.withUnsafeBytes { raw in rawLoad(raw, name: "@" + path) }
-        if status != LUA_OK { throw popError(status: status) }
+        try load(script: [UInt8](data), name: "@" + path)
     }
 
     // MARK: - Calling

@@ -18,6 +18,15 @@ struct BMLuaCommandTests {
         #expect(try bmlua(["-v"]).stdout.hasPrefix("bmlua "))
     }
 
+    /// Standard input is read like a file: a shebang line is skipped and the
+    /// line numbers of errors still count it, as with `lua -`.
+    @Test func standardInputSkipsAShebangAndKeepsLineNumbers() throws {
+        let result = try bmlua(["-"], stdin: "#!/usr/bin/env bmlua\nprint('ran')\nerror('third line')\n")
+        #expect(result.stdout == "ran\n")
+        #expect(result.stderr.contains("stdin:3: third line"))
+        #expect(result.status == 1)
+    }
+
     @Test func errorsGoToStandardErrorWithPositionAndTraceback() throws {
         let dir = try scratchDirectory(["boom.lua": "local t = nil\nprint(t.x)\n"])
         let result = try bmlua([dir.appendingPathComponent("boom.lua").path])

@@ -523,23 +523,6 @@ static inline int bm_protected_len(lua_State *L) {
     return 1;
 }
 
-/*
- * __index for Swift object userdata. Upvalue 1 is the type's methods table,
- * looked up raw first so that method calls never leave C for the lookup;
- * upvalue 2 is the Swift property getter (a Swift closure) or nil.
- */
-static inline int bm_userdata_index(lua_State *L) {
-    lua_settop(L, 2);
-    lua_pushvalue(L, 2);
-    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;
-    if (lua_type(L, lua_upvalueindex(2)) == LUA_TNIL) return 1;
-    lua_pop(L, 1);
-    lua_pushvalue(L, lua_upvalueindex(2));
-    lua_insert(L, 1);
-    lua_call(L, 2, 1);
-    return 1;
-}
-
 /* Library sets for bm_protected_openlibs. */
 enum {
     BM_LIB_BASE = 1 << 0,

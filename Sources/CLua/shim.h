@@ -420,20 +420,42 @@ static inline int bm_finish_swift_call(lua_State *L, int n) {
 }
 
 /*
+ * The bookkeeping around every call of a Swift entry from C. Entering marks
+ * Swift as in control (the allocator then never refuses a block for the
+ * limit) and records `L` as the running thread; leaving restores both and
+ * raises, from C, the error a sentinel asks for. Nested calls (a callback
+ * that runs Lua that calls Swift again) save and restore like a stack.
+ */
+typedef struct bm_swift_frame {
+    bm_limits *limits;
+    lua_State *saved_current;
+} bm_swift_frame;
+
+static inline bm_swift_frame bm_enter_swift(lua_State *L) {
+    bm_limits *lim = bm_limits_of(L);
+    bm_swift_frame frame = {lim, lim->current};
+    lim->swift_depth += 1;
+    lim->current = L;
+    return frame;
+}
+
+/* `n` is the entry's result: a count of results, or a BM_RAISE sentinel. */
+static inline int bm_leave_swift(lua_State *L, bm_swift_frame frame, int n) {
+    frame.limits->current = frame.saved_current;
+    frame.limits->swift_depth -= 1;
+    return bm_finish_swift_call(L, n);
+}
+
+/*
  * The trampoline for every Swift function visible to Lua. Upvalue 1 is the
  * Swift entry point (a C function pointer held as light userdata); the other
  * upvalues belong to the entry point.
  */
 static inline int bm_trampoline(lua_State *L) {
     bm_swift_function fn = (bm_swift_function)lua_touserdata(L, lua_upvalueindex(1));
-    bm_limits *lim = bm_limits_of(L);
-    lua_State *saved = lim->current;
-    lim->swift_depth += 1;
-    lim->current = L;
+    bm_swift_frame frame = bm_enter_swift(L);
     int n = fn(L);
-    lim->current = saved;
-    lim->swift_depth -= 1;
-    return bm_finish_swift_call(L, n);
+    return bm_leave_swift(L, frame, n);
 }
 
 /*
@@ -452,14 +474,9 @@ typedef struct bm_swift_box {
 /* The trampoline of a boxed Swift closure; upvalue 1 is its bm_swift_box. */
 static inline int bm_box_trampoline(lua_State *L) {
     const bm_swift_box *box = (const bm_swift_box *)lua_touserdata(L, lua_upvalueindex(1));
-    bm_limits *lim = bm_limits_of(L);
-    lua_State *saved = lim->current;
-    lim->swift_depth += 1;
-    lim->current = L;
+    bm_swift_frame frame = bm_enter_swift(L);
     int n = box->entry(L, box->object);
-    lim->current = saved;
-    lim->swift_depth -= 1;
-    return bm_finish_swift_call(L, n);
+    return bm_leave_swift(L, frame, n);
 }
 
 /* Pushes a Swift entry point as a Lua C closure with `nup` extra upvalues
@@ -707,14 +724,9 @@ static inline bm_exposed_object *bm_exposed_check(lua_State *L, int idx, const v
 
 /* Calls a Swift entry with the same bookkeeping as bm_trampoline. */
 static inline int bm_exposed_call(lua_State *L, bm_exposed_entry fn, void *object, const void *tag, void *member) {
-    bm_limits *lim = bm_limits_of(L);
-    lua_State *saved = lim->current;
-    lim->swift_depth += 1;
-    lim->current = L;
+    bm_swift_frame frame = bm_enter_swift(L);
     int n = fn(L, object, tag, member);
-    lim->current = saved;
-    lim->swift_depth -= 1;
-    return bm_finish_swift_call(L, n);
+    return bm_leave_swift(L, frame, n);
 }
 
 /* A method of an exposed type; upvalue 1 is its binding. Argument 1 is `self`. */

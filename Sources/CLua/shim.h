@@ -11,6 +11,9 @@
  *    longjmp ever crosses a Swift frame.
  * 4. Small C functions that Swift runs under lua_pcall for the API calls that
  *    may raise (metamethods, library opening).
+ * 5. Exposed Swift objects (LuaBridge): the object block, and the C method,
+ *    __index, __newindex and __eq entries that check `self` in C.
+ * 6. The bm module's resolution cache: bm.resolve in C for cached entries.
  *
  * Everything here is static inline: the module is a system library and has
  * no object file of its own.
@@ -37,11 +40,7 @@ static const int BM_LUA_MULTRET = LUA_MULTRET;
 #undef LUA_MULTRET
 static const int LUA_MULTRET = BM_LUA_MULTRET;
 
-static const lua_Integer BM_LUA_RIDX_GLOBALS = LUA_RIDX_GLOBALS;
-static const lua_Integer BM_LUA_RIDX_MAINTHREAD = LUA_RIDX_MAINTHREAD;
 static const int BM_LUA_NOREF = LUA_NOREF;
-static const int BM_LUA_REFNIL = LUA_REFNIL;
-static const lua_Integer BM_LUA_MAXINTEGER = LUA_MAXINTEGER;
 static const lua_Integer BM_LUA_MININTEGER = LUA_MININTEGER;
 
 #undef lua_upvalueindex
@@ -534,12 +533,6 @@ static inline int bm_protected_equal(lua_State *L) {
     return 1;
 }
 
-/* #v with __len: (v) -> n */
-static inline int bm_protected_len(lua_State *L) {
-    lua_len(L, 1);
-    return 1;
-}
-
 /* Library sets for bm_protected_openlibs. */
 enum {
     BM_LIB_BASE = 1 << 0,
@@ -799,22 +792,24 @@ static inline void bm_push_exposed_method(lua_State *L, bm_exposed_entry fn, con
     lua_pushcclosure(L, bm_exposed_method, 1);
 }
 
-/* Pushes __index (`setter` zero; `fn` unused, each property's binding in
-   the members table carries its getter entry) or __newindex of an exposed
-   type, whose members table is at `members`. */
-static inline void bm_push_exposed_accessor(lua_State *L, int members, const void *tag, bm_exposed_entry fn, int setter) {
+/* Pushes __index of an exposed type whose members table is at `members`
+   (each property's binding in that table carries its getter entry). */
+static inline void bm_push_exposed_index(lua_State *L, int members) {
+    lua_pushvalue(L, members);
+    lua_pushcclosure(L, bm_exposed_index, 1);
+}
+
+/* Pushes __newindex of an exposed type whose members table is at `members`;
+   `fn` is the Swift setter entry, called for every assignment. */
+static inline void bm_push_exposed_newindex(lua_State *L, int members, const void *tag, bm_exposed_entry fn) {
     members = lua_absindex(L, members);
     lua_pushvalue(L, members);
-    if (!setter) {
-        lua_pushcclosure(L, bm_exposed_index, 1);
-        return;
-    }
     bm_push_exposed_binding(L, fn, tag, NULL);
     lua_pushcclosure(L, bm_exposed_newindex, 2);
 }
 
 /* ------------------------------------------------------------------------ */
-/* 5. The bm resolution cache (see BMFastResolution.swift)                    */
+/* 6. The bm resolution cache (see BMFastResolution.swift)                  */
 /* ------------------------------------------------------------------------ */
 
 /*

@@ -11,6 +11,9 @@
  *    longjmp ever crosses a Swift frame.
  * 4. Small C functions that Swift runs under lua_pcall for the API calls that
  *    may raise (metamethods, library opening).
+ * 5. Exposed Swift objects (LuaBridge): the object block, and the C method,
+ *    __index, __newindex and __eq entries that check `self` in C.
+ * 6. The bm module's resolution cache: bm.resolve in C for cached entries.
  *
  * Everything here is static inline: the module is a system library and has
  * no object file of its own.
@@ -37,11 +40,7 @@ static const int BM_LUA_MULTRET = LUA_MULTRET;
 #undef LUA_MULTRET
 static const int LUA_MULTRET = BM_LUA_MULTRET;
 
-static const lua_Integer BM_LUA_RIDX_GLOBALS = LUA_RIDX_GLOBALS;
-static const lua_Integer BM_LUA_RIDX_MAINTHREAD = LUA_RIDX_MAINTHREAD;
 static const int BM_LUA_NOREF = LUA_NOREF;
-static const int BM_LUA_REFNIL = LUA_REFNIL;
-static const lua_Integer BM_LUA_MAXINTEGER = LUA_MAXINTEGER;
 static const lua_Integer BM_LUA_MININTEGER = LUA_MININTEGER;
 
 #undef lua_upvalueindex
@@ -420,20 +419,42 @@ static inline int bm_finish_swift_call(lua_State *L, int n) {
 }
 
 /*
+ * The bookkeeping around every call of a Swift entry from C. Entering marks
+ * Swift as in control (the allocator then never refuses a block for the
+ * limit) and records `L` as the running thread; leaving restores both and
+ * raises, from C, the error a sentinel asks for. Nested calls (a callback
+ * that runs Lua that calls Swift again) save and restore like a stack.
+ */
+typedef struct bm_swift_frame {
+    bm_limits *limits;
+    lua_State *saved_current;
+} bm_swift_frame;
+
+static inline bm_swift_frame bm_enter_swift(lua_State *L) {
+    bm_limits *lim = bm_limits_of(L);
+    bm_swift_frame frame = {lim, lim->current};
+    lim->swift_depth += 1;
+    lim->current = L;
+    return frame;
+}
+
+/* `n` is the entry's result: a count of results, or a BM_RAISE sentinel. */
+static inline int bm_leave_swift(lua_State *L, bm_swift_frame frame, int n) {
+    frame.limits->current = frame.saved_current;
+    frame.limits->swift_depth -= 1;
+    return bm_finish_swift_call(L, n);
+}
+
+/*
  * The trampoline for every Swift function visible to Lua. Upvalue 1 is the
  * Swift entry point (a C function pointer held as light userdata); the other
  * upvalues belong to the entry point.
  */
 static inline int bm_trampoline(lua_State *L) {
     bm_swift_function fn = (bm_swift_function)lua_touserdata(L, lua_upvalueindex(1));
-    bm_limits *lim = bm_limits_of(L);
-    lua_State *saved = lim->current;
-    lim->swift_depth += 1;
-    lim->current = L;
+    bm_swift_frame frame = bm_enter_swift(L);
     int n = fn(L);
-    lim->current = saved;
-    lim->swift_depth -= 1;
-    return bm_finish_swift_call(L, n);
+    return bm_leave_swift(L, frame, n);
 }
 
 /*
@@ -452,14 +473,9 @@ typedef struct bm_swift_box {
 /* The trampoline of a boxed Swift closure; upvalue 1 is its bm_swift_box. */
 static inline int bm_box_trampoline(lua_State *L) {
     const bm_swift_box *box = (const bm_swift_box *)lua_touserdata(L, lua_upvalueindex(1));
-    bm_limits *lim = bm_limits_of(L);
-    lua_State *saved = lim->current;
-    lim->swift_depth += 1;
-    lim->current = L;
+    bm_swift_frame frame = bm_enter_swift(L);
     int n = box->entry(L, box->object);
-    lim->current = saved;
-    lim->swift_depth -= 1;
-    return bm_finish_swift_call(L, n);
+    return bm_leave_swift(L, frame, n);
 }
 
 /* Pushes a Swift entry point as a Lua C closure with `nup` extra upvalues
@@ -514,29 +530,6 @@ static inline int bm_protected_tostring(lua_State *L) {
 /* a == b with __eq: (a, b) -> boolean */
 static inline int bm_protected_equal(lua_State *L) {
     lua_pushboolean(L, lua_compare(L, 1, 2, LUA_OPEQ));
-    return 1;
-}
-
-/* #v with __len: (v) -> n */
-static inline int bm_protected_len(lua_State *L) {
-    lua_len(L, 1);
-    return 1;
-}
-
-/*
- * __index for Swift object userdata. Upvalue 1 is the type's methods table,
- * looked up raw first so that method calls never leave C for the lookup;
- * upvalue 2 is the Swift property getter (a Swift closure) or nil.
- */
-static inline int bm_userdata_index(lua_State *L) {
-    lua_settop(L, 2);
-    lua_pushvalue(L, 2);
-    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;
-    if (lua_type(L, lua_upvalueindex(2)) == LUA_TNIL) return 1;
-    lua_pop(L, 1);
-    lua_pushvalue(L, lua_upvalueindex(2));
-    lua_insert(L, 1);
-    lua_call(L, 2, 1);
     return 1;
 }
 
@@ -724,14 +717,9 @@ static inline bm_exposed_object *bm_exposed_check(lua_State *L, int idx, const v
 
 /* Calls a Swift entry with the same bookkeeping as bm_trampoline. */
 static inline int bm_exposed_call(lua_State *L, bm_exposed_entry fn, void *object, const void *tag, void *member) {
-    bm_limits *lim = bm_limits_of(L);
-    lua_State *saved = lim->current;
-    lim->swift_depth += 1;
-    lim->current = L;
+    bm_swift_frame frame = bm_enter_swift(L);
     int n = fn(L, object, tag, member);
-    lim->current = saved;
-    lim->swift_depth -= 1;
-    return bm_finish_swift_call(L, n);
+    return bm_leave_swift(L, frame, n);
 }
 
 /* A method of an exposed type; upvalue 1 is its binding. Argument 1 is `self`. */
@@ -804,22 +792,24 @@ static inline void bm_push_exposed_method(lua_State *L, bm_exposed_entry fn, con
     lua_pushcclosure(L, bm_exposed_method, 1);
 }
 
-/* Pushes __index (`setter` zero; `fn` unused, each property's binding in
-   the members table carries its getter entry) or __newindex of an exposed
-   type, whose members table is at `members`. */
-static inline void bm_push_exposed_accessor(lua_State *L, int members, const void *tag, bm_exposed_entry fn, int setter) {
+/* Pushes __index of an exposed type whose members table is at `members`
+   (each property's binding in that table carries its getter entry). */
+static inline void bm_push_exposed_index(lua_State *L, int members) {
+    lua_pushvalue(L, members);
+    lua_pushcclosure(L, bm_exposed_index, 1);
+}
+
+/* Pushes __newindex of an exposed type whose members table is at `members`;
+   `fn` is the Swift setter entry, called for every assignment. */
+static inline void bm_push_exposed_newindex(lua_State *L, int members, const void *tag, bm_exposed_entry fn) {
     members = lua_absindex(L, members);
     lua_pushvalue(L, members);
-    if (!setter) {
-        lua_pushcclosure(L, bm_exposed_index, 1);
-        return;
-    }
     bm_push_exposed_binding(L, fn, tag, NULL);
     lua_pushcclosure(L, bm_exposed_newindex, 2);
 }
 
 /* ------------------------------------------------------------------------ */
-/* 5. The bm resolution cache (see BMFastResolution.swift)                    */
+/* 6. The bm resolution cache (see BMFastResolution.swift)                  */
 /* ------------------------------------------------------------------------ */
 
 /*

@@ -44,14 +44,14 @@ extension LuaStack {
         push(info.name)
         lua_setfield(L, metatable, "__name")
         if info.members.values.contains(where: \.isProperty) {
-            bm_push_exposed_accessor(L, members, tag, exposedGetterEntry, 0)
+            bm_push_exposed_index(L, members)
         } else {
             // No properties: the members table itself, which Lua's VM reads
             // without calling a function, so a method call is one C call.
             lua_pushvalue(L, members)
         }
         lua_setfield(L, metatable, "__index")
-        bm_push_exposed_accessor(L, members, tag, exposedSetterEntry, 1)
+        bm_push_exposed_newindex(L, members, tag, exposedSetterEntry)
         lua_setfield(L, metatable, "__newindex")
         lua_pushlightuserdata(L, UnsafeMutableRawPointer(mutating: tag))
         bm_pushswiftclosure(L, exposedToStringEntry, 1)

@@ -1,7 +1,7 @@
 import CLua
 
 /// The part of a ``LuaState`` that only the thread inside it touches: the raw
-/// `lua_State`, its limits block, and Swift-side tables (userdata types).
+/// `lua_State`, its limits block, and Swift-side tables (exposed types).
 ///
 /// The limits block's `host` field points back here (unretained), so any
 /// `lua_State` of this state — the main thread or a coroutine — leads to it.
@@ -15,8 +15,6 @@ final class LuaStateCore {
     @usableFromInline let releaseQueue: LuaReleaseQueue
     /// Registry reference of the metatable of boxed Swift functions.
     var functionBoxMetatable: Int32 = BM_LUA_NOREF
-    /// Userdata types registered by name.
-    var userdataTypes: [String: LuaUserdataType] = [:]
     /// Swift classes exposed to Lua (LuaBridge), and the identity cache.
     let exposedTypes = LuaExposedTypeRegistry()
     private var closed = false

@@ -189,6 +189,9 @@ struct LuaExposedTypeTests {
             return try lua.value(at: -1, as: Manager.self)
         }
         #expect(back === manager)
+        // A property set from Lua writes through to the Swift object itself.
+        _ = try state.run("m.timeout = 7")
+        #expect(manager.timeout == 7)
         // An object made in Lua comes back as itself too.
         let made = try state.withStack { (lua) throws(LuaError) -> Bool in
             try lua.load("local r = RequestManager.new('q') return r, r", name: "=t")

@@ -396,7 +396,7 @@ func readResolvingSpell<Container: AnyObject, Storage: ResolvingSpellStorage>(
     // Unoptimized code applies the key path through the runtime, which
     // copies the whole wrapper; that copy must not overlap another thread's
     // store of the value (optimized code reads the cell field alone).
-    if _isDebugAssertConfiguration() { return readResolvingSpellGuarded(object, storageKeyPath) }
+    if isUnoptimizedBuild() { return readResolvingSpellGuarded(object, storageKeyPath) }
     // Borrow the cell without retaining it: the object owns it.
     let cell = Unmanaged.passUnretained(object[keyPath: storageKeyPath].cell)
     if !cell._withUnsafeGuaranteedRef({ $0.isResolved }) {
@@ -446,6 +446,14 @@ func readResolvingSpellGuarded<Container: AnyObject, Storage: ResolvingSpellStor
     }
     return WrapperStorageLocks.withLock(for: object) { object[keyPath: storageKeyPath].value.unsafelyUnwrapped }
 }
+
+/// Whether this code was compiled without optimization. A function, not the
+/// check itself, so that unoptimized builds do not warn that the optimized
+/// path after it never runs; inlinable, so that it is the configuration of
+/// the code that calls it.
+@inlinable
+@inline(__always)
+func isUnoptimizedBuild() -> Bool { _isDebugAssertConfiguration() }
 
 /// Striped locks for the wrapper storage of resolving spells in unoptimized
 /// code, where Swift applies the storage key path through the runtime and

@@ -504,14 +504,8 @@ final class BMModule: Sendable {
         let containerName: String = try lua.argument(2, of: "bm.spell.partial")
         let property: String = try lua.argument(4, of: "bm.spell.partial")
         let object = LuaObjectHandle(reference: lua.reference(at: 3), className: containerName)
-        let value: Any
-        do {
-            value = try registry.instantiateTemplate(
-                LuaValue.self, type: SpellTypeKey(name: type), sender: object, property: property)
-        } catch SpellError.templateMissing(_, _, let type, let lookedFor) {
-            // The engine names the sender's Swift type; name the Lua class.
-            throw SpellError.templateMissing(property: property, container: containerName, type: type, lookedFor: lookedFor)
-        }
+        let value = try registry.instantiateTemplate(
+            LuaValue.self, type: SpellTypeKey(name: type), sender: object, property: property)
         try crossing.push(value, lua)
         return 1
     }

@@ -64,7 +64,7 @@ extension Registry {
             looked.append(provider.templateLocation(for: type))
         }
         throw SpellError.templateMissing(
-            property: property, container: SpellTypeKey(Swift.type(of: sender)).name, type: type.name, lookedFor: looked
+            property: property, container: SpellNames.containerName(of: sender), type: type.name, lookedFor: looked
         )
     }
 }

@@ -14,6 +14,15 @@ public protocol SpellTypeNamed {
     static var spellTypeName: String { get }
 }
 
+/// An object that names its own container type, for objects that stand for
+/// another world's objects: a script bridge's handle for an instance of a
+/// script class is a Swift object of one Swift type, but its container type
+/// is the script class. Messages and errors about it name that class.
+public protocol SpellContainerNamed: AnyObject {
+    /// The name of the object's container type in the registry.
+    var spellContainerName: String { get }
+}
+
 /// The identity of a property type or a container type in the registry.
 ///
 /// A concrete type is identified by its canonical name. A protocol

@@ -45,10 +45,11 @@ public enum SpellNames {
         return "(unknown property)"
     }
 
-    /// The registry name of `object`'s dynamic type.
+    /// The registry name of `object`'s container type: the name it gives
+    /// itself (a script object), else its dynamic type's.
     @usableFromInline
     static func containerName(of object: AnyObject) -> String {
-        SpellTypeKey(type(of: object)).name
+        (object as? any SpellContainerNamed)?.spellContainerName ?? SpellTypeKey(type(of: object)).name
     }
 }
 

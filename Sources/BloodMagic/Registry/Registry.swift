@@ -290,10 +290,11 @@ final class SingletonSlot: Sendable {
 
 /// A singleton's value, shared by every container on every thread.
 ///
-/// `@unchecked Sendable` invariant: the wrapper itself is immutable (`let`);
-/// the payload is shared across threads *by definition of singleton scope*,
-/// which the registrant chose explicitly, exactly as with any hand-written
-/// singleton. The slot that holds it is protected by a `Mutex`.
+/// `@unchecked Sendable` invariant: the wrapper itself is immutable (`let`)
+/// and the slot that holds it is protected by a `Mutex`. The payload's own
+/// thread safety is the registrant's documented promise (see
+/// ``SpellScope/singleton``): the registry cannot check it, because script
+/// bridges register type-erased values.
 struct SharedValue: @unchecked Sendable {
     let value: Any
     init(_ value: Any) { self.value = value }

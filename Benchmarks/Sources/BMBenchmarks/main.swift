@@ -168,11 +168,19 @@ let servingRegistry = Registry()
 final class Client {
     @Injectable(registry: servingRegistry) var service: Service
 }
+/// The same, served by an initializer that declares no `sender` parameter.
+final class Gadget: LuaExposable {}
+final class GadgetClient {
+    @Injectable(registry: servingRegistry) var gadget: Gadget
+}
 let servingHost = try ScriptHost(options: .init(registry: servingRegistry, preferences: InMemoryPreferenceStore()))
 servingHost.expose(LuaExposedType(Service.self).constructor(arguments: []) { _ in Service() })
+servingHost.expose(LuaExposedType(Gadget.self).constructor(arguments: []) { _ in Gadget() })
 try servingHost.run("""
     local shared = Service.new()
     bm.initializer { type = "Service", init = function(sender) return shared end }
+    local gadget = Gadget.new()
+    bm.initializer { type = "Gadget", init = function() return gadget end }
     """)
 let servingMake = try servingHost.run("return function(sender) return 42 end")[0]
 let serving = BenchmarkSuite("bm: a Swift @Injectable served by a Lua initializer")
@@ -197,5 +205,9 @@ serving.measure("  for scale: allocating the container alone", operations: 300_0
 serving.measure("first read of @Injectable (new container, Lua initializer, exposed object)", operations: 300_000,
                 baseline: "raw lua_pcall round trip + userdata allocation", goal: 3) { n in
     for _ in 0..<n { blackHole(Client().service) }
+}
+serving.measure("  the same, initializer without a sender parameter (no sender made)", operations: 300_000,
+                baseline: "raw lua_pcall round trip + userdata allocation", goal: 3) { n in
+    for _ in 0..<n { blackHole(GadgetClient().gadget) }
 }
 serving.printReport()

@@ -176,11 +176,11 @@ final class BMModule: Sendable {
     /// Calls a Lua function (an initializer registered at `source` for
     /// `typeName`) with `sender`, and returns its result, ready to convert
     /// into a Swift property's type.
-    func callInitializer(_ function: LuaReference, sender: AnyObject, source: String, typeName: String) throws -> Any {
+    func callInitializer(_ function: LuaReference, sender: AnyObject?, source: String, typeName: String) throws -> Any {
         let result = try state.withStack { (lua) throws -> InitializerResult in
             lua.push(function)
-            try crossing.pushSender(sender, lua)
-            try lua.call(arguments: 1, results: 1)
+            if let sender { try crossing.pushSender(sender, lua) }
+            try lua.call(arguments: sender == nil ? 0 : 1, results: 1)
             defer { lua.pop() }
             // An exposed Swift object comes back as itself: it serves a Swift
             // property directly, and pushing it again gives the same userdata.
@@ -291,6 +291,9 @@ final class BMModule: Sendable {
         let container: String? = try lua.argument(3, of: fname)
         let scope: String = try lua.argument(4, of: fname)
         let function = lua.reference(at: 5)
+        // A function that declares no parameter never sees the sender: then
+        // none is made (a Swift container's sender is a new userdata).
+        let takesSender = lua.takesArguments(at: 5)
         let key = BMModule.typeKey(type: type, protocols: protocols)
         let source = lua.callerLocation()
         let handle = registry.registerInitializer(
@@ -300,7 +303,8 @@ final class BMModule: Sendable {
             source: source
         ) { [weak self] sender in
             guard let self else { throw BMError("the script host that registered this initializer is gone") }
-            return try self.callInitializer(function, sender: sender, source: source, typeName: key.name)
+            return try self.callInitializer(
+                function, sender: takesSender ? sender : nil, source: source, typeName: key.name)
         }
         track(handle, luaInitializer: function)
         lua.push(Int(handle.id))
@@ -623,6 +627,17 @@ struct BMError: Error, CustomStringConvertible {
 }
 
 extension LuaStack {
+    /// Whether the value at `index` may use arguments: anything but a Lua
+    /// function that declares no parameters and no `...`.
+    func takesArguments(at index: Int32) -> Bool {
+        guard type(at: index) == LUA_TFUNCTION else { return true }
+        ensureSpace(1)
+        var info = lua_Debug()
+        lua_pushvalue(pointer, index)
+        lua_getinfo(pointer, ">u", &info)  // pops the function
+        return info.nparams > 0 || info.isvararg != 0
+    }
+
     /// `file:line` of the nearest script frame, or `?`.
     public func callerLocation() -> String {
         ensureSpace(1)

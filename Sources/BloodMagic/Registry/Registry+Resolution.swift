@@ -73,14 +73,25 @@ extension Registry {
 
     /// `value` as a `Value`: a value of the wrong type is asked to convert
     /// (a script bridge's), else the error names both types and the source.
-    @usableFromInline
+    ///
+    /// Inlinable so that the cast is specialized to `Value` in the caller: an
+    /// unspecialized cast of an `Any` costs several times as much.
+    @inlinable
     static func cast<Value>(
         _ value: Any, to: Value.Type, property: @autoclosure () -> String, sender: AnyObject, source: String
     ) throws -> Value {
         if let typed = value as? Value { return typed }
+        return try convert(value, to: Value.self, property: property(), sender: sender, source: source)
+    }
+
+    /// ``cast(_:to:property:sender:source:)`` for a value of another type, out of line.
+    @usableFromInline
+    static func convert<Value>(
+        _ value: Any, to: Value.Type, property: String, sender: AnyObject, source: String
+    ) throws -> Value {
         guard let convertible = value as? any ConvertibleSpellValue else {
             throw SpellError.wrongValueType(
-                property: property(), container: SpellNames.containerName(of: sender), expected: "\(Value.self)",
+                property: property, container: SpellNames.containerName(of: sender), expected: "\(Value.self)",
                 actual: "\(Swift.type(of: value))", source: source
             )
         }

@@ -98,6 +98,32 @@ struct LuaServedSwiftPropertyTests {
         #expect(back === client)
     }
 
+    /// An initializer that declares no parameter is called without the
+    /// sender (none is made for it); one with `...` or a parameter gets it.
+    @Test func theSenderIsPassedToInitializersThatCanSeeIt() throws {
+        let host = try makeServingHost("""
+            seen = {}
+            bm.initializer { type = "FeedClient", init = function() seen.none = select('#') return FeedClient.new("none") end }
+            bm.partial { type = "FeedHeader", init = function(...)
+              seen.count, seen.vararg = select('#', ...), tostring((...))
+              return FeedHeader.new() end }
+            bm.initializer { type = "FeedConfig", init = function(sender)
+              seen.named = tostring(sender)
+              return { title = "t", limit = 1, tags = {} } end }
+            """)
+        let screen = FeedScreen()
+        #expect(screen.client.baseURL == "none")
+        _ = screen.header
+        #expect(screen.config.title == "t")
+        let seen = try host.run("return seen.none, seen.count, seen.vararg, seen.named")
+        #expect(seen.count == 4)
+        #expect(seen[0] == .integer(0))
+        #expect(seen[1] == .integer(1))
+        #expect(seen[2].stringValue?.hasPrefix("FeedScreen: 0x") == true, "\(seen)")
+        #expect(seen[3].stringValue?.hasPrefix("FeedScreen: 0x") == true, "\(seen)")
+        withExtendedLifetime(host) {}
+    }
+
     @Test func mismatchNamesTheScriptAndBothTypes() throws {
         let host = try makeServingHost("""
             bm.initializer { type = "FeedClient", init = function() return "not a client" end }

@@ -94,14 +94,15 @@ enum ResolvedValue<Value> {
 /// read the wrapper, or try again if production failed. On the producing
 /// thread, a read at 3 (from a hook) reads the wrapper, already written; a
 /// read at 2 is a dependency cycle, reported by the resolution tracker with
-/// its chain. Assigning to the property from one thread while another reads
+/// its chain. A cycle across threads (each producing a value that needs the
+/// other's) is found by `ResolutionWaitGraph` and reported the same way. Assigning to the property from one thread while another reads
 /// it is a race, as for any non-atomic stored property.
 ///
 /// In unoptimized builds the getter reaches the wrapper through the runtime
 /// key-path projection, which copies the whole wrapper; there every access
 /// to the wrapper holds a striped lock (`WrapperStorageLocks`) so that no
 /// copy overlaps the producing thread's store of the value.
-public final class ResolvingCell<Value>: SpellCellNaming {
+public final class ResolvingCell<Value>: SpellCellNaming, ProducedCell {
     @usableFromInline let state = Atomic<UInt>(0)
     @usableFromInline let mode: ResolvingMode
     @usableFromInline let explicitName: String?
@@ -131,6 +132,9 @@ public final class ResolvingCell<Value>: SpellCellNaming {
     var isResolved: Bool {
         @inline(__always) get { state.load(ordering: .acquiring) == Self.published }
     }
+
+    /// The state word, for the wait graph.
+    var stateWord: UInt { state.load(ordering: .acquiring) }
 
     /// The registry this cell resolves through.
     var registryInUse: Registry { registry ?? Registry.current }
@@ -219,14 +223,39 @@ public final class ResolvingCell<Value>: SpellCellNaming {
                 if found & Self.phaseMask == Self.runningHooks { return .readStorage }
                 try reportCycle(object: object, keyPath: keyPath, stack: stack)
             }
-            while true {
-                let now = state.load(ordering: .acquiring)
-                if now == Self.published { return .readStorage }
-                if now == Self.unresolved { break }  // production failed: try again
-                yieldThread()
-            }
+            if try waitForProduction(object: object, keyPath: keyPath, me: me) { return .readStorage }
+            // Production failed: try again.
         }
     }
+
+    /// Waits while another thread produces the value: true once it is
+    /// published, false if production failed. A wait that lasts is recorded
+    /// in the wait graph, which throws the cycle error when the producer
+    /// waits, in the end, for this thread.
+    @usableFromInline
+    func waitForProduction(object: AnyObject, keyPath: AnyKeyPath?, me: UInt) throws -> Bool {
+        var recordedProducer: UInt = 0
+        defer { if recordedProducer != 0 { ResolutionWaitGraph.endWait(waiter: me) } }
+        var spins = 0
+        while true {
+            let now = state.load(ordering: .acquiring)
+            if now == Self.published { return true }
+            if now == Self.unresolved { return false }
+            let producer = now & ~Self.phaseMask
+            if spins >= Self.spinsBeforeRecordingWait && producer != recordedProducer {
+                if recordedProducer != 0 { ResolutionWaitGraph.endWait(waiter: me) }
+                let recorded = try ResolutionWaitGraph.beginWait(
+                    waiter: me, producer: producer, cell: self, object: object, keyPath: keyPath)
+                recordedProducer = recorded ? producer : 0
+            }
+            spins += 1
+            yieldThread()
+        }
+    }
+
+    /// Short waits (the common case: two threads reading the same property
+    /// for the first time) never touch the wait graph's lock.
+    @usableFromInline static var spinsBeforeRecordingWait: Int { 64 }
 
     /// Production after a successful claim: lookup, initializer inside
     /// the cycle tracker; on failure (or nothing to store) the claim is

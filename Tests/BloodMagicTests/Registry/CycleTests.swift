@@ -1,4 +1,5 @@
 import BloodMagic
+import Foundation
 import Testing
 
 private final class CycleViewController: SpellTypeNamed {
@@ -86,5 +87,73 @@ private final class SelfNeedingPart {}
         let session = try Registry.withCurrent(registry) { try loader.$session.value() }
         #expect(loader.owner === controller)
         #expect(try Registry.withCurrent(registry) { try loader.$session.value() } === session)
+    }
+}
+
+private final class PingService {}
+private final class PongService {}
+
+/// One object whose two properties need each other, read on two threads.
+private final class Court {
+    @Injectable var ping: PingService
+    @Injectable var pong: PongService
+}
+
+/// A cycle that runs across threads: thread A produces `ping`, whose
+/// initializer reads `pong`, while thread B produces `pong`, whose
+/// initializer reads `ping`. Each would wait for the other forever; the wait
+/// graph turns it into the cycle error on both threads.
+@Suite struct CrossThreadCycleTests {
+    @Test func aCycleAcrossTwoThreadsIsAnErrorNotADeadlock() throws {
+        let registry = Registry()
+        // Both initializers start before either reads the other property,
+        // so that each thread holds its own claim when it asks (later
+        // attempts, after a failure, go straight through).
+        let arrived = CallCounter()
+        let bothStarted: @Sendable () -> Void = {
+            arrived.increment()
+            let deadline = Date().addingTimeInterval(5)
+            while arrived.value < 2 && Date() < deadline { Thread.sleep(forTimeInterval: 0.001) }
+        }
+        registry.register(PingService.self, container: Court.self) { court in
+            bothStarted()
+            _ = try court.$pong.value()
+            return PingService()
+        }
+        registry.register(PongService.self, container: Court.self) { court in
+            bothStarted()
+            _ = try court.$ping.value()
+            return PongService()
+        }
+        let court = UncheckedBox(value: Court())
+        let errors = UncheckedBox(value: NSMutableArray())
+        let lock = NSLock()
+        let done = DispatchGroup()
+        for read in [{ (c: Court) in _ = try c.$ping.value() }, { (c: Court) in _ = try c.$pong.value() }] {
+            done.enter()
+            let reader = UncheckedBox(value: read)
+            Thread.detachNewThread {
+                defer { done.leave() }
+                do {
+                    try Registry.withCurrent(registry) { try reader.value(court.value) }
+                } catch {
+                    lock.lock()
+                    errors.value.add("\(error)")
+                    lock.unlock()
+                }
+            }
+        }
+        // Before the wait graph, both threads waited for each other forever.
+        try #require(done.wait(timeout: .now() + 30) == .success, "the two threads deadlocked")
+        let messages = errors.value.compactMap { $0 as? String }.sorted()
+        #expect(messages.count == 2)
+        let cycles = [
+            "dependency cycle: Court.ping -> Court.pong -> Court.ping",
+            "dependency cycle: Court.pong -> Court.ping -> Court.pong",
+        ]
+        for message in messages {
+            #expect(cycles.contains(message), "\(message)")
+        }
+        #expect(!court.value.$ping.isResolved && !court.value.$pong.isResolved)
     }
 }

@@ -50,7 +50,7 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     private func read<T>(_ key: Key, _ type: T.Type, _ body: (LuaValueDecoder) throws -> T) throws -> T {
         let top = lua_gettop(L)
         defer { lua_settop(L, top) }
-        if push(key) == LUA_TNIL, !(T.self is any LuaOptionalDecodable.Type) {
+        if push(key) == LUA_TNIL, !(T.self is any OptionalProtocol.Type) {
             throw DecodingError.keyNotFound(
                 key, DecodingError.Context(codingPath: codingPath, debugDescription: "missing required field"))
         }

@@ -233,15 +233,45 @@ extension Optional: LuaReadable where Wrapped: LuaReadable {
     }
 }
 
+extension LuaStack {
+    /// Pushes a new sequence table `{ [1] = …, [n] = … }`, sized for
+    /// `elements`; `pushElement` pushes one element as exactly one value.
+    /// Raw writes: no metamethods run.
+    func pushSequence<Elements: Collection>(_ elements: Elements, _ pushElement: (Elements.Element) -> Void) {
+        ensureSpace(2)  // the table, then each element above it
+        lua_createtable(L, Int32(clamping: elements.count), 0)
+        var position: lua_Integer = 0
+        for element in elements {
+            pushElement(element)
+            position += 1
+            lua_rawseti(L, -2, position)
+        }
+    }
+
+    /// Pushes a new table with one entry per key of `entries`, sized for
+    /// them; `pushKey` and `pushValue` each push exactly one value (the key
+    /// never nil or NaN). Raw writes: no metamethods run.
+    func pushTable<Key, Value>(_ entries: [Key: Value], key pushKey: (Key) -> Void, value pushValue: (Value) -> Void) {
+        ensureSpace(3)  // the table, then each key and value above it
+        lua_createtable(L, 0, Int32(clamping: entries.count))
+        for (key, value) in entries {
+            pushKey(key)
+            pushValue(value)
+            lua_rawset(L, -3)
+        }
+    }
+
+    /// Pushes a new table with string keys; `pushValue` pushes one value as
+    /// exactly one Lua value. Raw writes: no metamethods run.
+    func pushStringKeyed<Value>(_ entries: [String: Value], _ pushValue: (Value) -> Void) {
+        pushTable(entries, key: { push($0) }, value: pushValue)
+    }
+}
+
 extension Array: LuaPushable where Element: LuaPushable {
     /// Pushes a sequence table `{ [1] = …, [n] = … }`.
     public func push(onto stack: LuaStack) {
-        stack.ensureSpace(3)
-        lua_createtable(stack.L, Int32(clamping: count), 0)
-        for (offset, element) in enumerated() {
-            element.push(onto: stack)
-            lua_rawseti(stack.L, -2, lua_Integer(offset + 1))
-        }
+        stack.pushSequence(self) { $0.push(onto: stack) }
     }
 }
 
@@ -270,13 +300,7 @@ extension Array: LuaReadable where Element: LuaReadable {
 extension Dictionary: LuaPushable where Key == String, Value: LuaPushable {
     /// Pushes a table with string keys.
     public func push(onto stack: LuaStack) {
-        stack.ensureSpace(4)
-        lua_createtable(stack.L, 0, Int32(clamping: count))
-        for (key, value) in self {
-            key.push(onto: stack)
-            value.push(onto: stack)
-            lua_rawset(stack.L, -3)
-        }
+        stack.pushStringKeyed(self) { $0.push(onto: stack) }
     }
 }
 

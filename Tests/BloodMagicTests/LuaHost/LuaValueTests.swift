@@ -104,6 +104,28 @@ struct LuaValueTests {
         #expect(keyError.message == "expected string keys, got a number key")
     }
 
+    /// The table builders behind Array, Dictionary, PreferenceValue and the
+    /// encoder: elements land at 1...n (nils leave holes, not shifts), keys
+    /// of any kind, and the stack is left with just the table.
+    @Test func tableBuildersPlaceEveryEntry() throws {
+        try state.withStack { (lua) throws(LuaError) in
+            let top = lua.top
+            lua.pushSequence([10, nil, 30] as [Int?]) { lua.push($0) }
+            lua.setRawGlobal("seq")
+            lua.pushTable([1: "one", 7: "seven"], key: { lua.push($0) }, value: { lua.push($0) })
+            lua.setRawGlobal("byInt")
+            lua.pushStringKeyed(["a": [1, 2], "b": []]) { lua.push($0) }
+            lua.setRawGlobal("byName")
+            #expect(lua.top == top)
+        }
+        #expect(try state.run("return seq[1], seq[2], seq[3], rawlen(seq) >= 1", name: "=t")
+            == [.integer(10), .nil, .integer(30), .boolean(true)])
+        #expect(try state.run("return byInt[1], byInt[7], math.type(next(byInt))", name: "=t")
+            == [.string("one"), .string("seven"), .string("integer")])
+        #expect(try state.run("return #byName.a, byName.a[2], #byName.b", name: "=t")
+            == [.integer(2), .integer(2), .integer(0)])
+    }
+
     @Test func mismatchNamesBothTypes() throws {
         let error = try #require(throws: LuaError.self) { try state.evaluate("return {}", as: String.self) }
         #expect(error.kind == .conversion)

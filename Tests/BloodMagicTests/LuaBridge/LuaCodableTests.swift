@@ -187,6 +187,16 @@ struct LuaCodableTests {
         #expect(error.message == "maxMemory: missing required field")
     }
 
+    /// A key that is a reserved word is not a Lua name: the path quotes it.
+    @Test func pathsQuoteReservedWords() throws {
+        #expect(try decodeError([String: [String: Int]].self, from: #"return { flags = { ["end"] = 'x' } }"#).message
+            == #"flags["end"]: expected integer, got string"#)
+        #expect(try decodeError([String: Int].self, from: #"return { ["and"] = true }"#).message
+            == #"["and"]: expected integer, got boolean"#)
+        #expect(try decodeError([String: Int].self, from: #"return { ending = true }"#).message
+            == "ending: expected integer, got boolean")
+    }
+
     /// The decoder reads scalars with the plain conversions' readers, so both
     /// accept the same values and word a refusal the same way.
     @Test func decoderAndConversionsReadScalarsAlike() throws {

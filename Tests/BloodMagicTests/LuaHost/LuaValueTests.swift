@@ -126,6 +126,31 @@ struct LuaValueTests {
             == [.integer(2), .integer(2), .integer(0)])
     }
 
+    /// Keys print bare only when they are Lua names; a reserved word or any
+    /// other string is quoted, so the output loads back as the same table.
+    @Test func prettyPrinterQuotesKeysThatAreNotNames() throws {
+        let code = #"return { ["end"] = 1, ok = 2, ["local"] = 3, _x = 4, ["1a"] = 5, ["a b"] = 6, ["while_"] = 7 }"#
+        let rendered = try state.withStack { (lua) throws(LuaError) -> String in
+            try lua.load(code, name: "=t")
+            try lua.call(arguments: 0, results: 1)
+            defer { lua.pop() }
+            return try LuaPrettyPrinter().render(at: -1, in: lua)
+        }
+        #expect(rendered == """
+            {
+              ["1a"] = 5,
+              _x = 4,
+              ["a b"] = 6,
+              ["end"] = 1,
+              ["local"] = 3,
+              ok = 2,
+              while_ = 7,
+            }
+            """)
+        let reloaded = try state.run("local t = " + rendered + #" return t["end"], t["local"], t.ok, t.while_"#, name: "=t")
+        #expect(reloaded == [.integer(1), .integer(3), .integer(2), .integer(7)])
+    }
+
     @Test func mismatchNamesBothTypes() throws {
         let error = try #require(throws: LuaError.self) { try state.evaluate("return {}", as: String.self) }
         #expect(error.kind == .conversion)

@@ -75,10 +75,12 @@ extension PreferenceValue {
             }
             if dictionary.isEmpty {
                 guard keys == count else { throw failure("cannot store a table with holes or non-sequence integer keys") }
-                for position in 1...max(count, 1) where count > 0 {
-                    lua_rawgeti(L, index, lua_Integer(position))
-                    defer { lua.pop() }
-                    array.append(try read(lua, lua.top, path: "\(path)[\(position)]", depth: depth + 1))
+                if count > 0 {
+                    for position in 1...count {
+                        lua_rawgeti(L, index, lua_Integer(position))
+                        defer { lua.pop() }
+                        array.append(try read(lua, lua.top, path: "\(path)[\(position)]", depth: depth + 1))
+                    }
                 }
                 return .array(array)
             }

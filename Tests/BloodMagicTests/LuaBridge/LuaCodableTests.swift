@@ -187,6 +187,26 @@ struct LuaCodableTests {
         #expect(error.message == "maxMemory: missing required field")
     }
 
+    /// An unkeyed container knows its length: reading past it names the
+    /// missing element and the length.
+    @Test func readingPastTheEndOfASequence() throws {
+        struct Pair: Decodable {
+            var first: Int, second: Int
+            init(from decoder: any Decoder) throws {
+                var container = try decoder.unkeyedContainer()
+                #expect(container.count != nil)
+                first = try container.decode(Int.self)
+                second = try container.decode(Int.self)
+            }
+        }
+        let pair = try decode(Pair.self, from: "return { 4, 5, 6 }")
+        #expect(pair.first == 4 && pair.second == 5)
+        #expect(try decodeError([String: Pair].self, from: "return { p = { 1 } }").message
+            == "p[2]: expected a value, got the end of the sequence (1 elements)")
+        #expect(try decodeError(Pair.self, from: "return {}").message
+            == "[1]: expected a value, got the end of the sequence (0 elements)")
+    }
+
     /// A key that is a reserved word is not a Lua name: the path quotes it.
     @Test func pathsQuoteReservedWords() throws {
         #expect(try decodeError([String: [String: Int]].self, from: #"return { flags = { ["end"] = 'x' } }"#).message

@@ -13,21 +13,8 @@ extension PreferenceValue {
         case .string(let value): lua.push(value)
         case .data(let value): lua.push(LuaBytes([UInt8](value)))
         case .date(let value): lua.push(value.timeIntervalSince1970)
-        case .array(let values):
-            lua.ensureSpace(2)
-            lua_createtable(lua.pointer, Int32(clamping: values.count), 0)
-            for (offset, value) in values.enumerated() {
-                value.push(onto: lua)
-                lua_rawseti(lua.pointer, -2, lua_Integer(offset + 1))
-            }
-        case .dictionary(let values):
-            lua.ensureSpace(3)
-            lua_createtable(lua.pointer, 0, Int32(clamping: values.count))
-            for (key, value) in values {
-                lua.push(key)
-                value.push(onto: lua)
-                lua_rawset(lua.pointer, -3)
-            }
+        case .array(let values): lua.pushSequence(values) { $0.push(onto: lua) }
+        case .dictionary(let values): lua.pushStringKeyed(values) { $0.push(onto: lua) }
         }
     }
 
@@ -88,10 +75,12 @@ extension PreferenceValue {
             }
             if dictionary.isEmpty {
                 guard keys == count else { throw failure("cannot store a table with holes or non-sequence integer keys") }
-                for position in 1...max(count, 1) where count > 0 {
-                    lua_rawgeti(L, index, lua_Integer(position))
-                    defer { lua.pop() }
-                    array.append(try read(lua, lua.top, path: "\(path)[\(position)]", depth: depth + 1))
+                if count > 0 {
+                    for position in 1...count {
+                        lua_rawgeti(L, index, lua_Integer(position))
+                        defer { lua.pop() }
+                        array.append(try read(lua, lua.top, path: "\(path)[\(position)]", depth: depth + 1))
+                    }
                 }
                 return .array(array)
             }

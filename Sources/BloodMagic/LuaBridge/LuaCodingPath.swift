@@ -35,7 +35,7 @@ extension CodingKey {
 }
 
 /// Renders a coding path the way a Lua user writes it:
-/// `servers[2].port`, `limits["max size"]`, `ports[8080]`.
+/// `servers[2].port`, `limits["max size"]`, `flags["end"]`, `ports[8080]`.
 enum LuaCodingPath {
     static func render(_ path: [any CodingKey]) -> String {
         var text = ""
@@ -44,7 +44,7 @@ enum LuaCodingPath {
                 text += "[\(element.index + 1)]"
             } else if let integer = key.luaIntegerKey {
                 text += "[\(integer)]"
-            } else if isIdentifier(key.stringValue) {
+            } else if LuaSyntax.isName(key.stringValue) {
                 text += text.isEmpty ? key.stringValue : "." + key.stringValue
             } else {
                 text += "[\"\(key.stringValue)\"]"
@@ -57,12 +57,5 @@ enum LuaCodingPath {
     static func message(_ message: String, at path: [any CodingKey]) -> String {
         let rendered = render(path)
         return rendered.isEmpty ? message : "\(rendered): \(message)"
-    }
-
-    private static func isIdentifier(_ name: String) -> Bool {
-        guard let first = name.utf8.first, !(48...57).contains(first) else { return false }
-        return name.utf8.allSatisfy { byte in
-            byte == 95 || (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte)
-        }
     }
 }

@@ -52,16 +52,6 @@ public struct LuaDecoder {
     }
 }
 
-/// Lets the decoder recognise `Optional` types, so that a nil field decodes
-/// as `.none` even through `decode(_:forKey:)`.
-protocol LuaOptionalDecodable {
-    static var luaNone: Self { get }
-}
-
-extension Optional: LuaOptionalDecodable {
-    static var luaNone: Wrapped? { nil }
-}
-
 /// The `Decoder` handed to `init(from:)`: reads the value at one absolute
 /// stack index. Nested values are pushed above it and dropped when the
 /// `decodeValue` that pushed them returns.
@@ -122,8 +112,10 @@ struct LuaValueDecoder: Decoder {
 
     /// Decodes this decoder's value as `T`, with Lua forms for Foundation types.
     func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
-        if let optional = T.self as? any LuaOptionalDecodable.Type, lua_type(L, index) <= LUA_TNIL {
-            return optional.luaNone as! T
+        // Optional types are told apart so that a nil field decodes as
+        // `.none` even through `decode(_:forKey:)`.
+        if let optional = T.self as? any OptionalProtocol.Type, lua_type(L, index) <= LUA_TNIL {
+            return optional.nilValue as! T
         }
         if T.self == Date.self {
             return Date(timeIntervalSince1970: try decodeDouble()) as! T
@@ -148,52 +140,53 @@ struct LuaValueDecoder: Decoder {
     func decodeNil() -> Bool { lua_type(L, index) <= LUA_TNIL }
 
     func decodeBool() throws -> Bool {
-        guard lua_type(L, index) == LUA_TBOOLEAN else { throw mismatch(Bool.self, expected: "boolean") }
-        return lua_toboolean(L, index) != 0
+        try read(Bool.self, expected: "boolean", luaType: LUA_TBOOLEAN) { () throws(LuaError) in
+            try Bool.read(from: stack, at: index)
+        }
     }
 
     func decodeString() throws -> String {
-        guard lua_type(L, index) == LUA_TSTRING else { throw mismatch(String.self, expected: "string") }
-        guard let string = stack.rawString(at: index) else {
-            throw DecodingError.dataCorrupted(
-                DecodingError.Context(codingPath: codingPath, debugDescription: "expected UTF-8 string, got bytes that are not valid UTF-8"))
+        try read(String.self, expected: "string", luaType: LUA_TSTRING) { () throws(LuaError) in
+            try String.read(from: stack, at: index)
         }
-        return string
     }
 
     func decodeBytes() throws -> [UInt8] {
-        guard lua_type(L, index) == LUA_TSTRING else { throw mismatch(Data.self, expected: "string") }
-        var length = 0
-        let pointer = lua_tolstring(L, index, &length)!
-        return Array(UnsafeRawBufferPointer(start: pointer, count: length))
+        try read(Data.self, expected: "string", luaType: LUA_TSTRING) { () throws(LuaError) in
+            try LuaBytes.read(from: stack, at: index).bytes
+        }
     }
 
     func decodeDouble() throws -> Double {
-        guard lua_type(L, index) == LUA_TNUMBER else { throw mismatch(Double.self, expected: "number") }
-        return lua_tonumberx(L, index, nil)
+        try read(Double.self, expected: "number", luaType: LUA_TNUMBER) { () throws(LuaError) in
+            try Double.read(from: stack, at: index)
+        }
     }
 
     /// An integer of type `T`: a Lua integer, or a float with an exact
-    /// integral value, within `T`'s range.
+    /// integral value, within `T`'s range (see `LuaStack.readInteger`).
     func decodeInteger<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
-        guard lua_type(L, index) == LUA_TNUMBER else { throw mismatch(T.self, expected: "integer") }
-        if lua_isinteger(L, index) != 0 {
-            let value = lua_tointegerx(L, index, nil)
-            guard let exact = T(exactly: value) else { throw outOfRange(T.self, "\(value)") }
-            return exact
+        try read(T.self, expected: "integer", luaType: LUA_TNUMBER) { () throws(LuaError) in
+            try stack.readInteger(T.self, at: index)
         }
-        let value = lua_tonumberx(L, index, nil)
-        guard value.rounded() == value, value.isFinite else { throw mismatch(T.self, expected: "integer") }
-        guard let exact = T(exactly: value) else {
-            throw outOfRange(T.self, Int64(exactly: value).map(String.init) ?? LuaValue.format(value))
-        }
-        return exact
     }
 
-    private func outOfRange(_ type: (some FixedWidthInteger).Type, _ value: String) -> DecodingError {
-        DecodingError.dataCorrupted(
-            DecodingError.Context(
-                codingPath: codingPath,
-                debugDescription: "integer \(value) is out of range for \(type) (\(type.min)...\(type.max))"))
+    /// Reads this decoder's value with one of the plain conversions' readers
+    /// (LuaValueConversion.swift), so that both read Lua values alike, and
+    /// turns the reader's error into a `DecodingError` at this coding path:
+    /// a value of another Lua type than `luaType` is a type mismatch, worded
+    /// by ``mismatch(_:expected:)``; a value of that type that the reader
+    /// still refuses (a fraction or an out-of-range integer, bytes that are
+    /// not UTF-8) is corrupted data, with the reader's message.
+    private func read<T>(
+        _ type: Any.Type, expected: String, luaType: Int32, _ reader: () throws(LuaError) -> T
+    ) throws -> T {
+        do {
+            return try reader()
+        } catch {
+            guard lua_type(L, index) == luaType else { throw mismatch(type, expected: expected) }
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(codingPath: codingPath, debugDescription: error.message))
+        }
     }
 }

@@ -50,7 +50,7 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     private func read<T>(_ key: Key, _ type: T.Type, _ body: (LuaValueDecoder) throws -> T) throws -> T {
         let top = lua_gettop(L)
         defer { lua_settop(L, top) }
-        if push(key) == LUA_TNIL, !(T.self is any LuaOptionalDecodable.Type) {
+        if push(key) == LUA_TNIL, !(T.self is any OptionalProtocol.Type) {
             throw DecodingError.keyNotFound(
                 key, DecodingError.Context(codingPath: codingPath, debugDescription: "missing required field"))
         }
@@ -103,15 +103,17 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
 struct LuaUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     let decoder: LuaValueDecoder
     /// The raw length of the sequence, fixed when the container is made.
-    let count: Int?
+    let length: Int
+    /// Always known: the protocol's `Int?` asks for it, the container uses `length`.
+    var count: Int? { length }
     private(set) var currentIndex = 0
     var codingPath: [any CodingKey] { decoder.codingPath }
-    var isAtEnd: Bool { currentIndex >= (count ?? 0) }
+    var isAtEnd: Bool { currentIndex >= length }
     private var L: OpaquePointer { decoder.L }
 
     init(decoder: LuaValueDecoder) {
         self.decoder = decoder
-        self.count = Int(lua_rawlen(decoder.L, decoder.index))
+        self.length = Int(lua_rawlen(decoder.L, decoder.index))
     }
 
     /// Pushes the next element (raw), and its key.
@@ -126,7 +128,7 @@ struct LuaUnkeyedDecodingContainer: UnkeyedDecodingContainer {
             type,
             DecodingError.Context(
                 codingPath: codingPath + [LuaSequenceKey(currentIndex)],
-                debugDescription: "expected a value, got the end of the sequence (\(count ?? 0) elements)"))
+                debugDescription: "expected a value, got the end of the sequence (\(length) elements)"))
     }
 
     mutating func decodeNil() throws -> Bool {

@@ -86,21 +86,17 @@ final class LuaEncodedValue {
         case .bytes(let value):
             stack.push(LuaBytes(value))
         case .fields(let fields):
-            lua_createtable(L, 0, Int32(clamping: fields.count))
-            for (key, value) in fields {
-                switch key {
-                case .string(let name): stack.push(name)
-                case .integer(let integer): lua_pushinteger(L, lua_Integer(integer))
-                }
-                value.push(onto: stack)
-                lua_rawset(L, -3)
-            }
+            stack.pushTable(
+                fields,
+                key: { key in
+                    switch key {
+                    case .string(let name): stack.push(name)
+                    case .integer(let integer): lua_pushinteger(L, lua_Integer(integer))
+                    }
+                },
+                value: { $0.push(onto: stack) })
         case .elements(let elements):
-            lua_createtable(L, Int32(clamping: elements.count), 0)
-            for (offset, value) in elements.enumerated() {
-                value.push(onto: stack)
-                lua_rawseti(L, -2, lua_Integer(offset + 1))
-            }
+            stack.pushSequence(elements) { $0.push(onto: stack) }
         }
     }
 }

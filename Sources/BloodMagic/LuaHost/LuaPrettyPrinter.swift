@@ -1,4 +1,5 @@
 import CLua
+import Foundation
 
 /// Renders a Lua value for people: scalars as Lua writes them, strings
 /// quoted, tables expanded with sorted keys and indentation (cycles shown as
@@ -42,9 +43,7 @@ public struct LuaPrettyPrinter {
                 if lua_isinteger(L, keyIndex) != 0, case let k = lua_tointegerx(L, keyIndex, nil), k >= 1, k <= count {
                     items.append((String(format: "0%020lld", k), valueText))
                 } else if lua.type(at: keyIndex) == LUA_TSTRING, let key = lua.rawString(at: keyIndex) {
-                    let isIdentifier = key.first.map { $0.isLetter || $0 == "_" } == true
-                        && key.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" } && key.allSatisfy(\.isASCII)
-                    items.append(("1" + key, (isIdentifier ? key : "[\(quote(key))]") + " = " + valueText))
+                    items.append(("1" + key, (LuaSyntax.isName(key) ? key : "[\(quote(key))]") + " = " + valueText))
                 } else {
                     let keyText = try render(keyIndex, lua, depth: depth + 1, seen: &seen)
                     items.append(("2" + keyText, "[\(keyText)] = " + valueText))
@@ -78,5 +77,3 @@ public struct LuaPrettyPrinter {
         return out + "\""
     }
 }
-
-import Foundation

@@ -104,24 +104,45 @@ extension Bool: LuaConvertible {
 }
 
 extension LuaStack {
-    /// Reads a Lua number with an exact integer value (`3` or `3.0`, not `3.5`).
-    /// Inlinable, with the messages out of line: an argument read in an
-    /// exposed method is then two Lua API calls and no Swift call.
+    /// Reads an integer of type `T`: a Lua integer, or a float with an exact
+    /// integral value (`3` or `3.0`, not `3.5`), within `T`'s range. The one
+    /// integer reader, for the conversions and for ``LuaDecoder``.
+    ///
+    /// Inlinable, with everything but the common case out of line: an
+    /// argument read in an exposed method is then two Lua API calls and no
+    /// Swift call.
     @inlinable
-    func readInteger(at index: Int32) throws(LuaError) -> lua_Integer {
+    func readInteger<T: FixedWidthInteger>(_ type: T.Type = T.self, at index: Int32) throws(LuaError) -> T {
         if lua_type(L, index) == LUA_TNUMBER {
             var isInteger: Int32 = 0
             let value = lua_tointegerx(L, index, &isInteger)
-            if isInteger != 0 { return value }
+            if isInteger != 0, let exact = T(exactly: value) { return exact }
         }
-        throw integerMismatch(at: index)
+        return try readIntegerSlowly(T.self, at: index)
     }
 
-    /// Why the value at `index` is not an integer.
+    /// The rest of ``readInteger(_:at:)``: a float beyond `lua_Integer` that
+    /// still fits `T` (a `UInt64` above `Int64.max`, which is how Lua holds
+    /// it), else why the value is not a `T`.
     @usableFromInline
-    func integerMismatch(at index: Int32) -> LuaError {
-        guard lua_type(L, index) == LUA_TNUMBER else { return mismatch("integer", at: index) }
-        return LuaError(.conversion, "expected integer, got number \(lua_tonumberx(L, index, nil)) with no integer representation")
+    func readIntegerSlowly<T: FixedWidthInteger>(_ type: T.Type, at index: Int32) throws(LuaError) -> T {
+        guard lua_type(L, index) == LUA_TNUMBER else { throw mismatch("integer", at: index) }
+        if lua_isinteger(L, index) != 0 {
+            throw Self.integerOutOfRange(T.self, String(lua_tointegerx(L, index, nil)))
+        }
+        let value = lua_tonumberx(L, index, nil)
+        guard value.isFinite, value.rounded() == value else {
+            throw LuaError(.conversion, "expected integer, got number \(LuaValue.format(value))")
+        }
+        guard let exact = T(exactly: value) else {
+            throw Self.integerOutOfRange(T.self, Int64(exactly: value).map(String.init) ?? LuaValue.format(value))
+        }
+        return exact
+    }
+
+    /// `integer <value> is out of range for <T> (<min>...<max>)`.
+    static func integerOutOfRange<T: FixedWidthInteger>(_ type: T.Type, _ value: String) -> LuaError {
+        LuaError(.conversion, "integer \(value) is out of range for \(T.self) (\(T.min)...\(T.max))")
     }
 }
 
@@ -134,7 +155,8 @@ extension LuaPushable where Self: BinaryInteger {
         if let exact = lua_Integer(exactly: self) {
             lua_pushinteger(stack.L, exact)
         } else {
-            // Only UInt64 values above Int64.max get here: a float, as Lua does.
+            // Only UInt64 values above Int64.max get here: a float, as Lua
+            // does. readInteger reads it back while it is exact.
             lua_pushnumber(stack.L, lua_Number(self))
         }
     }
@@ -143,15 +165,7 @@ extension LuaPushable where Self: BinaryInteger {
 extension LuaReadable where Self: FixedWidthInteger {
     @inlinable
     public static func read(from stack: LuaStack, at index: Int32) throws(LuaError) -> Self {
-        let value = try stack.readInteger(at: index)
-        guard let exact = Self(exactly: value) else { throw outOfRange(value) }
-        return exact
-    }
-
-    /// The error for an integer that does not fit `Self`, out of line.
-    @usableFromInline
-    static func outOfRange(_ value: lua_Integer) -> LuaError {
-        LuaError(.conversion, "integer \(value) is out of range for \(Self.self) (\(Self.min)...\(Self.max))")
+        try stack.readInteger(Self.self, at: index)
     }
 }
 
@@ -200,7 +214,7 @@ extension String: LuaConvertible {
     public static func read(from stack: LuaStack, at index: Int32) throws(LuaError) -> String {
         guard lua_type(stack.L, index) == LUA_TSTRING else { throw stack.mismatch("string", at: index) }
         guard let string = stack.rawString(at: index) else {
-            throw LuaError(.conversion, "expected UTF-8 string, got bytes that are not valid UTF-8 (read them as LuaBytes)")
+            throw LuaError(.conversion, "expected UTF-8 string, got bytes that are not valid UTF-8 (read them as LuaBytes, or decode them as Data)")
         }
         return string
     }
@@ -219,15 +233,45 @@ extension Optional: LuaReadable where Wrapped: LuaReadable {
     }
 }
 
+extension LuaStack {
+    /// Pushes a new sequence table `{ [1] = …, [n] = … }`, sized for
+    /// `elements`; `pushElement` pushes one element as exactly one value.
+    /// Raw writes: no metamethods run.
+    func pushSequence<Elements: Collection>(_ elements: Elements, _ pushElement: (Elements.Element) -> Void) {
+        ensureSpace(2)  // the table, then each element above it
+        lua_createtable(L, Int32(clamping: elements.count), 0)
+        var position: lua_Integer = 0
+        for element in elements {
+            pushElement(element)
+            position += 1
+            lua_rawseti(L, -2, position)
+        }
+    }
+
+    /// Pushes a new table with one entry per key of `entries`, sized for
+    /// them; `pushKey` and `pushValue` each push exactly one value (the key
+    /// never nil or NaN). Raw writes: no metamethods run.
+    func pushTable<Key, Value>(_ entries: [Key: Value], key pushKey: (Key) -> Void, value pushValue: (Value) -> Void) {
+        ensureSpace(3)  // the table, then each key and value above it
+        lua_createtable(L, 0, Int32(clamping: entries.count))
+        for (key, value) in entries {
+            pushKey(key)
+            pushValue(value)
+            lua_rawset(L, -3)
+        }
+    }
+
+    /// Pushes a new table with string keys; `pushValue` pushes one value as
+    /// exactly one Lua value. Raw writes: no metamethods run.
+    func pushStringKeyed<Value>(_ entries: [String: Value], _ pushValue: (Value) -> Void) {
+        pushTable(entries, key: { push($0) }, value: pushValue)
+    }
+}
+
 extension Array: LuaPushable where Element: LuaPushable {
     /// Pushes a sequence table `{ [1] = …, [n] = … }`.
     public func push(onto stack: LuaStack) {
-        stack.ensureSpace(3)
-        lua_createtable(stack.L, Int32(clamping: count), 0)
-        for (offset, element) in enumerated() {
-            element.push(onto: stack)
-            lua_rawseti(stack.L, -2, lua_Integer(offset + 1))
-        }
+        stack.pushSequence(self) { $0.push(onto: stack) }
     }
 }
 
@@ -256,13 +300,7 @@ extension Array: LuaReadable where Element: LuaReadable {
 extension Dictionary: LuaPushable where Key == String, Value: LuaPushable {
     /// Pushes a table with string keys.
     public func push(onto stack: LuaStack) {
-        stack.ensureSpace(4)
-        lua_createtable(stack.L, 0, Int32(clamping: count))
-        for (key, value) in self {
-            key.push(onto: stack)
-            value.push(onto: stack)
-            lua_rawset(stack.L, -3)
-        }
+        stack.pushStringKeyed(self) { $0.push(onto: stack) }
     }
 }
 

@@ -53,6 +53,11 @@ struct BMPreferenceTests {
             s.window = { width = 800, full = false }
             """)
         #expect(try host.lua("return s.recent[2], s.window.width, s.window.full") == [.string("b"), .integer(800), .boolean(false)])
+        // An empty table is stored as an empty array and reads back as an empty table.
+        try host.lua("s.recent = {}")
+        #expect(try host.lua("return type(s.recent), #s.recent, next(s.recent)") == [.string("table"), .integer(0), .nil])
+        try host.lua("s.recent = { 'x' }")
+        #expect(try host.lua("return #s.recent, s.recent[1]") == [.integer(1), .string("x")])
         let message = host.failure("s.recent = { print }", file: "prefs.lua")
         #expect(message?.hasPrefix("prefs.lua:1:") == true)
         #expect(message?.contains("preference property 'recent' of S") == true)

@@ -187,6 +187,104 @@ struct LuaCodableTests {
         #expect(error.message == "maxMemory: missing required field")
     }
 
+    /// An unkeyed container knows its length: reading past it names the
+    /// missing element and the length.
+    @Test func readingPastTheEndOfASequence() throws {
+        struct Pair: Decodable {
+            var first: Int, second: Int
+            init(from decoder: any Decoder) throws {
+                var container = try decoder.unkeyedContainer()
+                #expect(container.count != nil)
+                first = try container.decode(Int.self)
+                second = try container.decode(Int.self)
+            }
+        }
+        let pair = try decode(Pair.self, from: "return { 4, 5, 6 }")
+        #expect(pair.first == 4 && pair.second == 5)
+        #expect(try decodeError([String: Pair].self, from: "return { p = { 1 } }").message
+            == "p[2]: expected a value, got the end of the sequence (1 elements)")
+        #expect(try decodeError(Pair.self, from: "return {}").message
+            == "[1]: expected a value, got the end of the sequence (0 elements)")
+    }
+
+    /// A key that is a reserved word is not a Lua name: the path quotes it.
+    @Test func pathsQuoteReservedWords() throws {
+        #expect(try decodeError([String: [String: Int]].self, from: #"return { flags = { ["end"] = 'x' } }"#).message
+            == #"flags["end"]: expected integer, got string"#)
+        #expect(try decodeError([String: Int].self, from: #"return { ["and"] = true }"#).message
+            == #"["and"]: expected integer, got boolean"#)
+        #expect(try decodeError([String: Int].self, from: #"return { ending = true }"#).message
+            == "ending: expected integer, got boolean")
+    }
+
+    /// The decoder reads scalars with the plain conversions' readers, so both
+    /// accept the same values and word a refusal the same way.
+    @Test func decoderAndConversionsReadScalarsAlike() throws {
+        let state = try LuaState()
+        func outcome<T>(_ body: () throws -> T) throws -> Result<T, LuaError> {
+            do { return .success(try body()) } catch let error as LuaError { return .failure(error) }
+        }
+        func expectAlike<T: Decodable & LuaReadable & Equatable>(
+            _ code: String, as type: T.Type, _ expected: Result<T, LuaError>
+        ) throws {
+            let decoded = try outcome { try decode(T.self, from: code) }
+            let read = try outcome { try state.evaluate(code, as: T.self) }
+            #expect(decoded == expected, "decoding \(code) as \(T.self)")
+            #expect(read == expected, "reading \(code) as \(T.self)")
+        }
+        func failure<T>(_ message: String) -> Result<T, LuaError> { .failure(LuaError(.conversion, message)) }
+        try expectAlike("return 3.0", as: Int.self, .success(3))
+        try expectAlike("return 1.5", as: Int.self, failure("expected integer, got number 1.5"))
+        try expectAlike("return 1/0", as: Int.self, failure("expected integer, got number inf"))
+        try expectAlike("return 'x'", as: Int.self, failure("expected integer, got string"))
+        try expectAlike("return 300", as: UInt8.self, failure("integer 300 is out of range for UInt8 (0...255)"))
+        try expectAlike("return 2^7", as: Int8.self, failure("integer 128 is out of range for Int8 (-128...127)"))
+        try expectAlike("return 2^63", as: Int.self,
+            failure("integer 9.2233720368548e+18 is out of range for Int (-9223372036854775808...9223372036854775807)"))
+        // A UInt64 above Int64.max is a float in Lua (as Swift pushes it);
+        // it reads back while it is exact.
+        try expectAlike("return 2^63", as: UInt64.self, .success(UInt64(1) << 63))
+        try expectAlike("return 2^64", as: UInt64.self,
+            failure("integer 1.844674407371e+19 is out of range for UInt64 (0...18446744073709551615)"))
+        try expectAlike(#"return "\xff""#, as: String.self,
+            failure("expected UTF-8 string, got bytes that are not valid UTF-8 (read them as LuaBytes, or decode them as Data)"))
+        try expectAlike("return 1", as: Bool.self, failure("expected boolean, got number"))
+        try expectAlike("return 'x'", as: Double.self, failure("expected number, got string"))
+        let big = UInt64(1) << 63 + 2048
+        let back = try state.withStack { (lua) throws(LuaError) -> UInt64 in
+            lua.push(big)
+            defer { lua.pop() }
+            return try lua.value(at: -1)
+        }
+        #expect(back == big)
+    }
+
+    /// A value of the wrong Lua type is a type mismatch; one of the right type
+    /// that does not fit is corrupted data, as with `JSONDecoder`.
+    @Test func aWrongTypeIsAMismatchAndAMisfitIsCorruptedData() throws {
+        struct Probe: Decodable {
+            var kinds: [String] = []
+            init(from decoder: any Decoder) throws {
+                var container = try decoder.unkeyedContainer()
+                while !container.isAtEnd {
+                    do {
+                        _ = try container.decode(UInt8.self)
+                        kinds.append("ok")
+                    } catch DecodingError.typeMismatch {
+                        kinds.append("type")
+                        _ = try container.decode(LuaSkip.self)
+                    } catch DecodingError.dataCorrupted {
+                        kinds.append("data")
+                        _ = try container.decode(LuaSkip.self)
+                    }
+                }
+            }
+        }
+        struct LuaSkip: Decodable { init(from decoder: any Decoder) throws {} }
+        let probe = try decode(Probe.self, from: "return { 1, 'x', 300, 1.5, true, 2.0 }")
+        #expect(probe.kinds == ["ok", "type", "data", "data", "type", "ok"])
+    }
+
     @Test func encodingAnOutOfRangeIntegerFails() throws {
         struct Big: Encodable { var values: [UInt64] }
         let state = try LuaState()

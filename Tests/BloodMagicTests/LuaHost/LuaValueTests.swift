@@ -104,6 +104,53 @@ struct LuaValueTests {
         #expect(keyError.message == "expected string keys, got a number key")
     }
 
+    /// The table builders behind Array, Dictionary, PreferenceValue and the
+    /// encoder: elements land at 1...n (nils leave holes, not shifts), keys
+    /// of any kind, and the stack is left with just the table.
+    @Test func tableBuildersPlaceEveryEntry() throws {
+        try state.withStack { (lua) throws(LuaError) in
+            let top = lua.top
+            lua.pushSequence([10, nil, 30] as [Int?]) { lua.push($0) }
+            lua.setRawGlobal("seq")
+            lua.pushTable([1: "one", 7: "seven"], key: { lua.push($0) }, value: { lua.push($0) })
+            lua.setRawGlobal("byInt")
+            lua.pushStringKeyed(["a": [1, 2], "b": []]) { lua.push($0) }
+            lua.setRawGlobal("byName")
+            #expect(lua.top == top)
+        }
+        #expect(try state.run("return seq[1], seq[2], seq[3], rawlen(seq) >= 1", name: "=t")
+            == [.integer(10), .nil, .integer(30), .boolean(true)])
+        #expect(try state.run("return byInt[1], byInt[7], math.type(next(byInt))", name: "=t")
+            == [.string("one"), .string("seven"), .string("integer")])
+        #expect(try state.run("return #byName.a, byName.a[2], #byName.b", name: "=t")
+            == [.integer(2), .integer(2), .integer(0)])
+    }
+
+    /// Keys print bare only when they are Lua names; a reserved word or any
+    /// other string is quoted, so the output loads back as the same table.
+    @Test func prettyPrinterQuotesKeysThatAreNotNames() throws {
+        let code = #"return { ["end"] = 1, ok = 2, ["local"] = 3, _x = 4, ["1a"] = 5, ["a b"] = 6, ["while_"] = 7 }"#
+        let rendered = try state.withStack { (lua) throws(LuaError) -> String in
+            try lua.load(code, name: "=t")
+            try lua.call(arguments: 0, results: 1)
+            defer { lua.pop() }
+            return try LuaPrettyPrinter().render(at: -1, in: lua)
+        }
+        #expect(rendered == """
+            {
+              ["1a"] = 5,
+              _x = 4,
+              ["a b"] = 6,
+              ["end"] = 1,
+              ["local"] = 3,
+              ok = 2,
+              while_ = 7,
+            }
+            """)
+        let reloaded = try state.run("local t = " + rendered + #" return t["end"], t["local"], t.ok, t.while_"#, name: "=t")
+        #expect(reloaded == [.integer(1), .integer(3), .integer(2), .integer(7)])
+    }
+
     @Test func mismatchNamesBothTypes() throws {
         let error = try #require(throws: LuaError.self) { try state.evaluate("return {}", as: String.self) }
         #expect(error.kind == .conversion)

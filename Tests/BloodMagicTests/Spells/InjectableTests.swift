@@ -306,7 +306,7 @@ private let retryCounter = CallCounter()
             _ = try Holder().$manager.value()
             return RequestManager(label: "never")
         }
-        Registry.withCurrent(registry) {
+        _ = Registry.withCurrent(registry) {
             #expect {
                 try Holder().$manager.value()
             } throws: { error in

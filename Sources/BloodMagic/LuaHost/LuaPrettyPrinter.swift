@@ -35,9 +35,24 @@ public struct LuaPrettyPrinter {
             defer { seen.remove(address) }
             var items: [(sortKey: String, text: String)] = []
             let count = Int(lua_rawlen(L, index))
-            lua.ensureSpace(3)
+            // Copy the pairs out first: rendering runs `__tostring`
+            // metamethods, which may change the table, and `lua_next` over a
+            // changed table can raise. Only raw operations run in this loop.
+            lua.ensureSpace(4)
+            lua_createtable(L, 0, 0)
+            let snapshot = lua.top
+            var pairs: lua_Integer = 0
             lua_pushnil(L)
             while lua_next(L, index) != 0 {
+                lua_pushvalue(L, -2)
+                lua_rawseti(L, snapshot, 2 * pairs + 1)
+                lua_rawseti(L, snapshot, 2 * pairs + 2)
+                pairs += 1
+            }
+            defer { lua_settop(L, snapshot - 1) }
+            for pair in 0..<pairs {
+                lua_rawgeti(L, snapshot, 2 * pair + 1)
+                lua_rawgeti(L, snapshot, 2 * pair + 2)
                 let keyIndex = lua.top - 1
                 let valueText = try render(lua.top, lua, depth: depth + 1, seen: &seen)
                 if lua_isinteger(L, keyIndex) != 0, case let k = lua_tointegerx(L, keyIndex, nil), k >= 1, k <= count {
@@ -48,7 +63,7 @@ public struct LuaPrettyPrinter {
                     let keyText = try render(keyIndex, lua, depth: depth + 1, seen: &seen)
                     items.append(("2" + keyText, "[\(keyText)] = " + valueText))
                 }
-                lua.pop()
+                lua.pop(2)
             }
             if items.isEmpty { return "{}" }
             items.sort { $0.sortKey < $1.sortKey }

@@ -151,6 +151,34 @@ struct LuaValueTests {
         #expect(reloaded == [.integer(1), .integer(3), .integer(2), .integer(7)])
     }
 
+    /// Rendering a value may run its `__tostring`, which may change the
+    /// table being printed; the printer walks a copy of the pairs, so the
+    /// walk itself cannot fail (a raw `next` over a table rehashed under it
+    /// raises, and there it would escape into Swift).
+    @Test func prettyPrinterSurvivesATableChangedWhileItRenders() throws {
+        let unsafe = try LuaState(libraries: .unsafe)
+        let code = """
+            local t = {}
+            debug.setmetatable(print, { __tostring = function()
+              for k in pairs(t) do t[k] = nil end
+              for i = 1, 64 do t["x" .. i] = i end
+              return "fn"
+            end })
+            for i = 1, 16 do t["f" .. i] = print end
+            return t
+            """
+        let rendered = try unsafe.withStack { (lua) throws(LuaError) -> String in
+            try lua.load(code, name: "=t")
+            try lua.call(arguments: 0, results: 1)
+            defer { lua.pop() }
+            return try LuaPrettyPrinter().render(at: -1, in: lua)
+        }
+        let lines = rendered.split(separator: "\n")
+        #expect(lines.count == 18, "\(rendered)")
+        #expect(lines.filter { $0.hasSuffix(" = fn,") }.count == 16)
+        #expect(lines.contains("  f16 = fn,"))
+    }
+
     @Test func mismatchNamesBothTypes() throws {
         let error = try #require(throws: LuaError.self) { try state.evaluate("return {}", as: String.self) }
         #expect(error.kind == .conversion)

@@ -14,6 +14,11 @@ struct ErrorReporter {
         fflush(nil)
         FileHandle.standardError.write(Data(text.utf8))
     }
+
+    /// Reports every file that failed to load.
+    func report(_ error: ScriptLoadError) {
+        for failure in error.failures { report(failure) }
+    }
 }
 
 /// ANSI styling that switches itself off when the stream is not a terminal

@@ -66,7 +66,7 @@ struct HostOptions: ParsableArguments {
             try host.loadStartupScripts()
             return true
         } catch {
-            for failure in error.failures { reporter.report(failure) }
+            reporter.report(error)
             return false
         }
     }

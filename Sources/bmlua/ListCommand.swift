@@ -31,13 +31,11 @@ struct ListCommand: ParsableCommand {
     }
 
     func run() throws {
-        let host = try ScriptHost(options: .init(
-            scriptsDirectory: directory, registry: Registry(), preferences: InMemoryPreferenceStore()))
+        let host = try ScriptChecker.inspectionHost(scriptsDirectory: directory)
         do throws(ScriptLoadError) {
             try host.loadStartupScripts()
         } catch {
-            let reporter = ErrorReporter()
-            for failure in error.failures { reporter.report(failure) }
+            ErrorReporter().report(error)
             throw ExitCode.failure
         }
         let rows = host.registry.entries

@@ -33,22 +33,32 @@ public struct ScriptChecker {
     public init() {}
 
     /// Checks every `*.lua` of `directory` (as startup scripts).
-    public func check(directory: String, limits: LuaLimits = LuaLimits(maxMemory: 256 << 20, maxInstructions: 50_000_000)) throws -> [ScriptProblem] {
+    public func check(directory: String, limits: LuaLimits = ScriptChecker.inspectionLimits) throws -> [ScriptProblem] {
         let host = try makeHost(directory: directory, limits: limits)
         return try check(host: host, files: host.startupScripts())
     }
 
     /// Checks `files` as startup scripts, in order; `partials/` and
     /// `require` are looked up beside the first file.
-    public func check(files: [String], limits: LuaLimits = LuaLimits(maxMemory: 256 << 20, maxInstructions: 50_000_000)) throws -> [ScriptProblem] {
+    public func check(files: [String], limits: LuaLimits = ScriptChecker.inspectionLimits) throws -> [ScriptProblem] {
         let directory = files.first.map { ($0 as NSString).deletingLastPathComponent } ?? "."
         let host = try makeHost(directory: directory.isEmpty ? "." : directory, limits: limits)
         return try check(host: host, files: files)
     }
 
     private func makeHost(directory: String, limits: LuaLimits) throws -> ScriptHost {
+        try Self.inspectionHost(scriptsDirectory: directory, limits: limits)
+    }
+
+    /// The limits of a host that only inspects scripts.
+    public static let inspectionLimits = LuaLimits(maxMemory: 256 << 20, maxInstructions: 50_000_000)
+
+    /// A host for inspecting scripts without side effects: its own empty
+    /// registry and an in-memory preference store, so loading the scripts
+    /// changes nothing outside it, within `limits`.
+    public static func inspectionHost(scriptsDirectory: String?, limits: LuaLimits = inspectionLimits) throws -> ScriptHost {
         try ScriptHost(options: .init(
-            scriptsDirectory: directory, limits: limits, registry: Registry(), preferences: InMemoryPreferenceStore()))
+            scriptsDirectory: scriptsDirectory, limits: limits, registry: Registry(), preferences: InMemoryPreferenceStore()))
     }
 
     private func check(host: ScriptHost, files: [String]) throws -> [ScriptProblem] {

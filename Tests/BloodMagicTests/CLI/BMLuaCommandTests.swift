@@ -192,6 +192,16 @@ struct BMLuaToolTests {
         #expect(rows?.last?["container"] as? String == "Users")
     }
 
+    /// `list` only inspects: a startup script that never ends is stopped by
+    /// the inspection limits and reported, like `check` does.
+    @Test func listStopsAScriptThatNeverEnds() throws {
+        let dir = try scratchDirectory(["a.lua": "bm.singleton { type = 'Cache', init = print }\nwhile true do end"])
+        let result = try bmlua(["list", dir.path])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("\(dir.path)/a.lua:2: instruction limit exceeded"), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+
     @Test func resolvePrettyPrints() throws {
         let dir = try scratchDirectory(["a.lua": """
             bm.initializer { type = "Config", init = function() return { name = "feeds", limits = { 3, 5 }, ["odd key"] = true } end }

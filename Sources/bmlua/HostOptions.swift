@@ -19,6 +19,12 @@ struct HostOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Keep preferences in this property-list file (default: the user defaults of the domain `bmlua`).", valueName: "PATH"))
     var preferences: String?
 
+    /// The options above that take a value, by their command-line names.
+    /// `RunCommand.orderedActions` skips their values when it reads the raw
+    /// arguments; a new `@Option` here belongs in this list too (a test
+    /// checks it against the help text).
+    static let optionsTakingValues = ["--max-instructions", "--max-memory", "--scripts", "--preferences"]
+
     func validate() throws {
         if let maxMemory, LuaLimits.parseSize(maxMemory) == nil {
             throw ValidationError("--max-memory: '\(maxMemory)' is not a size (use e.g. 16M, 512K, 1G or a byte count)")

@@ -96,7 +96,7 @@ struct RunCommand: ParsableCommand {
                 continue
             }
             // Options that take a value: skip it.
-            if ["--max-instructions", "--max-memory", "--scripts", "--preferences"].contains(argument) { index += 1 }
+            if HostOptions.optionsTakingValues.contains(argument) { index += 1 }
             index += 1
         }
         let fallback = modules.map(Action.require) + code.map(Action.run)

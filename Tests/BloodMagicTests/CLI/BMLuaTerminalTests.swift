@@ -56,6 +56,34 @@ struct BMLuaMoreTests {
         #expect(result.stdout == "e1l\n", "\(result.stderr)")
     }
 
+    /// The order of `-e` and `-l` is read back from the raw arguments, which
+    /// must skip the value of every option that takes one: each such option
+    /// in `bmlua help run` is tried between them (a new option needs a
+    /// sample value here and an entry in `HostOptions.optionsTakingValues`).
+    @Test func dashEAndDashLKeepTheirOrderAroundEveryOptionWithAValue() throws {
+        // `lib.m` is found beside the working directory, and in the scripts
+        // directory when --scripts confines `require` to it.
+        let module = "trace = (trace or '') .. 'l' return {}"
+        let dir = try scratchDirectory(["lib/m.lua": module, "startup/lib/m.lua": module])
+        let help = try bmlua(["help", "run"]).stdout
+        let options = help.split(separator: "\n").compactMap { line -> String? in
+            let words = line.split(separator: " ")
+            guard words.count >= 2, words[0].hasPrefix("--"), words[1].hasPrefix("<") else { return nil }
+            return String(words[0])
+        }
+        let samples = [
+            "--max-instructions": "1000000", "--max-memory": "64M",
+            "--scripts": dir.appendingPathComponent("startup").path,
+            "--preferences": dir.appendingPathComponent("prefs.plist").path,
+        ]
+        #expect(Set(options) == Set(samples.keys), "options with values in `bmlua help run`: \(options)")
+        for option in options {
+            let value = try #require(samples[option], "no sample value for \(option)")
+            let result = try bmlua(["-e", "trace = 'e1'", option, value, "-l", "m=lib.m", "-e", "print(trace)"], directory: dir)
+            #expect(result.stdout == "e1l\n", "\(option): \(result.stderr)")
+        }
+    }
+
     @Test func requireModuleWithDashL() throws {
         let dir = try scratchDirectory(["greet.lua": "return { hello = function(n) return 'hi ' .. n end }"])
         let result = try bmlua(["-l", "g=greet", "-e", "print(g.hello('ada'))"], directory: dir)

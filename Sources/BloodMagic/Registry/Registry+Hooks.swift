@@ -20,10 +20,9 @@ extension Registry {
         _ hook: @escaping @Sendable (_ sender: AnyObject, _ property: String, _ value: Any) -> Void
     ) -> SpellHandle {
         state.withLock { state in
-            let handle = state.makeHandle()
-            state.hooks.append(HookRecord(handle: handle, container: container, property: property, source: source, run: hook))
-            state.invalidateCaches()
-            return handle
+            state.add(into: \.hooks, invalidatingCaches: true) { handle in
+                HookRecord(handle: handle, container: container, property: property, source: source, run: hook)
+            }
         }
     }
 

@@ -563,6 +563,19 @@ struct RegistryState {
         return SpellHandle(id: nextID)
     }
 
+    /// Registers one record: `make` builds it with a new handle, it is
+    /// appended to `list`, and the lookup caches are dropped when the record
+    /// can change a lookup (`invalidatingCaches`). Returns the handle.
+    mutating func add<Record>(
+        into list: WritableKeyPath<RegistryState, [Record]>, invalidatingCaches: Bool,
+        _ make: (SpellHandle) -> Record
+    ) -> SpellHandle {
+        let handle = makeHandle()
+        self[keyPath: list].append(make(handle))
+        if invalidatingCaches { invalidateCaches() }
+        return handle
+    }
+
     mutating func invalidateCaches() {
         generation?.bump()
         fastCache.removeAll(keepingCapacity: true)

@@ -576,6 +576,15 @@ struct RegistryState {
         return handle
     }
 
+    /// The hooks that run after `property` is injected into `container`, in
+    /// registration order; with no property, those that could run after any.
+    func hooks(matching container: ContainerDescriptor, property: String?) -> LazyFilterSequence<[HookRecord]> {
+        hooks.lazy.filter { hook in
+            (property == nil || hook.property == nil || hook.property == property)
+                && hook.container.specificity(for: container) != nil
+        }
+    }
+
     mutating func invalidateCaches() {
         generation?.bump()
         fastCache.removeAll(keepingCapacity: true)
@@ -635,7 +644,7 @@ struct RegistryState {
                 diagnostics.append(SpellDiagnostic(message: message, handles: tied.map(\.handle) + [best.handle]))
             }
         }
-        let hooksMayApply = hooks.contains { $0.container.specificity(for: container) != nil }
+        let hooksMayApply = !hooks(matching: container, property: nil).isEmpty
         return CachedResolution(record: best, hooksMayApply: hooksMayApply, containerObserves: observes)
     }
 }

@@ -141,6 +141,23 @@ private final class Child: Parent {}
         }
     }
 
+    @Test func askingForAnEntryByNameDoesNotChangeWhatAnObjectResolvesTo() throws {
+        // A descriptor with a name only cannot show that Child is a
+        // Grandparent, so a tool asking that way finds nothing; the answer
+        // must not be remembered for the (type, container name) pair, which
+        // a real Child, whose class chain is known, resolves through.
+        let registry = Registry()
+        registry.register(RequestManager.self, container: Grandparent.self, includingSubclasses: true) { _ in
+            RequestManager(label: "kind of")
+        }
+        let byName = ContainerDescriptor(object: nil, key: SpellTypeKey(Child.self))
+        #expect(registry.initializerEntry(for: SpellTypeKey(RequestManager.self), in: byName) == nil)
+        let child = Registry.withCurrent(registry) { Child() }
+        let value = try registry.resolveIfRegistered(
+            type: SpellTypeKey(RequestManager.self), container: ContainerDescriptor(child), property: "manager")
+        #expect((value as? RequestManager)?.label == "kind of")
+    }
+
     @Test func removeAllDropsEveryRegistration() {
         let registry = Registry()
         registry.register(RequestManager.self) { _ in RequestManager() }

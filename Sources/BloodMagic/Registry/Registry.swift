@@ -143,16 +143,14 @@ public final class Registry: Sendable {
         )
     }
 
-    /// Removes one initializer. Returns whether it was registered.
+    /// Removes one initializer. Returns whether it was registered; the
+    /// handle of another kind of registration is left alone.
     @discardableResult
     public func unregisterInitializer(_ handle: SpellHandle) -> Bool {
-        state.withLock { state in
-            let before = state.initializers.count
-            state.initializers.removeAll { $0.handle == handle }
-            state.indexInitializers()
-            state.invalidateCaches()
-            return state.initializers.count != before
-        }
+        // Handles are never reused: one that names an initializer now names
+        // that initializer or nothing when `unregister` runs.
+        guard state.withLock({ $0.initializers.contains { $0.handle == handle } }) else { return false }
+        return unregister(handle)
     }
 
     /// Removes any registration (initializer, hook, override, provider,

@@ -141,6 +141,18 @@ private final class Child: Parent {}
         }
     }
 
+    @Test func unregisterInitializerLeavesOtherKindsOfRegistrationAlone() {
+        let registry = Registry()
+        let initializer = registry.register(RequestManager.self) { _ in RequestManager() }
+        let hook = registry.addHook(property: "manager", source: "here") { _, _, _ in }
+        #expect(!registry.unregisterInitializer(hook))
+        #expect(registry.entries.map(\.handle) == [initializer, hook])
+        #expect(registry.unregisterInitializer(initializer))
+        #expect(registry.entries.map(\.handle) == [hook])
+        #expect(registry.unregister(hook))
+        #expect(registry.entries.isEmpty)
+    }
+
     @Test func askingForAnEntryByNameDoesNotChangeWhatAnObjectResolvesTo() throws {
         // A descriptor with a name only cannot show that Child is a
         // Grandparent, so a tool asking that way finds nothing; the answer

@@ -10,18 +10,19 @@ import Synchronization
 /// every change, so registering after first use affects properties not yet
 /// resolved.
 public final class Registry: Sendable {
-    let state = Mutex(RegistryState())
+    let state: Mutex<RegistryState>
     /// Bumped on every change that can alter a lookup; per-thread lookup
     /// caches compare it to know whether an entry is still valid.
-    @usableFromInline let generation = GenerationCounter()
+    @usableFromInline let generation: GenerationCounter
     /// Distinguishes registries in per-thread caches (never reused, unlike
     /// an object address).
     @usableFromInline let serial = GenerationCounter.nextRegistrySerial()
 
     /// Makes an empty registry.
     public init() {
-        let generation = self.generation
-        state.withLock { $0.generation = generation }
+        let generation = GenerationCounter()
+        self.generation = generation
+        state = Mutex(RegistryState(generation: generation))
     }
 
     /// The registry the spells use when none is given explicitly.
@@ -197,10 +198,8 @@ public final class Registry: Sendable {
     public func reset() {
         state.withLock { state in
             let next = state.nextID
-            let generation = state.generation
-            state = RegistryState()
+            state = RegistryState(generation: state.generation)
             state.nextID = next
-            state.generation = generation
             state.invalidateCaches()
         }
     }
@@ -521,13 +520,13 @@ public final class CachedResolution: Sendable {
     var needsHooks: Bool { hooksMayApply || containerObserves }
 }
 
-/// Everything behind the registry's lock.
 /// The identity of "equally specific" registrations: same type, same container rule.
 struct InitializerSlotKey: Hashable {
     let type: SpellTypeKey
     let rule: ContainerMatch.Rule
 }
 
+/// Everything behind the registry's lock.
 struct RegistryState {
     var initializers: [InitializerRecord] = []
     var hooks: [HookRecord] = []
@@ -536,7 +535,8 @@ struct RegistryState {
     var customSpells: [CustomSpellRecord] = []
     var diagnostics: [SpellDiagnostic] = []
     var nextID: UInt64 = 1
-    var generation: GenerationCounter?
+    /// The registry's own counter, bumped by `invalidateCaches`.
+    let generation: GenerationCounter
     var defaultPreferenceStore: (any PreferenceStore)?
     var fastCache: [FastResolutionKey: CachedResolution] = [:]
     var namedCache: [NamedResolutionKey: CachedResolution] = [:]
@@ -584,7 +584,7 @@ struct RegistryState {
     }
 
     mutating func invalidateCaches() {
-        generation?.bump()
+        generation.bump()
         fastCache.removeAll(keepingCapacity: true)
         namedCache.removeAll(keepingCapacity: true)
     }

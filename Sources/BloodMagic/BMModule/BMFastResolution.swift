@@ -67,13 +67,9 @@ extension BMModule {
     /// cached (a singleton not made yet).
     func lookup(_ lua: LuaStack) throws -> Int32 {
         let fname = "bm.spell"
-        let type: String? = try lua.argument(1, of: fname)
-        let protocols: [String]? = try lua.argument(2, of: fname)
-        let containerName: String? = try lua.argument(3, of: fname)
+        let (key, containerName): (SpellTypeKey, String?) = try BMModule.target(lua, fname: fname)
         let property: String? = try lua.argument(4, of: fname)
-        let key = BMModule.typeKey(type: type, protocols: protocols)
-        let container = containerName.map { self.container(named: $0, object: nil) }
-            ?? ContainerDescriptor(object: nil, key: SpellTypeKey(name: "(none)"), ancestry: [])
+        let container = container(named: containerName, sender: nil)
         let peek = registry.peekInitializer(type: key, container: container, property: containerName == nil ? nil : property)
         var generation = Int64(truncatingIfNeeded: peek.generation)
         lua.ensureSpace(4)

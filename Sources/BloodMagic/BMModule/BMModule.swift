@@ -242,6 +242,25 @@ final class BMModule: Sendable {
         return ContainerDescriptor(object: object, key: SpellTypeKey(name: name), ancestry: ancestry)
     }
 
+    /// Arguments 1-3 of a core function that resolves — type, protocols and
+    /// container name — as the registry key of the type and the container's
+    /// name (`Name` is `String?`, or `String` where a container is required).
+    static func target<Name: LuaReadable>(_ lua: LuaStack, fname: String) throws -> (key: SpellTypeKey, containerName: Name) {
+        let type: String? = try lua.argument(1, of: fname)
+        let protocols: [String]? = try lua.argument(2, of: fname)
+        let containerName: Name = try lua.argument(3, of: fname)
+        return (typeKey(type: type, protocols: protocols), containerName)
+    }
+
+    /// The container of a resolution asked for from Lua: the Lua class
+    /// `name`, with its ancestry; without a name, the Swift object `sender`,
+    /// or no container at all (`(none)`) when the sender is a Lua table or nil.
+    func container(named name: String?, sender: AnyObject?) -> ContainerDescriptor {
+        if let name { return container(named: name, object: sender) }
+        if let sender, !(sender is LuaObjectHandle) { return ContainerDescriptor(sender) }
+        return ContainerDescriptor(object: sender, key: SpellTypeKey(name: "(none)"), ancestry: [])
+    }
+
     // MARK: - The core table
 
     private func pushCoreTable(_ lua: LuaStack) {
@@ -286,15 +305,12 @@ final class BMModule: Sendable {
 
     private func registerInitializer(_ lua: LuaStack) throws -> Int32 {
         let fname = "bm.initializer"
-        let type: String? = try lua.argument(1, of: fname)
-        let protocols: [String]? = try lua.argument(2, of: fname)
-        let container: String? = try lua.argument(3, of: fname)
+        let (key, container): (SpellTypeKey, String?) = try BMModule.target(lua, fname: fname)
         let scope: String = try lua.argument(4, of: fname)
         let function = lua.reference(at: 5)
         // A function that declares no parameter never sees the sender: then
         // none is made (a Swift container's sender is a new userdata).
         let takesSender = lua.takesArguments(at: 5)
-        let key = BMModule.typeKey(type: type, protocols: protocols)
         let source = lua.callerLocation()
         let handle = registry.registerInitializer(
             type: key,
@@ -434,19 +450,9 @@ final class BMModule: Sendable {
 
     /// `core.resolve(type, protocols, container, sender)` for `bm.resolve`.
     private func resolve(_ lua: LuaStack) throws -> Int32 {
-        let type: String? = try lua.argument(1, of: "bm.resolve")
-        let protocols: [String]? = try lua.argument(2, of: "bm.resolve")
-        let containerName: String? = try lua.argument(3, of: "bm.resolve")
+        let (key, containerName): (SpellTypeKey, String?) = try BMModule.target(lua, fname: "bm.resolve")
         let sender = try sender(at: 4, lua, className: containerName)
-        let key = BMModule.typeKey(type: type, protocols: protocols)
-        let container: ContainerDescriptor
-        if let containerName {
-            container = self.container(named: containerName, object: sender)
-        } else if let sender, !(sender is LuaObjectHandle) {
-            container = ContainerDescriptor(sender)  // a Swift object
-        } else {
-            container = ContainerDescriptor(object: sender, key: SpellTypeKey(name: "(none)"), ancestry: [])
-        }
+        let container = container(named: containerName, sender: sender)
         guard let value = try registry.resolveIfRegistered(type: key, container: container, property: "(resolve)") else {
             var message = "no initializer for \(key.name)"
             if containerName != nil || sender != nil { message += " in \(container.key.name)" }
@@ -462,11 +468,8 @@ final class BMModule: Sendable {
     /// `true, value` when an initializer matched, else `false, message`.
     private func resolveProperty(_ lua: LuaStack) throws -> Int32 {
         let fname = "bm.spell"
-        let type: String? = try lua.argument(1, of: fname)
-        let protocols: [String]? = try lua.argument(2, of: fname)
-        let containerName: String = try lua.argument(3, of: fname)
+        let (key, containerName): (SpellTypeKey, String) = try BMModule.target(lua, fname: fname)
         let property: String = try lua.argument(5, of: fname)
-        let key = BMModule.typeKey(type: type, protocols: protocols)
         let object = LuaObjectHandle(reference: lua.reference(at: 4), className: containerName)
         let container = container(named: containerName, object: object)
         guard let value = try registry.resolveIfRegistered(type: key, container: container, property: property) else {

@@ -414,22 +414,37 @@ local function with_cycle_check(object, property, meta, produce, spell)
   return value
 end
 
-local function run_hooks(object, property, meta, value)
-  core.run_hooks(meta.name, property, object, value)
-  local specific = meta.class[property .. "Injected"]
-  if type(specific) == "function" then specific(object, value) end
-  local general = meta.class.propertyInjected
-  if type(general) == "function" then general(object, property, value) end
+-- What runs once a value is stored in an injected property: the registry's
+-- hooks (`hooks`: whether any may apply), then the class's method named
+-- `injected` (`<property>Injected`) and its `propertyInjected`. Returns
+-- whether there was nothing at all to run (see entry.plain).
+local function after_inject(object, property, meta, value, hooks, injected)
+  if hooks then core.run_hooks(meta.name, property, object, value) end
+  local class = meta.class
+  local specific = class[injected]
+  if specific ~= nil and type(specific) == "function" then specific(object, value) end
+  local general = class.propertyInjected
+  if general ~= nil and type(general) == "function" then general(object, property, value) end
+  return not hooks and specific == nil and general == nil
+end
+
+-- What serves a property when nothing is registered for it: `true` and a new
+-- instance of the class of that name for lazy, `true, nil` when optional,
+-- else `false` (the property has no value).
+local function fallback(spell)
+  if spell.kind == "lazy" and spell.type then
+    local class = classes[spell.type]
+    if class then return true, class.new() end
+  end
+  if spell.optional then return true, nil end
+  return false
 end
 
 local function lazy_value(object, property, meta, spell)
   local found, value = core.resolve_property(spell.type, spell.protocols, meta.name, object, property, spell.kind)
   if found then return value end
-  if spell.kind == "lazy" and spell.type then
-    local class = classes[spell.type]
-    if class then return class.new() end
-  end
-  if spell.optional then return nil end
+  local served, default = fallback(spell)
+  if served then return default end
   fail(value)
 end
 
@@ -439,14 +454,11 @@ end
 
 local produce = { lazy = lazy_value, injectable = lazy_value, partial = partial_value }
 
--- What serves a property when nothing is registered for it: the class of
--- that name for lazy, nil when optional, else Swift's answer (the message).
+-- A property the cache says nothing is registered for: its fallback, else
+-- Swift's answer (the message).
 local function default_value(object, property, meta, spell)
-  if spell.kind == "lazy" and spell.type then
-    local class = classes[spell.type]
-    if class then return class.new() end
-  end
-  if spell.optional then return nil end
+  local served, value = fallback(spell)
+  if served then return value end
   return lazy_value(object, property, meta, spell)
 end
 
@@ -491,18 +503,14 @@ local function get_injected(object, property, meta, spell)
       if entry.value ~= nil then
         value = entry.value
         rawset(object, property, value)
-        if entry.hooks then core.run_hooks(meta.name, property, object, value) end
-        local specific = meta.class[entry.injected]
-        if specific ~= nil and type(specific) == "function" then specific(object, value) end
-        local general = meta.class.propertyInjected
-        if general ~= nil and type(general) == "function" then general(object, property, value) end
+        after_inject(object, property, meta, value, entry.hooks, entry.injected)
         return value
       end
       if entry.none then
         value = with_cycle_check(object, property, meta, default_value, spell)
         if value ~= nil then
           rawset(object, property, value)
-          run_hooks(object, property, meta, value)
+          after_inject(object, property, meta, value, true, property .. "Injected")
         end
         return value
       end
@@ -511,7 +519,7 @@ local function get_injected(object, property, meta, spell)
   value = with_cycle_check(object, property, meta, produce[spell.kind], spell)
   if value ~= nil then
     rawset(object, property, value)
-    run_hooks(object, property, meta, value)
+    after_inject(object, property, meta, value, true, property .. "Injected")
   end
   return value
 end
@@ -618,14 +626,9 @@ local function index_for(spells, class, meta, cache)
         end
         if value ~= nil then
           rawset(object, key, value)
-          if entry.plain ~= class_version then
-            local hooks = entry.hooks
-            if hooks then core.run_hooks(meta.name, key, object, value) end
-            local specific = class[entry.injected]
-            if specific ~= nil and type(specific) == "function" then specific(object, value) end
-            local general = class.propertyInjected
-            if general ~= nil and type(general) == "function" then general(object, key, value) end
-            if not hooks and specific == nil and general == nil then entry.plain = class_version end
+          if entry.plain ~= class_version
+              and after_inject(object, key, meta, value, entry.hooks, entry.injected) then
+            entry.plain = class_version
           end
         end
         return value

@@ -21,9 +21,9 @@ extension Registry {
         source: String
     ) -> SpellHandle {
         state.withLock { state in
-            let handle = state.makeHandle()
-            state.templateProviders.append(TemplateProviderRecord(handle: handle, type: type, provider: provider, source: source))
-            return handle
+            state.add(into: \.templateProviders, invalidatingCaches: false) { handle in
+                TemplateProviderRecord(handle: handle, type: type, provider: provider, source: source)
+            }
         }
     }
 

@@ -20,10 +20,9 @@ extension Registry {
         _ hook: @escaping @Sendable (_ sender: AnyObject, _ property: String, _ value: Any) -> Void
     ) -> SpellHandle {
         state.withLock { state in
-            let handle = state.makeHandle()
-            state.hooks.append(HookRecord(handle: handle, container: container, property: property, source: source, run: hook))
-            state.invalidateCaches()
-            return handle
+            state.add(into: \.hooks, invalidatingCaches: true) { handle in
+                HookRecord(handle: handle, container: container, property: property, source: source, run: hook)
+            }
         }
     }
 
@@ -51,9 +50,7 @@ extension Registry {
     /// matching registry hook, in registration order. Spells call this once
     /// per injection; a script bridge calls it after storing a value.
     public func runHooks(sender: AnyObject, container: ContainerDescriptor, property: String, value: Any) {
-        let hooks = state.withLock { state in
-            state.hooks.filter { ($0.property == nil || $0.property == property) && $0.container.specificity(for: container) != nil }
-        }
+        let hooks = state.withLock { Array($0.hooks(matching: container, property: property)) }
         (sender as? any PropertyInjectionObserving)?.propertyInjected(name: property, value: value)
         for hook in hooks { hook.run(sender, property, value) }
     }

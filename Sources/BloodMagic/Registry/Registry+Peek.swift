@@ -31,12 +31,7 @@ extension Registry {
         // Read the generation first: the lookup below is at least as new.
         let generation = self.generation.current
         let record = namedResolution(type: type, container: container).record
-        let hooks = state.withLock { state in
-            state.hooks.contains {
-                (property == nil || $0.property == nil || $0.property == property)
-                    && $0.container.specificity(for: container) != nil
-            }
-        }
+        let hooks = state.withLock { !$0.hooks(matching: container, property: property).isEmpty }
         // The singleton's own lock is taken after the registry's is released:
         // a singleton being made holds it while its initializer resolves.
         return InitializerPeek(

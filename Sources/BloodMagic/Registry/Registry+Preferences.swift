@@ -27,11 +27,9 @@ extension Registry {
         source: String
     ) -> SpellHandle {
         state.withLock { state in
-            let handle = state.makeHandle()
-            state.preferenceOverrides.append(PreferenceOverrideRecord(
-                handle: handle, container: container, property: property, override: override, source: source
-            ))
-            return handle
+            state.add(into: \.preferenceOverrides, invalidatingCaches: false) { handle in
+                PreferenceOverrideRecord(handle: handle, container: container, property: property, override: override, source: source)
+            }
         }
     }
 

@@ -10,18 +10,19 @@ import Synchronization
 /// every change, so registering after first use affects properties not yet
 /// resolved.
 public final class Registry: Sendable {
-    let state = Mutex(RegistryState())
+    let state: Mutex<RegistryState>
     /// Bumped on every change that can alter a lookup; per-thread lookup
     /// caches compare it to know whether an entry is still valid.
-    @usableFromInline let generation = GenerationCounter()
+    @usableFromInline let generation: GenerationCounter
     /// Distinguishes registries in per-thread caches (never reused, unlike
     /// an object address).
     @usableFromInline let serial = GenerationCounter.nextRegistrySerial()
 
     /// Makes an empty registry.
     public init() {
-        let generation = self.generation
-        state.withLock { $0.generation = generation }
+        let generation = GenerationCounter()
+        self.generation = generation
+        state = Mutex(RegistryState(generation: generation))
     }
 
     /// The registry the spells use when none is given explicitly.
@@ -143,16 +144,14 @@ public final class Registry: Sendable {
         )
     }
 
-    /// Removes one initializer. Returns whether it was registered.
+    /// Removes one initializer. Returns whether it was registered; the
+    /// handle of another kind of registration is left alone.
     @discardableResult
     public func unregisterInitializer(_ handle: SpellHandle) -> Bool {
-        state.withLock { state in
-            let before = state.initializers.count
-            state.initializers.removeAll { $0.handle == handle }
-            state.indexInitializers()
-            state.invalidateCaches()
-            return state.initializers.count != before
-        }
+        // Handles are never reused: one that names an initializer now names
+        // that initializer or nothing when `unregister` runs.
+        guard state.withLock({ $0.initializers.contains { $0.handle == handle } }) else { return false }
+        return unregister(handle)
     }
 
     /// Removes any registration (initializer, hook, override, provider,
@@ -199,10 +198,8 @@ public final class Registry: Sendable {
     public func reset() {
         state.withLock { state in
             let next = state.nextID
-            let generation = state.generation
-            state = RegistryState()
+            state = RegistryState(generation: state.generation)
             state.nextID = next
-            state.generation = generation
             state.invalidateCaches()
         }
     }
@@ -523,13 +520,13 @@ public final class CachedResolution: Sendable {
     var needsHooks: Bool { hooksMayApply || containerObserves }
 }
 
-/// Everything behind the registry's lock.
 /// The identity of "equally specific" registrations: same type, same container rule.
 struct InitializerSlotKey: Hashable {
     let type: SpellTypeKey
     let rule: ContainerMatch.Rule
 }
 
+/// Everything behind the registry's lock.
 struct RegistryState {
     var initializers: [InitializerRecord] = []
     var hooks: [HookRecord] = []
@@ -538,7 +535,8 @@ struct RegistryState {
     var customSpells: [CustomSpellRecord] = []
     var diagnostics: [SpellDiagnostic] = []
     var nextID: UInt64 = 1
-    var generation: GenerationCounter?
+    /// The registry's own counter, bumped by `invalidateCaches`.
+    let generation: GenerationCounter
     var defaultPreferenceStore: (any PreferenceStore)?
     var fastCache: [FastResolutionKey: CachedResolution] = [:]
     var namedCache: [NamedResolutionKey: CachedResolution] = [:]
@@ -563,8 +561,30 @@ struct RegistryState {
         return SpellHandle(id: nextID)
     }
 
+    /// Registers one record: `make` builds it with a new handle, it is
+    /// appended to `list`, and the lookup caches are dropped when the record
+    /// can change a lookup (`invalidatingCaches`). Returns the handle.
+    mutating func add<Record>(
+        into list: WritableKeyPath<RegistryState, [Record]>, invalidatingCaches: Bool,
+        _ make: (SpellHandle) -> Record
+    ) -> SpellHandle {
+        let handle = makeHandle()
+        self[keyPath: list].append(make(handle))
+        if invalidatingCaches { invalidateCaches() }
+        return handle
+    }
+
+    /// The hooks that run after `property` is injected into `container`, in
+    /// registration order; with no property, those that could run after any.
+    func hooks(matching container: ContainerDescriptor, property: String?) -> LazyFilterSequence<[HookRecord]> {
+        hooks.lazy.filter { hook in
+            (property == nil || hook.property == nil || hook.property == property)
+                && hook.container.specificity(for: container) != nil
+        }
+    }
+
     mutating func invalidateCaches() {
-        generation?.bump()
+        generation.bump()
         fastCache.removeAll(keepingCapacity: true)
         namedCache.removeAll(keepingCapacity: true)
     }
@@ -622,7 +642,7 @@ struct RegistryState {
                 diagnostics.append(SpellDiagnostic(message: message, handles: tied.map(\.handle) + [best.handle]))
             }
         }
-        let hooksMayApply = hooks.contains { $0.container.specificity(for: container) != nil }
+        let hooksMayApply = !hooks(matching: container, property: nil).isEmpty
         return CachedResolution(record: best, hooksMayApply: hooksMayApply, containerObserves: observes)
     }
 }

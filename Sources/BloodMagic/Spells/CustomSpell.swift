@@ -123,9 +123,9 @@ extension Registry {
     @discardableResult
     public func registerSpell(named name: String, hooks: NamedSpellHooks, source: String) -> SpellHandle {
         state.withLock { state in
-            let handle = state.makeHandle()
-            state.customSpells.append(CustomSpellRecord(handle: handle, name: name, hooks: hooks, source: source))
-            return handle
+            state.add(into: \.customSpells, invalidatingCaches: false) { handle in
+                CustomSpellRecord(handle: handle, name: name, hooks: hooks, source: source)
+            }
         }
     }
 

@@ -131,6 +131,43 @@ struct BMResolutionCacheTests {
         #expect(counter.value == 1)
     }
 
+    @Test func everyWayOfInjectingRunsTheSameHooksInTheSameOrder() throws {
+        // A cached Lua initializer (served in __index), a cached singleton, a
+        // lazy default (nothing registered) and a Swift initializer (the slow
+        // path): each runs registry hook, specific method, general method,
+        // once per injection, whether the cache is cold or warm.
+        let registry = Registry()
+        let host = try ScriptHost(options: .init(registry: registry, preferences: InMemoryPreferenceStore()))
+        registry.registerInitializer(type: SpellTypeKey(name: "SwiftMade"), source: "swift") { _ in "swift" }
+        let result = try host.lua("""
+            local calls = {}
+            bm.initializer { type = "Inst", init = function() return {} end }
+            bm.singleton { type = "Single", init = function() return {} end }
+            bm.class("Default", {})
+            local VC = bm.class("VC", {
+              inst = bm.spell.injectable("Inst"), single = bm.spell.injectable("Single"),
+              default = bm.spell.lazy("Default"), swift = bm.spell.injectable("SwiftMade"),
+              propertyInjected = function(self, name, value) calls[#calls + 1] = "general " .. name end,
+            })
+            local names = { "inst", "single", "default", "swift" }
+            for _, p in ipairs(names) do
+              bm.hook { container = "VC", property = p, fn = function() calls[#calls + 1] = "registry " .. p end }
+              VC[p .. "Injected"] = function(self, value) calls[#calls + 1] = "method " .. p end
+            end
+            local runs = {}
+            for i = 1, 3 do
+              calls = {}
+              local v = VC.new()
+              for _, p in ipairs(names) do local _ = v[p], v[p] end
+              runs[i] = table.concat(calls, ",")
+            end
+            return runs[1], runs[2], runs[3]
+            """)
+        let once = ["inst", "single", "default", "swift"]
+            .map { "registry \($0),method \($0),general \($0)" }.joined(separator: ",")
+        #expect(result == [.string(once), .string(once), .string(once)])
+    }
+
     @Test func hookMethodsAddedAfterTheCacheIsWarmRun() throws {
         let host = try makeHost()
         let result = try host.lua("""

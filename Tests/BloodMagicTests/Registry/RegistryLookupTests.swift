@@ -141,6 +141,35 @@ private final class Child: Parent {}
         }
     }
 
+    @Test func unregisterInitializerLeavesOtherKindsOfRegistrationAlone() {
+        let registry = Registry()
+        let initializer = registry.register(RequestManager.self) { _ in RequestManager() }
+        let hook = registry.addHook(property: "manager", source: "here") { _, _, _ in }
+        #expect(!registry.unregisterInitializer(hook))
+        #expect(registry.entries.map(\.handle) == [initializer, hook])
+        #expect(registry.unregisterInitializer(initializer))
+        #expect(registry.entries.map(\.handle) == [hook])
+        #expect(registry.unregister(hook))
+        #expect(registry.entries.isEmpty)
+    }
+
+    @Test func askingForAnEntryByNameDoesNotChangeWhatAnObjectResolvesTo() throws {
+        // A descriptor with a name only cannot show that Child is a
+        // Grandparent, so a tool asking that way finds nothing; the answer
+        // must not be remembered for the (type, container name) pair, which
+        // a real Child, whose class chain is known, resolves through.
+        let registry = Registry()
+        registry.register(RequestManager.self, container: Grandparent.self, includingSubclasses: true) { _ in
+            RequestManager(label: "kind of")
+        }
+        let byName = ContainerDescriptor(object: nil, key: SpellTypeKey(Child.self))
+        #expect(registry.initializerEntry(for: SpellTypeKey(RequestManager.self), in: byName) == nil)
+        let child = Registry.withCurrent(registry) { Child() }
+        let value = try registry.resolveIfRegistered(
+            type: SpellTypeKey(RequestManager.self), container: ContainerDescriptor(child), property: "manager")
+        #expect((value as? RequestManager)?.label == "kind of")
+    }
+
     @Test func removeAllDropsEveryRegistration() {
         let registry = Registry()
         registry.register(RequestManager.self) { _ in RequestManager() }

@@ -822,23 +822,38 @@ static inline void bm_push_exposed_newindex(lua_State *L, int members, const voi
 typedef unsigned long long (*bm_generation_fn)(void *registry);
 typedef int (*bm_busy_fn)(void);
 
+/*
+ * Where the generation comes from: a Swift box userdata (the shared box
+ * metatable's __gc releases `registry` at offset 0 and sets it to NULL)
+ * with the reading function after it, so that one API call finds both.
+ */
+typedef struct bm_generation_source {
+    void *registry;
+    bm_generation_fn read;
+} bm_generation_source;
+
+/* Stores `read` in the generation source on top of the stack (a box that
+   Swift pushed with room for it). */
+static inline void bm_set_generation_reader(lua_State *L, bm_generation_fn read) {
+    ((bm_generation_source *)lua_touserdata(L, -1))->read = read;
+}
+
 /* The generation as a Lua integer, or LUA_MININTEGER (matching no cache
-   entry) once the state has released the registry's box. Upvalues `box` and
-   `fn`. */
-static inline lua_Integer bm_read_generation(lua_State *L, int box, int fn) {
-    void **slot = (void **)lua_touserdata(L, lua_upvalueindex(box));
-    bm_generation_fn read = (bm_generation_fn)lua_touserdata(L, lua_upvalueindex(fn));
-    if (slot == NULL || *slot == NULL || read == NULL) return BM_LUA_MININTEGER;
-    return (lua_Integer)read(*slot);
+   entry) once the state has released the registry's box. Upvalue `source`
+   is the bm_generation_source. */
+static inline lua_Integer bm_read_generation(lua_State *L, int source) {
+    const bm_generation_source *g = (const bm_generation_source *)lua_touserdata(L, lua_upvalueindex(source));
+    if (g == NULL || g->registry == NULL || g->read == NULL) return BM_LUA_MININTEGER;
+    return (lua_Integer)g->read(g->registry);
 }
 
 /*
- * core.generation() -> generation, busy, thread. Upvalues: 1 the registry's
- * box, 2 the bm_generation_fn, 3 the bm_busy_fn.
+ * core.generation() -> generation, busy, thread. Upvalues: 1 the generation
+ * source, 2 the bm_busy_fn.
  */
 static inline int bm_generation_reader(lua_State *L) {
-    bm_busy_fn busy = (bm_busy_fn)lua_touserdata(L, lua_upvalueindex(3));
-    lua_pushinteger(L, bm_read_generation(L, 1, 2));
+    bm_busy_fn busy = (bm_busy_fn)lua_touserdata(L, lua_upvalueindex(2));
+    lua_pushinteger(L, bm_read_generation(L, 1));
     lua_pushboolean(L, busy == NULL || busy());
     lua_pushthread(L);
     return 3;
@@ -846,22 +861,22 @@ static inline int bm_generation_reader(lua_State *L) {
 
 /*
  * bm.resolve(type, options). When there are no options and the cache
- * (upvalue 3: type name -> { generation, init, value }) holds a current entry,
+ * (upvalue 2: type name -> { generation, init, value }) holds a current entry,
  * calls `init(nil)` and returns its first result, or returns `value`;
- * otherwise hands every argument to the Lua implementation (upvalue 4) and
- * returns what it returns. Upvalues 1 and 2 as for bm_generation_reader.
+ * otherwise hands every argument to the Lua implementation (upvalue 3) and
+ * returns what it returns. Upvalue 1 is the generation source.
  * Errors of either function pass through: only C and Lua frames are here.
  */
 static inline int bm_cached_resolve(lua_State *L) {
     int n = lua_gettop(L);
     if (n >= 1 && (n < 2 || lua_type(L, 2) == LUA_TNIL) && lua_type(L, 1) == LUA_TSTRING) {
         lua_pushvalue(L, 1);
-        if (lua_rawget(L, lua_upvalueindex(3)) == LUA_TTABLE) {
+        if (lua_rawget(L, lua_upvalueindex(2)) == LUA_TTABLE) {
             int entry = lua_gettop(L);
             lua_rawgeti(L, entry, 1);
             int isnum = 0;
             lua_Integer tagged = lua_tointegerx(L, -1, &isnum);
-            if (isnum && tagged == bm_read_generation(L, 1, 2)) {
+            if (isnum && tagged == bm_read_generation(L, 1)) {
                 if (lua_rawgeti(L, entry, 2) == LUA_TFUNCTION) {
                     lua_pushnil(L);
                     lua_callk(L, 1, 1, 0, NULL);
@@ -872,25 +887,22 @@ static inline int bm_cached_resolve(lua_State *L) {
         }
         lua_settop(L, n);
     }
-    lua_pushvalue(L, lua_upvalueindex(4));
+    lua_pushvalue(L, lua_upvalueindex(3));
     lua_insert(L, 1);
     lua_callk(L, n, LUA_MULTRET, 0, NULL);
     return lua_gettop(L);
 }
 
-/* Pushes core.generation, popping the registry's box from the top. */
-static inline void bm_push_generation_reader(lua_State *L, bm_generation_fn read, bm_busy_fn busy) {
-    lua_pushlightuserdata(L, (void *)read);
+/* Pushes core.generation, popping the generation source from the top. */
+static inline void bm_push_generation_reader(lua_State *L, bm_busy_fn busy) {
     lua_pushlightuserdata(L, (void *)busy);
-    lua_pushcclosure(L, bm_generation_reader, 3);
+    lua_pushcclosure(L, bm_generation_reader, 2);
 }
 
-/* Pushes the C bm.resolve, popping the registry's box, the cache table and
-   the Lua bm.resolve (pushed in that order). */
-static inline void bm_push_cached_resolve(lua_State *L, bm_generation_fn read) {
-    lua_pushlightuserdata(L, (void *)read);
-    lua_rotate(L, -3, 1);   /* box, read, cache, resolve */
-    lua_pushcclosure(L, bm_cached_resolve, 4);
+/* Pushes the C bm.resolve, popping the generation source, the cache table
+   and the Lua bm.resolve (pushed in that order). */
+static inline void bm_push_cached_resolve(lua_State *L) {
+    lua_pushcclosure(L, bm_cached_resolve, 3);
 }
 
 #endif /* BLOODMAGIC_CLUA_SHIM_H */

@@ -41,8 +41,8 @@ extension BMModule {
     /// is inside a Swift-tracked resolution, and the running thread.
     func pushGenerationReader(_ lua: LuaStack) {
         lua.ensureSpace(4)
-        lua.pushBox(registry)
-        bm_push_generation_reader(lua.pointer, registryGeneration, resolvingOnThisThread)
+        pushGenerationSource(lua)
+        bm_push_generation_reader(lua.pointer, resolvingOnThisThread)
     }
 
     /// `core.cached_resolve(cache, resolve)`: `bm.resolve` as a C function
@@ -53,11 +53,18 @@ extension BMModule {
             throw BMError("cached_resolve: bad arguments")
         }
         lua.ensureSpace(5)
-        lua.pushBox(registry)
+        pushGenerationSource(lua)
         lua_pushvalue(lua.pointer, 1)
         lua_pushvalue(lua.pointer, 2)
-        bm_push_cached_resolve(lua.pointer, registryGeneration)
+        bm_push_cached_resolve(lua.pointer)
         return 1
+    }
+
+    /// Pushes the generation source of the C functions: a box retaining the
+    /// registry, with the function that reads its generation after it.
+    private func pushGenerationSource(_ lua: LuaStack) {
+        lua.pushBox(registry, trailingBytes: MemoryLayout<bm_generation_fn>.size)
+        bm_set_generation_reader(lua.pointer, registryGeneration)
     }
 
     /// `core.lookup(type, protocols, container, property)` →

@@ -74,10 +74,13 @@ extension LuaStack {
         setRawGlobal(name)
     }
 
-    /// Pushes a full userdata that retains `object` until Lua collects it.
-    func pushBox(_ object: AnyObject) {
+    /// Pushes a full userdata that retains `object` (at offset 0) until Lua
+    /// collects it, followed by `trailingBytes` zeroed bytes for the caller.
+    func pushBox(_ object: AnyObject, trailingBytes: Int = 0) {
         ensureSpace(2)
-        let slot = lua_newuserdatauv(L, MemoryLayout<UnsafeMutableRawPointer?>.size, 0)!
+        let size = MemoryLayout<UnsafeMutableRawPointer?>.size + trailingBytes
+        let slot = lua_newuserdatauv(L, size, 0)!
+        slot.initializeMemory(as: UInt8.self, repeating: 0, count: size)
         slot.storeBytes(of: Unmanaged.passRetained(object).toOpaque(), as: UnsafeMutableRawPointer?.self)
         pushBoxMetatable()
         lua_setmetatable(L, -2)

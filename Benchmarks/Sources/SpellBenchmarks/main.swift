@@ -74,6 +74,10 @@ suite.measure("@Lazy warm read (vs reassigned var)", operations: warmOperations,
 suite.measure("@Injectable warm read (vs reassigned var)", operations: warmOperations, baseline: "plain stored var read (reassigned elsewhere)", goal: 2) { count in
     for _ in 0..<count { blackHole(injectable.manager) }
 }
+// The throwing form, `$manager.value()`, on a resolved property.
+suite.measure("@Injectable warm $property.value()", operations: coldOperations, baseline: "plain stored property read") { count in
+    for _ in 0..<count { blackHole(try! injectable.$manager.value()) }
+}
 
 // Cold resolution: lookup, call, (store).
 suite.measure("Swinject 2.10 transient resolve", operations: coldOperations) { count in

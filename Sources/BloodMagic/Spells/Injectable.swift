@@ -18,10 +18,6 @@ public struct Injectable<Value>: ResolvingSpellStorage {
     public let cell: ResolvingCell<Value>
     /// The value once published; lives inline in the container object.
     public var value: Value?
-    /// `\.cell` (see ``ResolvingSpellStorage/cellField``).
-    public static var cellField: KeyPath<Self, ResolvingCell<Value>> { \.cell }
-    /// `\.value` (see ``ResolvingSpellStorage/valueField``).
-    public static var valueField: WritableKeyPath<Self, Value?> { \.value }
 
     /// - Parameters:
     ///   - name: the property name for hooks and messages (default: from the key path).
@@ -54,6 +50,7 @@ public struct Injectable<Value>: ResolvingSpellStorage {
     }
 
     /// `$property`: throwing access and reset.
+    @inlinable
     public static subscript<Container: AnyObject>(
         _enclosingInstance object: Container,
         projected projectedKeyPath: KeyPath<Container, ResolvingProjection<Value>>,

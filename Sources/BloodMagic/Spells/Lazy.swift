@@ -15,10 +15,6 @@ public struct Lazy<Value>: ResolvingSpellStorage {
     public let cell: ResolvingCell<Value>
     /// The value once published; lives inline in the container object.
     public var value: Value?
-    /// `\.cell` (see ``ResolvingSpellStorage/cellField``).
-    public static var cellField: KeyPath<Self, ResolvingCell<Value>> { \.cell }
-    /// `\.value` (see ``ResolvingSpellStorage/valueField``).
-    public static var valueField: WritableKeyPath<Self, Value?> { \.value }
 
     /// A lazy property: a registered initializer if one matches, else
     /// `init()` when the type (or an Optional's wrapped type) conforms to
@@ -58,6 +54,7 @@ public struct Lazy<Value>: ResolvingSpellStorage {
     }
 
     /// `$property`: throwing access and reset.
+    @inlinable
     public static subscript<Container: AnyObject>(
         _enclosingInstance object: Container,
         projected projectedKeyPath: KeyPath<Container, ResolvingProjection<Value>>,

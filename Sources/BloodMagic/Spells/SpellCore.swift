@@ -393,12 +393,6 @@ public protocol ResolvingSpellStorage {
     var cell: ResolvingCell<Value> { get }
     /// The published value (meaningful only while the cell says so).
     var value: Value? { get set }
-    /// `\.cell`, a stored-property key path. Code that reaches the cell
-    /// through the container's storage key path appends it, so that it reads
-    /// the cell field alone and never the value another thread may be storing.
-    static var cellField: KeyPath<Self, ResolvingCell<Value>> { get }
-    /// `\.value`, a stored-property key path (see `cellField`).
-    static var valueField: WritableKeyPath<Self, Value?> { get }
 }
 
 extension ResolvingSpellStorage {
@@ -524,24 +518,22 @@ func writeResolvingSpell<Container: AnyObject, Storage: ResolvingSpellStorage>(
 /// What `$property` gives for @Lazy, @Injectable and @Partial: throwing
 /// access and control over the stored value.
 public struct ResolvingProjection<Value> {
-    let object: AnyObject
-    let cell: ResolvingCell<Value>
-    let keyPath: AnyKeyPath
-    let load: () -> Value?
-    let store: (Value?) -> Void
+    @usableFromInline let access: any ResolvingValueAccess<Value>
+    @usableFromInline let cell: ResolvingCell<Value>
+    var object: AnyObject { access.object }
+    var keyPath: AnyKeyPath { access.keyPath }
+    func load() -> Value? { access.load() }
+    func store(_ value: Value?) { access.store(value) }
 
+    /// Inlinable, like the spells' `projected` subscripts that make it, so
+    /// that the access is specialized to the container in the caller.
+    @inlinable
     init<Container: AnyObject, Storage: ResolvingSpellStorage>(
         _ object: Container, _ storageKeyPath: ReferenceWritableKeyPath<Container, Storage>
     ) where Storage.Value == Value {
-        // Field by field: the value may be being stored by the thread that
-        // produces it while this projection is made on another thread.
-        let cellPath = storageKeyPath.appending(path: Storage.cellField)
-        let valuePath = storageKeyPath.appending(path: Storage.valueField)
-        self.object = object
-        self.cell = WrapperStorageLocks.withLock(for: object) { object[keyPath: cellPath] }
-        self.keyPath = storageKeyPath
-        self.load = { WrapperStorageLocks.withLock(for: object) { object[keyPath: valuePath] } }
-        self.store = { value in WrapperStorageLocks.withLock(for: object) { object[keyPath: valuePath] = value } }
+        let access = ResolvingStorageAccess(container: object, storageKeyPath: storageKeyPath)
+        self.access = access
+        self.cell = access.loadCell()
     }
 
     /// The value, produced if needed; errors are thrown instead of trapping.
@@ -552,17 +544,23 @@ public struct ResolvingProjection<Value> {
                 store(made)
                 cell.finishProduction(object: object, value: made, needsHooks: needsHooks, keyPath: keyPath)
             case .absent:
-                guard let none = (Value.self as? any OptionalProtocol.Type)?.nilValue as? Value else {
-                    throw cell.registryInUse.noInitializerError(
-                        type: SpellTypeKey(Value.self), container: ContainerDescriptor(object), property: propertyName
-                    )
-                }
-                return none
+                return try absentValue()
             case .readStorage:
                 break
             }
         }
         return load().unsafelyUnwrapped
+    }
+
+    /// What an unregistered property reads: nil for an Optional, else the
+    /// error that nothing is registered.
+    func absentValue() throws -> Value {
+        guard let none = (Value.self as? any OptionalProtocol.Type)?.nilValue as? Value else {
+            throw cell.registryInUse.noInitializerError(
+                type: SpellTypeKey(Value.self), container: ContainerDescriptor(object), property: propertyName
+            )
+        }
+        return none
     }
 
     /// Whether a value is stored.
@@ -576,6 +574,51 @@ public struct ResolvingProjection<Value> {
 
     /// The property's name.
     public var propertyName: String { cell.propertyName(keyPath, in: object) }
+}
+
+/// Access to the fields of a spell's storage inside its container, for
+/// ``ResolvingProjection`` (which is not generic over the container).
+@usableFromInline
+protocol ResolvingValueAccess<Value> {
+    associatedtype Value
+    var object: AnyObject { get }
+    var keyPath: AnyKeyPath { get }
+    func loadCell() -> ResolvingCell<Value>
+    func load() -> Value?
+    func store(_ value: Value?)
+}
+
+/// ``ResolvingValueAccess`` through the container's storage key path. Two
+/// references: it fits an existential's inline buffer, so a projection
+/// allocates nothing.
+@usableFromInline
+struct ResolvingStorageAccess<Container: AnyObject, Storage: ResolvingSpellStorage>: ResolvingValueAccess {
+    @usableFromInline let container: Container
+    @usableFromInline let storageKeyPath: ReferenceWritableKeyPath<Container, Storage>
+
+    @inlinable
+    init(container: Container, storageKeyPath: ReferenceWritableKeyPath<Container, Storage>) {
+        self.container = container
+        self.storageKeyPath = storageKeyPath
+    }
+
+    @inlinable var object: AnyObject { container }
+    @inlinable var keyPath: AnyKeyPath { storageKeyPath }
+    @inlinable func loadCell() -> ResolvingCell<Storage.Value> { withStorage { $0.cell } }
+    @inlinable func load() -> Storage.Value? { withStorage { $0.value } }
+    @inlinable func store(_ value: Storage.Value?) { withStorage { $0.value = value } }
+
+    /// Runs `body` on the storage in place. A modify access through the key
+    /// path projects the storage's address, so only the field `body` touches
+    /// is read or written: the whole wrapper (cell and value) is never copied
+    /// while another thread may be storing the value. The striped lock
+    /// excludes the copies that unoptimized getters make (see
+    /// `WrapperStorageLocks`); this code may be compiled in another
+    /// configuration than theirs, so it always takes it.
+    @inlinable
+    func withStorage<Result>(_ body: (inout Storage) -> Result) -> Result {
+        WrapperStorageLocks.withLock(for: container) { body(&container[keyPath: storageKeyPath]) }
+    }
 }
 
 /// A type the spells may create with `init()` when no initializer is

@@ -95,8 +95,9 @@ enum ResolvedValue<Value> {
 /// thread, a read at 3 (from a hook) reads the wrapper, already written; a
 /// read at 2 is a dependency cycle, reported by the resolution tracker with
 /// its chain. A cycle across threads (each producing a value that needs the
-/// other's) is found by `ResolutionWaitGraph` and reported the same way. Assigning to the property from one thread while another reads
-/// it is a race, as for any non-atomic stored property.
+/// other's) is found by `ResolutionWaitGraph` and reported the same way.
+/// Assigning to the property from one thread while another reads it is a
+/// race, as for any non-atomic stored property.
 ///
 /// In unoptimized builds the getter reaches the wrapper through the runtime
 /// key-path projection, which copies the whole wrapper; there every access

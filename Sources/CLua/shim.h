@@ -386,9 +386,12 @@ static const int BM_RAISE = -1;
 static const int BM_RAISE_WHERE = -2;
 
 /* Whether a function's source is one of BloodMagic's internal chunks
-   (named "=[bm...]"), whose frames never count as an error's position. */
+   (named "=[bm...]"), whose frames never count as an error's position.
+   Their tracebacks show the name without '=' (see LuaStack.popError). */
+static const char *const BM_INTERNAL_CHUNK_MARK = "[bm";
+
 static inline int bm_is_internal_source(const char *source) {
-    return source != NULL && strncmp(source, "=[bm", 4) == 0;
+    return source != NULL && source[0] == '=' && strncmp(source + 1, BM_INTERNAL_CHUNK_MARK, 3) == 0;
 }
 
 /* Pushes "chunk:line" of the nearest script frame from `level` up (C

@@ -224,10 +224,12 @@ public struct LuaStack {
         if handlerRan && status == LUA_ERRRUN {
             ensureSpace(1)
             if lua_getfield(L, LUA_REGISTRYINDEX, BM_TRACEBACK_KEY) == LUA_TSTRING {
-                // Frames of BloodMagic's internal chunks ("[bm...]") are noise to a script's author.
+                // Frames of BloodMagic's internal chunks (the shim's mark, as
+                // bm_is_internal_source knows them) are noise to a script's author.
+                let internalFrame = "\t" + String(cString: BM_INTERNAL_CHUNK_MARK)
                 traceback = rawString(at: -1).map { text in
                     text.split(separator: "\n", omittingEmptySubsequences: false)
-                        .filter { !$0.hasPrefix("\t[bm") }
+                        .filter { !$0.hasPrefix(internalFrame) }
                         .joined(separator: "\n")
                 }
             }

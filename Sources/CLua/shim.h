@@ -282,6 +282,15 @@ static inline void bm_warnf_on(void *ud, const char *message, int tocont) {
     bm_warnf_cont(ud, message, tocont);
 }
 
+/* The chunk name a position shows: the whole name of a file (`@path`) or a
+   literal name (`=name`), where Lua's short_src is cut to LUA_IDSIZE
+   characters ("...rojects/shop/config/wiring/20-ui.lua"); short_src for
+   code loaded from a string. Needs the "S" fields of `ar`. */
+static inline const char *bm_full_source(const lua_Debug *ar) {
+    if (ar->source != NULL && (ar->source[0] == '@' || ar->source[0] == '=')) return ar->source + 1;
+    return ar->short_src;
+}
+
 /* Instruction budget. Raises from C, with the position of the running code. */
 static inline void bm_count_hook(lua_State *L, lua_Debug *ar) {
     bm_limits *lim = bm_limits_of(L);
@@ -295,7 +304,7 @@ static inline void bm_count_hook(lua_State *L, lua_Debug *ar) {
     lim->hook_step = 1;
     if (lua_getinfo(L, "Sl", ar) && ar->currentline > 0) {
         lua_pushfstring(L, "%s:%d: instruction limit exceeded (%I instructions)",
-                        ar->short_src, ar->currentline, (LUAI_UACINT)lim->instruction_limit);
+                        bm_full_source(ar), ar->currentline, (LUAI_UACINT)lim->instruction_limit);
     } else {
         lua_pushfstring(L, "instruction limit exceeded (%I instructions)", (LUAI_UACINT)lim->instruction_limit);
     }
@@ -402,7 +411,7 @@ static inline void bm_push_location(lua_State *L, int level, int suffix) {
     lua_Debug ar;
     for (; level < 40 && lua_getstack(L, level, &ar); level++) {
         if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0 && !bm_is_internal_source(ar.source)) {
-            lua_pushfstring(L, suffix ? "%s:%d: " : "%s:%d", ar.short_src, ar.currentline);
+            lua_pushfstring(L, suffix ? "%s:%d: " : "%s:%d", bm_full_source(&ar), ar.currentline);
             return;
         }
     }
@@ -496,6 +505,23 @@ static inline void bm_pushswiftclosure(lua_State *L, bm_swift_function fn, int n
 /* Message handler: keeps the message, stores a traceback in the registry. */
 static const char *const BM_TRACEBACK_KEY = "bloodmagic.traceback";
 
+/* Replaces, in the string at `idx`, the cut names (short_src) of the
+   chunks running on L's stack by their whole names, so that positions in
+   messages and tracebacks carry the full path of a long file name. Names of
+   chunks no longer on the stack are expanded by Swift (LuaStack.popError). */
+static inline void bm_expand_frame_sources(lua_State *L, int idx) {
+    lua_Debug ar;
+    idx = lua_absindex(L, idx);
+    for (int level = 0; level < 200 && lua_getstack(L, level, &ar); level++) {
+        if (!lua_getinfo(L, "S", &ar) || ar.source == NULL) continue;
+        if (!(ar.source[0] == '@' || ar.source[0] == '=') || ar.srclen <= LUA_IDSIZE) continue;
+        const char *text = lua_tostring(L, idx);
+        if (text == NULL || strstr(text, ar.short_src) == NULL) continue;
+        luaL_gsub(L, text, ar.short_src, ar.source + 1);
+        lua_replace(L, idx);
+    }
+}
+
 static inline int bm_message_handler(lua_State *L) {
     const char *msg = lua_tostring(L, 1);
     if (msg == NULL) {
@@ -506,8 +532,11 @@ static inline int bm_message_handler(lua_State *L) {
             lua_replace(L, 1);
         }
         lua_settop(L, 1);
+    } else if (lua_type(L, 1) == LUA_TSTRING) {
+        bm_expand_frame_sources(L, 1);
     }
     luaL_traceback(L, L, NULL, 1);
+    bm_expand_frame_sources(L, -1);
     lua_setfield(L, LUA_REGISTRYINDEX, BM_TRACEBACK_KEY);
     return 1;
 }

@@ -21,6 +21,8 @@ final class BMModule: Sendable {
     let preferences: any PreferenceStore
     /// Converts values between Lua and Swift for Swift containers and types.
     let crossing: BMValueCrossing
+    /// Script sources, indexed to find the line of a definition table's field.
+    let sources = LuaSourceCache()
 
     private let tracking = Mutex<Tracking>(Tracking())
 
@@ -161,6 +163,15 @@ final class BMModule: Sendable {
         tracking.withLock { $0.luaInitializers[handle.id] }
     }
 
+    /// `file:line` of field `key` of the definition table passed by the
+    /// nearest script call: the field's own line when the call writes the
+    /// table there, else the call's line (nil without a script frame).
+    func fieldLocation(_ key: String, _ lua: LuaStack) -> String? {
+        guard let frame = lua.scriptFrame() else { return nil }
+        let line = frame.isFile ? sources.line(ofField: key, file: frame.chunk, line: frame.line) : frame.line
+        return "\(frame.chunk):\(line)"
+    }
+
     /// The prelude's internal table (for tools).
     var preludeTable: LuaReference? {
         tracking.withLock { $0.prelude }
@@ -273,6 +284,11 @@ final class BMModule: Sendable {
             }),
             ("location", { lua in
                 lua.push(lua.callerLocation())
+                return 1
+            }),
+            ("field_where", { lua in
+                let key: String = try lua.argument(1, of: "field_where")
+                lua.push(self.fieldLocation(key, lua).map { $0 + ": " } ?? "")
                 return 1
             }),
             ("register_initializer", { lua in try self.registerInitializer(lua) }),
@@ -639,6 +655,29 @@ extension LuaStack {
         lua_pushvalue(pointer, index)
         lua_getinfo(pointer, ">u", &info)  // pops the function
         return info.nparams > 0 || info.isvararg != 0
+    }
+
+    /// The nearest script frame from `level` up (C functions and
+    /// BloodMagic's internal chunks are skipped, as for ``callerLocation()``):
+    /// its whole chunk name (without `@`/`=`) and current line.
+    func scriptFrame(from level: Int32 = 1) -> (chunk: String, isFile: Bool, line: Int)? {
+        var ar = lua_Debug()
+        var level = level
+        while level < 40, lua_getstack(pointer, level, &ar) != 0 {
+            level += 1
+            guard lua_getinfo(pointer, "Sl", &ar) != 0, ar.currentline > 0, let source = ar.source,
+                  bm_is_internal_source(source) == 0 else { continue }
+            let bytes = UnsafeRawBufferPointer(start: source, count: ar.srclen)
+            let first = bytes.first
+            if first == UInt8(ascii: "@") || first == UInt8(ascii: "=") {
+                return (String(decoding: bytes.dropFirst(), as: UTF8.self), first == UInt8(ascii: "@"), Int(ar.currentline))
+            }
+            let short = withUnsafeBytes(of: ar.short_src) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            return (short, false, Int(ar.currentline))
+        }
+        return nil
     }
 
     /// `file:line` of the nearest script frame, or `?`.

@@ -11,7 +11,7 @@ local core = ...
 local rawget, rawset, rawequal, setmetatable, getmetatable = rawget, rawset, rawequal, setmetatable, getmetatable
 local type, pairs, ipairs, next, select, error, tostring, pcall = type, pairs, ipairs, next, select, error, tostring, pcall
 local sformat, tconcat, tsort = string.format, table.concat, table.sort
-local where = core.where
+local where, field_where = core.where, core.field_where
 local generation, lookup = core.generation, core.lookup
 
 local bm = { spell = {} }
@@ -19,6 +19,47 @@ local internal = {}
 
 local function fail(message)
   error(where() .. message, 0)
+end
+
+-- Raises `message` at the line of field `key` of the definition table the
+-- nearest script call passes (the call's own line when the table is not
+-- written there), so a mistake on line 6 of a call that starts on line 3
+-- reads `file:6:`.
+local function fail_field(key, message)
+  error(field_where(key) .. message, 0)
+end
+
+-- The name among the keys of `candidates` closest to `name` (by edit
+-- distance, ignoring case), or nil when none is close.
+local function closest_key(name, candidates)
+  local lower, best, best_distance = name:lower(), nil, nil
+  local limit = #name <= 4 and 1 or (#name <= 8 and 2 or 3)
+  for candidate in next, candidates do
+    if type(candidate) == "string" then
+      local other = candidate:lower()
+      -- Levenshtein distance, one row at a time.
+      local previous = {}
+      for j = 0, #other do previous[j] = j end
+      for i = 1, #lower do
+        local current = { [0] = i }
+        local ci = lower:byte(i)
+        for j = 1, #other do
+          local cost = (ci == other:byte(j)) and 0 or 1
+          local v = previous[j - 1] + cost
+          if previous[j] + 1 < v then v = previous[j] + 1 end
+          if current[j - 1] + 1 < v then v = current[j - 1] + 1 end
+          current[j] = v
+        end
+        previous = current
+      end
+      local distance = previous[#other]
+      if distance <= limit and (best_distance == nil or distance < best_distance
+          or (distance == best_distance and candidate < best)) then
+        best, best_distance = candidate, distance
+      end
+    end
+  end
+  return best
 end
 
 local function typeof(v)
@@ -61,7 +102,8 @@ local function check(fname, def, schema)
     if type(key) ~= "string" then
       fail(fname .. ": unknown field [" .. tostring(key) .. "]")
     elseif schema[key] == nil then
-      fail(fname .. ": unknown field '" .. key .. "'")
+      local near = closest_key(key, schema)
+      fail_field(key, fname .. ": unknown field '" .. key .. "'" .. (near and (" (closest: '" .. near .. "')") or ""))
     end
   end
   for key, rule in next, schema do
@@ -69,7 +111,7 @@ local function check(fname, def, schema)
     if value == nil then
       if rule.required then fail(fname .. ": missing required field '" .. key .. "'") end
     elseif not rule.check(value) then
-      fail(fname .. ": field '" .. key .. "' must be " .. rule.what .. ", got " .. typeof(value))
+      fail_field(key, fname .. ": field '" .. key .. "' must be " .. rule.what .. ", got " .. typeof(value))
     end
   end
 end
@@ -78,21 +120,21 @@ end
 local function protocol_list(fname, list)
   if list == nil then return nil end
   if type(list) ~= "table" then
-    fail(fname .. ": field 'protocols' must be an array of protocol names, got " .. typeof(list))
+    fail_field("protocols", fname .. ": field 'protocols' must be an array of protocol names, got " .. typeof(list))
   end
   local seen, out = {}, {}
   for i, name in ipairs(list) do
     if type(name) ~= "string" or name == "" then
-      fail(fname .. ": protocols[" .. i .. "] must be a protocol name, got " .. typeof(name))
+      fail_field("protocols", fname .. ": protocols[" .. i .. "] must be a protocol name, got " .. typeof(name))
     end
     if not seen[name] then seen[name] = true; out[#out + 1] = name end
   end
   for key in next, list do
     if type(key) ~= "number" or key < 1 or key > #list or key % 1 ~= 0 then
-      fail(fname .. ": field 'protocols' must be an array of protocol names (found key " .. tostring(key) .. ")")
+      fail_field("protocols", fname .. ": field 'protocols' must be an array of protocol names (found key " .. tostring(key) .. ")")
     end
   end
-  if #out == 0 then fail(fname .. ": field 'protocols' is empty") end
+  if #out == 0 then fail_field("protocols", fname .. ": field 'protocols' is empty") end
   tsort(out)
   return out
 end
@@ -114,12 +156,12 @@ end
 local function container_name(fname, value)
   if value == nil then return nil end
   if type(value) == "string" then
-    if value == "" then fail(fname .. ": field 'container' is empty") end
+    if value == "" then fail_field("container", fname .. ": field 'container' is empty") end
     return value
   end
   local meta = info[value]
   if meta then return meta.name end
-  fail(fname .. ": field 'container' must be a class name or a class, got " .. typeof(value))
+  fail_field("container", fname .. ": field 'container' must be a class name or a class, got " .. typeof(value))
 end
 
 ---------------------------------------------------------------------------
@@ -153,7 +195,7 @@ local function register_initializer(fname, def, scope)
   end
   scope = scope or def.scope or "instance"
   if scope ~= "instance" and scope ~= "singleton" then
-    fail(fname .. ": field 'scope' must be \"instance\" or \"singleton\", got \"" .. tostring(scope) .. "\"")
+    fail_field("scope", fname .. ": field 'scope' must be \"instance\" or \"singleton\", got \"" .. tostring(scope) .. "\"")
   end
   local container = container_name(fname, def.container)
   return registration(core.register_initializer(def.type, protocols, container, scope, def.init), "initializer")
@@ -165,7 +207,7 @@ end
 
 function bm.singleton(def)
   if type(def) == "table" and rawget(def, "scope") ~= nil then
-    fail("bm.singleton: unknown field 'scope' (a singleton's scope is always \"singleton\")")
+    fail_field("scope", "bm.singleton: unknown field 'scope' (a singleton's scope is always \"singleton\")")
   end
   return register_initializer("bm.singleton", def, "singleton")
 end
@@ -274,6 +316,9 @@ local function typed_spell(kind)
     local def
     if type(arg) == "string" then
       def = { type = arg }
+    elseif arg == nil then
+      fail(fname .. ": missing required field 'type' (or 'protocols'): give the property's type, as "
+        .. fname .. "(\"T\") or " .. fname .. " { type = \"T\" }")
     else
       check(fname, arg, TYPED)
       def = { type = arg.type, protocols = protocol_list(fname, arg.protocols), optional = arg.optional }
@@ -290,6 +335,9 @@ bm.spell.injectable = typed_spell("injectable")
 
 function bm.spell.partial(arg)
   if type(arg) == "string" then return make_spell("partial", { type = arg }) end
+  if arg == nil then
+    fail("bm.spell.partial: missing required field 'type': give the template's type, as bm.spell.partial(\"T\")")
+  end
   check("bm.spell.partial", arg, { type = required(STRING) })
   return make_spell("partial", { type = arg.type })
 end
@@ -315,7 +363,7 @@ function bm.define_spell(def)
   check("bm.define_spell", def, DEFINE_SPELL)
   local name = def.name
   if not name:match("^[%a_][%w_]*$") then
-    fail("bm.define_spell: field 'name' must be an identifier, got \"" .. name .. "\"")
+    fail_field("name", "bm.define_spell: field 'name' must be an identifier, got \"" .. name .. "\"")
   end
   if builtin_spells[name] then
     fail("bm.define_spell: '" .. name .. "' is a built-in spell")

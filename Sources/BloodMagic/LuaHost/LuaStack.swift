@@ -164,6 +164,7 @@ public struct LuaStack {
         // lua_load runs the parser in protected mode, so the memory limit can
         // be enforced here: a failure comes back as a status.
         block.pointee.swift_depth = 0
+        noteChunkName(name)
         let status = name.withCString { cname in
             luaL_loadbufferx(L, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count, cname, "t")
         }
@@ -218,7 +219,7 @@ public struct LuaStack {
     /// Pops the error value of a failed call or load and makes a ``LuaError``.
     func popError(status: Int32, handlerRan: Bool = false) -> LuaError {
         let block = limitsBlock.pointee
-        var message = rawString(at: -1) ?? "(error object is a \(typeName(at: -1)) value)"
+        var message = expandedString(at: -1) ?? "(error object is a \(typeName(at: -1)) value)"
         lua_settop(L, -2)
         var traceback: String?
         if handlerRan && status == LUA_ERRRUN {
@@ -227,7 +228,7 @@ public struct LuaStack {
                 // Frames of BloodMagic's internal chunks (the shim's mark, as
                 // bm_is_internal_source knows them) are noise to a script's author.
                 let internalFrame = "\t" + String(cString: BM_INTERNAL_CHUNK_MARK)
-                traceback = rawString(at: -1).map { text in
+                traceback = expandedString(at: -1).map { text in
                     text.split(separator: "\n", omittingEmptySubsequences: false)
                         .filter { !$0.hasPrefix(internalFrame) }
                         .joined(separator: "\n")

@@ -17,6 +17,8 @@ final class LuaStateCore {
     var functionBoxMetatable: Int32 = BM_LUA_NOREF
     /// Swift classes exposed to Lua (LuaBridge), and the identity cache.
     let exposedTypes = LuaExposedTypeRegistry()
+    /// Chunk names (`@path`, `=name`) loaded here that Lua shows cut; see ``LuaChunkNames``.
+    var longChunkNames: Set<[UInt8]> = []
     private var closed = false
 
     init?(releaseQueue: LuaReleaseQueue) {

@@ -2,26 +2,43 @@ import ArgumentParser
 import BloodMagic
 import Foundation
 
-/// `bmlua check DIR|FILES...`: reports every problem in startup scripts.
+/// `bmlua check [--manifest app.json] DIR|FILES...`: reports every problem in startup scripts.
 struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
         abstract: "Load startup scripts in a fresh host and report every problem.",
         discussion: """
-            Reports syntax and load errors, unknown fields and missing `init`, shadowed \
-            registrations, hooks and preferences for properties no Lua class declares, \
-            spelled properties nothing can serve, and dependency cycles (found by reading \
-            each class's injected properties in a dry run). One `file:line: severity: message` \
-            per line; a file that is fine is not mentioned. Exit 0 when clean, 1 on problems.
+            Reports syntax and load errors (in startup scripts, partials/ templates and \
+            modules), unknown and missing fields (at the field's line), shadowed \
+            registrations, a class name declared twice, hooks, preferences and \
+            initializers naming containers or properties nobody declares, spelled \
+            properties nothing can serve, and what a dry run finds: initializers that \
+            fail, return nil for a non-optional property, never end, return the wrong \
+            type, or form a dependency cycle. One `file:line: severity: message` per \
+            line; a file that is fine is not mentioned. Exit 0 when clean, 1 on problems.
+
+            With --manifest (written by the app: ScriptHost.manifest(), e.g. \
+            `feedreader --write-manifest app.json`), the check sees the app's Swift \
+            containers, exposed types, globals and Swift registrations. Scripts' print \
+            goes to standard error.
 
             Examples:
               bmlua check Scripts
+              bmlua check --manifest app.json Scripts
+              bmlua check --format github --manifest app.json Scripts   # CI annotations
               bmlua check --format json Scripts/10-network.lua Scripts/20-ui.lua
             """
     )
 
-    @Option(help: "Output format: text or json.")
-    var format: OutputFormat = .text
+    @Option(help: "Output format: text, json, or github (workflow commands that annotate the lines in a GitHub Actions log).")
+    var format: CheckOutputFormat = .text
+
+    @Option(help: ArgumentHelp("The app's manifest (JSON), written by ScriptHost.manifest().", valueName: "FILE"))
+    var manifest: String?
+
+    @Option(name: .customLong("max-instructions"), help: ArgumentHelp(
+        "The instruction budget of each file's loading and of each dry-run step (default: 50000000).", valueName: "N"))
+    var maxInstructions: Int?
 
     @Argument(help: ArgumentHelp("A scripts directory, or script files.", valueName: "DIR|FILES"))
     var paths: [String]
@@ -38,17 +55,25 @@ struct CheckCommand: ParsableCommand {
         }) {
             throw ValidationError("give one directory, or script files, not both")
         }
+        if let maxInstructions, maxInstructions <= 0 {
+            throw ValidationError("--max-instructions: must be a positive number, got \(maxInstructions)")
+        }
+        if let manifest, !FileManager.default.fileExists(atPath: manifest) {
+            throw ValidationError("--manifest: no such file: \(manifest)")
+        }
     }
 
     func run() throws {
         var isDirectory: ObjCBool = false
-        let checker = ScriptChecker()
+        var limits = ScriptChecker.inspectionLimits
+        if let maxInstructions { limits.maxInstructions = maxInstructions }
         let problems: [ScriptProblem]
         do {
+            let checker = ScriptChecker(manifest: try manifest.map(AppManifest.read(from:)))
             if paths.count == 1, FileManager.default.fileExists(atPath: paths[0], isDirectory: &isDirectory), isDirectory.boolValue {
-                problems = try checker.check(directory: paths[0])
+                problems = try checker.check(directory: paths[0], limits: limits)
             } else {
-                problems = try checker.check(files: paths)
+                problems = try checker.check(files: paths, limits: limits)
             }
         } catch {
             ErrorReporter().report(LuaError(.io, String(describing: error)))
@@ -63,12 +88,41 @@ struct CheckCommand: ParsableCommand {
             }
         case .json:
             print(try JSONFormatting.encode(problems))
+        case .github:
+            for problem in problems { print(GitHubAnnotation.line(for: problem)) }
         }
         if !problems.isEmpty { throw ExitCode.failure }
     }
 }
 
-/// How a command prints its results.
+/// How `check` prints its findings.
+enum CheckOutputFormat: String, ExpressibleByArgument, CaseIterable {
+    case text, json, github
+}
+
+/// GitHub Actions workflow commands: `::error file=…,line=…::message`, one
+/// per finding, which annotate the lines in the run's log and the diff.
+enum GitHubAnnotation {
+    static func line(for problem: ScriptProblem) -> String {
+        var properties = "file=\(escapeProperty(problem.file))"
+        if problem.line > 0 { properties += ",line=\(problem.line)" }
+        return "::\(problem.severity.rawValue) \(properties)::\(escapeData(problem.message))"
+    }
+
+    /// A message: `%`, CR and LF escaped, as the runner expects.
+    static func escapeData(_ text: String) -> String {
+        text.replacingOccurrences(of: "%", with: "%25")
+            .replacingOccurrences(of: "\r", with: "%0D")
+            .replacingOccurrences(of: "\n", with: "%0A")
+    }
+
+    /// A property value: also `:` and `,`.
+    static func escapeProperty(_ text: String) -> String {
+        escapeData(text).replacingOccurrences(of: ":", with: "%3A").replacingOccurrences(of: ",", with: "%2C")
+    }
+}
+
+/// How `list` prints its results.
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
     case text, json
 }

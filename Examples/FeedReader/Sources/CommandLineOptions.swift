@@ -13,14 +13,22 @@ struct CommandLineOptions {
     var preferencesFile: String?
     /// `--help`: print the usage and stop.
     var showsHelp = false
+    /// `--write-manifest FILE`: write the app's manifest for
+    /// `bmlua check --manifest FILE` and stop.
+    var manifestFile: String?
 
     static let usage = """
         usage: feedreader [--scripts DIR] [--feeds DIR] [--preferences FILE]
+               feedreader --write-manifest FILE
 
           --scripts DIR       the Lua startup scripts that wire the app
                               (default: Examples/FeedReader/Scripts)
           --feeds DIR         where the feeds are read from (default: Examples/FeedReader/Feeds)
           --preferences FILE  keep settings in this property-list file (default: in memory)
+          --write-manifest FILE
+                              write the app's manifest (its Swift containers, exposed
+                              types and globals) for `bmlua check --manifest FILE`
+                              (`-`: standard output), then stop
         """
 
     /// Parses the arguments after the program name.
@@ -32,13 +40,14 @@ struct CommandLineOptions {
             switch argument {
             case "-h", "--help":
                 options.showsHelp = true
-            case "--scripts", "--feeds", "--preferences":
+            case "--scripts", "--feeds", "--preferences", "--write-manifest":
                 guard let value = remaining.popFirst() else {
                     throw FeedReaderError("\(argument) needs a value\n\(usage)")
                 }
                 switch argument {
                 case "--scripts": options.scriptsDirectory = value
                 case "--feeds": options.feedsDirectory = value
+                case "--write-manifest": options.manifestFile = value
                 default: options.preferencesFile = value
                 }
             default:

@@ -19,7 +19,7 @@ protocol FeedLoader: AnyObject {
 }
 
 /// Always fetches, then refreshes the cache with what it fetched.
-final class RefreshingFeedLoader: FeedLoader {
+final class RefreshingFeedLoader: FeedLoader, DefaultConstructible {
     @Injectable var requests: RequestManager
     @Injectable var cache: Cache
 
@@ -33,7 +33,7 @@ final class RefreshingFeedLoader: FeedLoader {
 }
 
 /// Serves from the cache when it can, and fetches (and caches) on a miss.
-final class CachedFeedLoader: FeedLoader {
+final class CachedFeedLoader: FeedLoader, DefaultConstructible {
     @Injectable var requests: RequestManager
     @Injectable var cache: Cache
 

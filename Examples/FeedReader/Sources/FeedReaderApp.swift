@@ -3,7 +3,7 @@ import BloodMagic
 /// The reader: a headline list, a digest, and a report of what the shared
 /// RequestManager and Cache did. Every dependency is a spell; the startup
 /// scripts decide what serves each one.
-final class FeedReaderApp {
+final class FeedReaderApp: DefaultConstructible {
     @Lazy var headlines: HeadlinesController
     @Lazy var digest: DigestController
     @Injectable var settings: Settings

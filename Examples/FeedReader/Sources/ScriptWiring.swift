@@ -11,6 +11,19 @@ enum ScriptWiring {
     static func load(
         scriptsDirectory: String, feedsDirectory: String, preferences: any PreferenceStore, registry: Registry
     ) throws -> ScriptHost {
+        let host = try makeHost(
+            scriptsDirectory: scriptsDirectory, feedsDirectory: feedsDirectory, preferences: preferences, registry: registry)
+        try host.loadStartupScripts()
+        return host
+    }
+
+    /// The host before any script runs: the exposed types, the global
+    /// `feedreader`, and the containers the scripts serve, declared for the
+    /// app's manifest (`feedreader --write-manifest FILE`, read by
+    /// `bmlua check --manifest FILE`).
+    static func makeHost(
+        scriptsDirectory: String, feedsDirectory: String, preferences: any PreferenceStore, registry: Registry
+    ) throws -> ScriptHost {
         // The host makes `preferences` the registry's default store, so the
         // Swift @Preference settings and the Lua scripts share it.
         let host = try ScriptHost(options: .init(
@@ -21,8 +34,24 @@ enum ScriptWiring {
         exposeTypes(in: host)
         let feeds = URL(fileURLWithPath: feedsDirectory, isDirectory: true).standardizedFileURL
         host.setGlobal("feedreader", ["feedsURL": feeds.absoluteString, "feedsDirectory": feeds.path])
-        try host.loadStartupScripts()
+        host.declare(
+            FeedReaderApp.self, HeadlinesController.self, DigestController.self,
+            RefreshingFeedLoader.self, CachedFeedLoader.self, Settings.self)
         return host
+    }
+
+    /// Writes the app's manifest to `path` (`-`: standard output).
+    static func writeManifest(to path: String) throws {
+        let host = try makeHost(
+            scriptsDirectory: CommandLineOptions.defaultDirectory("Scripts"),
+            feedsDirectory: CommandLineOptions.defaultDirectory("Feeds"),
+            preferences: InMemoryPreferenceStore(), registry: Registry())
+        let data = try host.manifest().jsonData()
+        if path == "-" {
+            FileHandle.standardOutput.write(data)
+        } else {
+            try data.write(to: URL(fileURLWithPath: path))
+        }
     }
 
     /// The classes scripts construct (`RequestManager.new { baseURL = ... }`)

@@ -4,7 +4,7 @@ import BloodMagic
 /// preference store, and when the store has none, from the default the
 /// scripts set with `bm.preference { container = "Settings", ... }` (the
 /// Swift default applies only when no script sets one).
-final class Settings {
+final class Settings: DefaultConstructible {
     /// How many headlines to show, and at most how many items per feed in the digest.
     @Preference var maxItems: Int = 5
     /// The digest keeps items whose title, summary or tags contain this (empty: all).

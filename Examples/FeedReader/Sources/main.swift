@@ -20,6 +20,15 @@ if options.showsHelp {
     print(CommandLineOptions.usage)
     exit(0)
 }
+if let manifestFile = options.manifestFile {
+    do {
+        try ScriptWiring.writeManifest(to: manifestFile)
+        exit(0)
+    } catch {
+        report("\(error)")
+        exit(1)
+    }
+}
 
 let store: any PreferenceStore = options.preferencesFile.map {
     PropertyListFilePreferenceStore(fileURL: URL(fileURLWithPath: $0))

@@ -38,6 +38,8 @@ final class BMModule: Sendable {
         var partialFiles: [String: LuaReference] = [:]
         /// Lua classes by name: superclass name and where each was defined.
         var classes: [String: (superclass: String?, source: String)] = [:]
+        /// Every `bm.class` declaration, in order, a name declared again included.
+        var classDeclarations: [(name: String, source: String)] = []
         /// The prelude's internal table.
         var prelude: LuaReference?
         /// Preference stores by suite name.
@@ -52,6 +54,8 @@ final class BMModule: Sendable {
 
     /// What one startup script registered.
     struct LoadRecord {
+        /// How many class declarations there were before the script ran.
+        var declarationsBefore = 0
         var handles: [SpellHandle] = []
         var classes: [String] = []
         var spells: [String] = []
@@ -103,7 +107,7 @@ final class BMModule: Sendable {
 
     /// Starts recording what the next script registers.
     func beginLoad() {
-        tracking.withLock { $0.loading = LoadRecord() }
+        tracking.withLock { $0.loading = LoadRecord(declarationsBefore: $0.classDeclarations.count) }
     }
 
     /// Stops recording; with `rollback`, removes everything recorded.
@@ -117,6 +121,8 @@ final class BMModule: Sendable {
                 tracking.luaInitializers[handle.id] = nil
             }
             for name in record.classes { tracking.classes[name] = nil }
+            tracking.classDeclarations.removeSubrange(
+                min(record.declarationsBefore, tracking.classDeclarations.count)...)
             return record
         }
         guard let record else { return }
@@ -172,9 +178,24 @@ final class BMModule: Sendable {
         return "\(frame.chunk):\(line)"
     }
 
+    /// Whether this module made the registration `handle` (it is the scripts').
+    func madeRegistration(_ handle: SpellHandle) -> Bool {
+        tracking.withLock { $0.handles[handle.id] != nil }
+    }
+
     /// The prelude's internal table (for tools).
     var preludeTable: LuaReference? {
         tracking.withLock { $0.prelude }
+    }
+
+    /// Every `bm.class` declaration of the scripts loaded, in order.
+    var classDeclarations: [(name: String, source: String)] {
+        tracking.withLock { $0.classDeclarations }
+    }
+
+    /// The Lua functions of the initializers this module registered, by handle id.
+    var luaInitializers: [UInt64: LuaReference] {
+        tracking.withLock { $0.luaInitializers }
     }
 
     /// Lua classes defined so far: name → (superclass, source).
@@ -441,6 +462,7 @@ final class BMModule: Sendable {
         let source: String = try lua.argument(3, of: "bm.class")
         tracking.withLock { tracking in
             tracking.classes[name] = (superclass, source)
+            tracking.classDeclarations.append((name, source))
             tracking.loading?.classes.append(name)
         }
         return 0

@@ -813,29 +813,56 @@ function internal.spell_report()
   return rows
 end
 
--- Reads every lazy, injectable and partial property of a fresh instance of
--- each class, in protected mode: { { class =, property =, message = } }.
-function internal.dry_run()
-  local failures = {}
-  for _, name in ipairs(sorted_keys(classes)) do
-    local class = classes[name]
-    local meta = info[class]
-    local ok, object = pcall(class.new)
-    if not ok then
-      failures[#failures + 1] = { class = name, property = "new", message = tostring(object), source = meta.source }
-    else
-      for _, property in ipairs(sorted_keys(meta.spells)) do
-        local injected = getters[meta.spells[property].kind] == get_injected
-        local ok2, err = true, nil
-        if injected then ok2, err = pcall(function() return object[property] end) end
-        if not ok2 then
-          failures[#failures + 1] = { class = name, property = property, message = tostring(err), source = meta.source }
-        end
+-- The dry run of `bmlua check`. The checker calls these from Swift one
+-- step per call, so that each step has its own instruction budget and an
+-- error reaches it with its position: dry_new makes a fresh instance of a
+-- class, dry_read reads one property of it (both raise what the scripts
+-- raise), and dry_settle clears what a failed step left behind.
+local dry_objects = {}
+
+-- Makes the dry run's instance of class `name`.
+function internal.dry_new(name)
+  dry_objects[name] = nil
+  dry_objects[name] = classes[name].new()
+end
+
+-- The dry run's instance of class `name`, or nil.
+function internal.dry_object(name)
+  return dry_objects[name]
+end
+
+-- Reads `property` of the dry run's instance of class `name`.
+function internal.dry_read(name, property)
+  local object = dry_objects[name]
+  if object ~= nil then return object[property] end
+end
+
+-- Clears the resolution stack an error left behind (the dry run's calls
+-- are top-level: nothing else is resolving) and returns the dependency
+-- chain it held from the first step that repeats (a class and property seen
+-- before: steps that create new objects repeat no object), or nil.
+function internal.dry_settle()
+  local labels, first_at, chain = {}, {}, nil
+  for i = 1, depth do
+    local o = stack_object[i]
+    if o then
+      local m = class_of(o)
+      local l = (m and m.name or typeof(o)) .. "." .. tostring(stack_property[i])
+      if first_at[l] and not chain then
+        chain = {}
+        for k = first_at[l], #labels do chain[#chain + 1] = labels[k] end
+        chain[#chain + 1] = l
       end
+      labels[#labels + 1] = l
+      first_at[l] = first_at[l] or #labels
     end
   end
-  return failures
+  if depth > 0 then pop(1) end
+  return chain and tconcat(chain, " -> ") or nil
 end
+
+internal.closest_key = closest_key
+internal.typeof = typeof
 
 return bm, internal
 """#

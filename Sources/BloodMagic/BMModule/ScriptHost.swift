@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A Lua host with the `bm` module: the way a Swift app (or `bmlua`) lets
 /// startup scripts define its wiring.
@@ -63,7 +64,9 @@ public final class ScriptHost: Sendable {
     public let options: Options
     let module: BMModule
     /// The registration of `partials/<Type>.lua` templates.
-    private let fileTemplates: SpellHandle?
+    let fileTemplates: SpellHandle?
+    /// What the app declared for its manifest: containers and globals.
+    let manifestRecords = Mutex(ManifestRecords())
 
     /// Opens the state, installs `bm`, confines `require` to the scripts
     /// directory, and makes the options' preference store the registry's
@@ -153,12 +156,16 @@ public final class ScriptHost: Sendable {
         state.expose(type)
     }
 
-    /// Sets the global `name` for the scripts (before or after loading them).
+    /// Sets the global `name` for the scripts (before or after loading
+    /// them). The value's shape goes into the host's ``manifest()``.
     public func setGlobal(_ name: String, _ value: some LuaPushable) {
-        state.withStack { lua in
+        let shape = state.withStack { lua in
             lua.push(value)
+            let shape = lua.valueShape(at: -1)
             lua.setRawGlobal(name)
+            return shape
         }
+        manifestRecords.withLock { $0.globals[name] = shape }
     }
 
     /// Runs a chunk of Lua in the host.

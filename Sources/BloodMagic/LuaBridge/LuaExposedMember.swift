@@ -22,11 +22,15 @@ final class LuaExposedMember {
     let read: (UnsafeMutableRawPointer, LuaStack) throws -> Int32
     /// A property write, value at index 3; nil for a read-only property.
     let write: ((UnsafeMutableRawPointer, LuaStack) throws -> Void)?
+    /// The Swift type a property reads as, or a method returns (`Void`
+    /// when it returns nothing, nil when it pushes its own results): for
+    /// tools describing the type (``ScriptHost/manifest()``).
+    let swiftType: String?
 
     /// A method; `signature` is the one its `invoke` closure checks against.
     @usableFromInline
     init(
-        method name: String, signature: LuaSignature,
+        method name: String, signature: LuaSignature, returns: String? = nil,
         invoke: @escaping (UnsafeMutableRawPointer?, UnsafeRawPointer, LuaStack) throws -> Int32
     ) {
         self.name = name
@@ -35,12 +39,13 @@ final class LuaExposedMember {
         self.invoke = invoke
         self.read = { _, _ in 0 }
         self.write = nil
+        self.swiftType = returns
     }
 
     /// A property.
     @usableFromInline
     init(
-        property name: String, of typeName: String,
+        property name: String, of typeName: String, valueType: String? = nil,
         read: @escaping (UnsafeMutableRawPointer, LuaStack) throws -> Int32,
         write: ((UnsafeMutableRawPointer, LuaStack) throws -> Void)?
     ) {
@@ -50,6 +55,7 @@ final class LuaExposedMember {
         self.invoke = { _, _, _ in 0 }
         self.read = read
         self.write = write
+        self.swiftType = valueType
     }
 
     /// Why argument 1 of a call to `method` of the type `tag` is not a usable
@@ -73,11 +79,14 @@ final class LuaExposedConstructor {
     let names: [String]?
     /// Whether one table argument may carry the arguments by name.
     let acceptsNamedTable: Bool
+    /// The `Decodable` type one table argument decodes into, if that is how it reads.
+    let decodes: String?
     let make: (LuaArguments) throws -> AnyObject
 
-    init(names: [String]?, acceptsNamedTable: Bool, make: @escaping (LuaArguments) throws -> AnyObject) {
+    init(names: [String]?, acceptsNamedTable: Bool, decodes: String? = nil, make: @escaping (LuaArguments) throws -> AnyObject) {
         self.names = names
         self.acceptsNamedTable = acceptsNamedTable
+        self.decodes = decodes
         self.make = make
     }
 }

@@ -63,7 +63,9 @@ public struct LuaExposedType<Root: AnyObject> {
     /// the field: `Name.new: servers[2].port: expected integer, got string`.
     public func constructor<Config: Decodable>(decoding config: Config.Type, _ body: @escaping (Config) throws -> Root) -> Self {
         var copy = self
-        copy.constructor = LuaExposedConstructor(names: ["config"], acceptsNamedTable: false) { args in
+        copy.constructor = LuaExposedConstructor(
+            names: ["config"], acceptsNamedTable: false, decodes: String(describing: Config.self)
+        ) { args in
             guard args.count == 1 else {
                 throw LuaError(.conversion, "\(args.function): expected 1 argument (a table), got \(args.count)")
             }
@@ -116,7 +118,7 @@ public struct LuaExposedType<Root: AnyObject> {
     public func property<Value: LuaPushable>(_ name: String, get: @escaping (Root) throws -> Value) -> Self {
         adding(
             LuaExposedMember(
-                property: name, of: self.name,
+                property: name, of: self.name, valueType: String(describing: Value.self),
                 read: { pointer, stack in
                     stack.push(try Unmanaged<Root>.fromOpaque(pointer)._withUnsafeGuaranteedRef(get))
                     return 1
@@ -131,7 +133,7 @@ public struct LuaExposedType<Root: AnyObject> {
         let function = "\(self.name).\(name)"
         return adding(
             LuaExposedMember(
-                property: name, of: self.name,
+                property: name, of: self.name, valueType: String(describing: Value.self),
                 read: { pointer, stack in
                     stack.push(try Unmanaged<Root>.fromOpaque(pointer)._withUnsafeGuaranteedRef(get))
                     return 1
@@ -160,7 +162,7 @@ public struct LuaExposedType<Root: AnyObject> {
     ) -> Self {
         let signature = LuaSignature(function: "\(self.name).\(name)", declared: arguments)
         return adding(
-            LuaExposedMember(method: name, signature: signature) { pointer, tag, stack in
+            LuaExposedMember(method: name, signature: signature, returns: String(describing: Result.self)) { pointer, tag, stack in
                 try Self.dispatch(pointer, tag, stack, signature, name) { object, args in
                     args.stack.push(try body(object, args))
                     return 1
@@ -175,7 +177,7 @@ public struct LuaExposedType<Root: AnyObject> {
     ) -> Self {
         let signature = LuaSignature(function: "\(self.name).\(name)", declared: arguments)
         return adding(
-            LuaExposedMember(method: name, signature: signature) { pointer, tag, stack in
+            LuaExposedMember(method: name, signature: signature, returns: "Void") { pointer, tag, stack in
                 try Self.dispatch(pointer, tag, stack, signature, name) { object, args in
                     try body(object, args)
                     return 0

@@ -29,6 +29,9 @@ public final class LuaExposedTypeInfo {
     var metatableSlot: Int32 = BM_LUA_NOREF
     /// The class table's registry slot (`Name`, with `new` and the methods).
     var classTableSlot: Int32 = BM_LUA_NOREF
+    /// Whether the app exposed it (a global class table `Name`), rather than
+    /// the bridge on the fly for an object of a class never exposed.
+    var isGlobal = false
 
     init(
         name: String, swiftType: AnyObject.Type, protocols: [String], members: [LuaExposedMember],

@@ -70,6 +70,7 @@ extension LuaStack {
             lua_setfield(L, classTable, "new")
         }
         if global {
+            info.isGlobal = true
             lua_pushvalue(L, classTable)
             setRawGlobal(info.name)
         }
@@ -217,6 +218,12 @@ extension LuaStack {
     /// The exposed type of the Swift class `type`, or of its nearest exposed superclass.
     public func exposedType(for type: AnyClass) -> LuaExposedTypeInfo? {
         exposedTypes.info(for: type)
+    }
+
+    /// The types the app exposed in this state (not those the bridge
+    /// exposed on the fly for objects of other classes), by Lua name.
+    var appExposedTypes: [LuaExposedTypeInfo] {
+        exposedTypes.byName.values.filter(\.isGlobal).sorted { $0.name < $1.name }
     }
 
     /// Every type exposed in this state, by Lua name.

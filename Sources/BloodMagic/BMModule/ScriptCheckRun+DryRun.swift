@@ -1,0 +1,238 @@
+import CLua
+import Foundation
+
+/// The dry run: a fresh instance of each Lua class with each of its
+/// injected properties read, then every other Lua initializer called once
+/// with the sender it would get. Each step is a top-level call with its own
+/// instruction budget, so a step that never ends is one finding and the run
+/// goes on.
+extension ScriptCheckRun {
+    func dryRun(_ report: [SpellRow]) throws {
+        guard let prelude = module.preludeTable else { return }
+        var exercised: Set<SpellHandle> = []
+        let rows = Dictionary(grouping: report, by: \.class)
+        let classes = host.luaClasses
+        for name in classes.keys.sorted() {
+            let source = classes[name]?.source
+            do {
+                try call(prelude, "dry_new", results: 0, push: { lua in lua.push(name); return 1 }, read: { _ in () })
+            } catch let error as LuaError {
+                let chain = settle(prelude)
+                failure(error, chain: chain, context: "making a \(name)", fallback: source)
+                continue
+            }
+            for row in rows[name] ?? [] where row.isInjected {
+                let entry = row.kind == "partial"
+                    ? nil : registry.initializerEntry(for: row.key, in: module.container(named: name, object: nil))
+                if let entry, module.madeRegistration(entry.handle) { exercised.insert(entry.handle) }
+                let initSource = entry.map { sources.position(ofField: "init", at: $0.source) }
+                do {
+                    let isNil = try call(prelude, "dry_read", results: 1, push: { lua in
+                        lua.push(name)
+                        lua.push(row.property)
+                        return 2
+                    }, read: { lua in lua.isNil(at: -1) })
+                    _ = settle(prelude)
+                    if isNil, !row.optional, row.kind != "partial", let entry, module.madeRegistration(entry.handle) {
+                        add(.error,
+                            "\(name).\(row.property): the initializer for \(row.key.name) registered at \(entry.source) returned nil, and the property is not optional (is a `return` missing?)",
+                            at: initSource)
+                    }
+                } catch let error as LuaError {
+                    let chain = settle(prelude)
+                    failure(error, chain: chain, context: "reading \(name).\(row.property)", fallback: initSource ?? row.source)
+                }
+            }
+        }
+        try probeOtherInitializers(skipping: exercised)
+    }
+
+    /// Clears what a failed step left on the resolution stack; the chain it
+    /// held when its steps repeated.
+    private func settle(_ prelude: LuaReference) -> String? {
+        (try? call(prelude, "dry_settle", results: 1) { lua in lua.rawString(at: -1) }) ?? nil
+    }
+
+    /// Reports a dry-run step's error at its position (else `fallback`).
+    /// Errors reported otherwise are left out: a property nothing serves,
+    /// a missing template, and what stands for the app's Swift initializers.
+    private func failure(_ error: LuaError, chain: String?, context: String, fallback: String?) {
+        let reason = error.reason
+        if reason.contains(Self.swiftPlaceholderMarker) { return }
+        if let chunk = error.chunk, filesWithSyntaxErrors.contains(chunk) { return }   // reported as such
+        if reason.range(of: #"^[A-Za-z_][\w.]*\.\w+: no (initializer|template) for "#, options: .regularExpression) != nil { return }
+        if let range = reason.range(of: "dependency cycle: ") {
+            let chain = reason[range.upperBound...].prefix { $0 != "(" && $0 != "\n" }
+            if isNewCycle(String(chain)) { add(error, fallback: fallback) }
+            return
+        }
+        if reason.contains("stack overflow"), let chain {
+            guard isNewCycle(chain) else { return }
+            let message = "dependency cycle: \(chain) (each step creates a new object, so it never ends: \(reason))"
+            if let chunk = error.chunk, let line = error.line {
+                add(.error, message, file: chunk, line: line)
+            } else {
+                add(.error, message, at: fallback)
+            }
+            return
+        }
+        add(error, fallback: fallback, suffix: " (dry run: \(context))" + globalHint(reason))
+    }
+
+    /// Whether the cycle `chain` (`A.b -> B.a -> A.b`) was not reported yet,
+    /// from any of its steps; records it.
+    private func isNewCycle(_ chain: String) -> Bool {
+        var steps = chain.components(separatedBy: " -> ").map { $0.trimmingCharacters(in: .whitespaces) }
+        if steps.count > 1, steps.first == steps.last { steps.removeLast() }
+        guard let smallest = steps.indices.min(by: { steps[$0] < steps[$1] }) else { return true }
+        let canonical = Array(steps[smallest...] + steps[..<smallest])
+        return reportedCycles.insert(canonical).inserted
+    }
+
+    /// For a missing global: the closest global, or how to tell the check
+    /// about the app's globals.
+    private func globalHint(_ reason: String) -> String {
+        guard let match = reason.range(of: #"\(global '[^']+'\)"#, options: .regularExpression) else { return "" }
+        let name = String(reason[match].dropFirst("(global '".count).dropLast(2))
+        let names = (try? globalNames()) ?? []
+        if let near = ClosestNames.closest(to: name, in: names).first { return "; closest global: \(near)" }
+        return manifest == nil ? "; if the app defines '\(name)', give check the app's manifest" : ""
+    }
+
+    private func globalNames() throws -> [String] {
+        guard let support else { return [] }
+        return try call(support, "global_names", results: 1) { lua in try lua.decode([String].self, at: -1) }
+    }
+
+    // MARK: - Initializers no class property ran
+
+    /// Calls each Lua initializer the class reads did not run, with the
+    /// sender it would get, and checks its value against the Swift
+    /// properties it serves.
+    private func probeOtherInitializers(skipping exercised: Set<SpellHandle>) throws {
+        let functions = module.luaInitializers
+        for entry in scriptEntries([.initializer, .singleton]) where !exercised.contains(entry.handle) {
+            guard let function = functions[entry.handle.id], let type = entry.type else { continue }
+            let containerName = entry.container.key?.name
+            let served = swiftProperties(servedBy: type, in: containerName)
+            let takesSender = host.state.withStack { lua -> Bool in
+                lua.push(function)
+                defer { lua.pop() }
+                return lua.takesArguments(at: -1)
+            }
+            enum Sender { case none, luaObject(String), swift(String) }
+            var sender = Sender.none
+            if takesSender {
+                if let containerName, host.luaClasses[containerName] != nil {
+                    sender = .luaObject(containerName)
+                } else if let containerName, manifest?.container(named: containerName) != nil {
+                    sender = .swift(containerName)
+                } else if let first = served.first {
+                    sender = .swift(first.container)
+                } else {
+                    continue   // who the sender is cannot be known
+                }
+            }
+            let initSource = sources.position(ofField: "init", at: entry.source)
+            let context = "the initializer for \(type.name)" + (containerName.map { " in \($0)" } ?? "")
+            let outcome: (kind: String, standin: String?)
+            do {
+                outcome = try host.state.withStack { (lua) throws -> (String, String?) in
+                    let top = lua.top
+                    defer { lua_settop(lua.L, top) }
+                    lua.push(function)
+                    var count: Int32 = 0
+                    switch sender {
+                    case .none:
+                        break
+                    case .luaObject(let name):
+                        guard let prelude = module.preludeTable else { break }
+                        try pushResult(of: prelude, "dry_object", argument: name, lua)
+                        count = 1
+                    case .swift(let name):
+                        guard let support else { break }
+                        try pushResult(of: support, "sender", argument: name, lua)
+                        count = 1
+                    }
+                    try lua.call(arguments: count, results: 1)
+                    guard let support else { return ("nil", nil) }
+                    lua.push(support)
+                    lua.push("result")
+                    lua_rawget(lua.L, -2)
+                    lua_rotate(lua.L, -2, -1)   // result fn, support
+                    lua.pop()
+                    lua_rotate(lua.L, -2, 1)    // result fn, value
+                    try lua.call(arguments: 1, results: 2)
+                    return (lua.rawString(at: -2) ?? "nil", lua.rawString(at: -1))
+                }
+            } catch let error as LuaError {
+                failure(error, chain: nil, context: context, fallback: initSource)
+                continue
+            }
+            for property in served {
+                if let problem = mismatch(outcome.kind, outcome.standin, for: property.property) {
+                    add(.error,
+                        "\(property.container).\(property.property.name): the initializer for \(type.name) registered at \(entry.source) \(problem)",
+                        at: initSource)
+                    break
+                }
+            }
+        }
+    }
+
+    /// Pushes `table[name](argument)`'s result (a top-level-safe nested call).
+    private func pushResult(of table: LuaReference, _ name: String, argument: String, _ lua: LuaStack) throws {
+        lua.push(table)
+        lua.push(name)
+        lua_rawget(lua.L, -2)
+        lua_rotate(lua.L, -2, -1)
+        lua.pop()
+        lua.push(argument)
+        try lua.call(arguments: 1, results: 1)
+    }
+
+    /// The manifest's Swift properties an initializer for `type` in
+    /// `container` (nil: any) serves.
+    private func swiftProperties(servedBy type: SpellTypeKey, in container: String?)
+        -> [(container: String, property: AppManifest.ContainerProperty)]
+    {
+        (manifest?.containers ?? []).filter { container == nil || $0.name == container }.flatMap { c in
+            c.properties.filter { [.lazy, .injectable].contains($0.spell) && $0.typeKey == type }.map { (c.name, $0) }
+        }
+    }
+
+    private static let integerTypes: Set<String> = [
+        "Int", "Int8", "Int16", "Int32", "Int64", "UInt", "UInt8", "UInt16", "UInt32", "UInt64",
+    ]
+    private static let floatTypes: Set<String> = ["Double", "Float", "CGFloat"]
+
+    /// Why a value of `kind` (a stand-in of `standin`) cannot serve
+    /// `property`, or nil when it can (or the check cannot tell).
+    func mismatch(_ kind: String, _ standin: String?, for property: AppManifest.ContainerProperty) -> String? {
+        if kind == "nil" {
+            return property.optional ? nil : "returned nil, and the property is not optional (is a `return` missing?)"
+        }
+        let returned = standin ?? "a \(kind)"
+        if let protocols = property.protocols {
+            let shown = protocols.joined(separator: " & ")
+            guard let standin else { return "returned \(returned), which is not an exposed Swift object conforming to \(shown)" }
+            let conforms = Set(manifest?.type(named: standin)?.protocols ?? [])
+            let missing = protocols.filter { !conforms.contains($0) }
+            return missing.isEmpty ? nil : "returned \(standin), which does not conform to \(missing.joined(separator: " & ")) (declare it with .conforms(to:))"
+        }
+        guard let type = property.type else { return nil }
+        if manifest?.type(named: type) != nil {
+            return standin == type ? nil : "returned \(returned), which is not a \(type)"
+                + (standin == nil ? " (make one with \(type).new(...))" : "")
+        }
+        if standin != nil { return "returned \(returned), which is not a \(type)" }
+        switch type {
+        case "String", "Substring": return kind == "string" ? nil : "returned \(returned), which is not a \(type)"
+        case "Bool": return kind == "boolean" ? nil : "returned \(returned), which is not a Bool"
+        case _ where Self.integerTypes.contains(type) || Self.floatTypes.contains(type):
+            return kind == "integer" || kind == "number" ? nil : "returned \(returned), which is not a \(type)"
+        default:
+            return nil
+        }
+    }
+}

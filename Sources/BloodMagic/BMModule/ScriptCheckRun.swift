@@ -54,7 +54,7 @@ final class ScriptCheckRun {
         var seen: Set<String> = []
         return problems
             .filter { seen.insert($0.description).inserted }
-            .sorted { ($0.file, $0.line) < ($1.file, $1.line) }
+            .sorted { ($0.file, $0.line, $0.severity.rawValue, $0.message) < ($1.file, $1.line, $1.severity.rawValue, $1.message) }
     }
 
     // MARK: - Recording problems

@@ -59,6 +59,11 @@ public struct LuaSourceIndex: Sendable {
         var best: (depth: Int, line: Int)?
         while index < tokens.count {
             let token = tokens[index]
+            if let tableDepth = tableDepths.last, tableDepth == depth,
+               let (name, line) = field(at: index), name == key,
+               best.map({ tableDepth < $0.depth }) ?? true {
+                best = (tableDepth, line)
+            }
             switch token {
             case .open(let bracket):
                 depth += 1
@@ -73,11 +78,7 @@ public struct LuaSourceIndex: Sendable {
                 depth -= 1
                 if depth == 0 && opened { return best?.line }
             default:
-                if let tableDepth = tableDepths.last, tableDepth == depth,
-                   let (name, line) = field(at: index), name == key,
-                   best.map({ tableDepth < $0.depth }) ?? true {
-                    best = (tableDepth, line)
-                }
+                break
             }
             index += 1
         }

@@ -92,9 +92,14 @@ local CONTAINER = { check = function(v) return type(v) == "string" or type(v) ==
 
 local function required(rule) return { check = rule.check, what = rule.what, required = true } end
 
+-- The schema each definition function checks against, by function name
+-- (tools suggest the closest field for an unknown one).
+local schemas = {}
+
 -- Checks a definition table against a schema: unknown fields, missing
 -- required fields and field types, each named in the message.
 local function check(fname, def, schema)
+  schemas[fname] = schema
   if type(def) ~= "table" then
     fail(fname .. ": expected a definition table, got " .. typeof(def))
   end
@@ -102,8 +107,7 @@ local function check(fname, def, schema)
     if type(key) ~= "string" then
       fail(fname .. ": unknown field [" .. tostring(key) .. "]")
     elseif schema[key] == nil then
-      local near = closest_key(key, schema)
-      fail_field(key, fname .. ": unknown field '" .. key .. "'" .. (near and (" (closest: '" .. near .. "')") or ""))
+      fail_field(key, fname .. ": unknown field '" .. key .. "'")
     end
   end
   for key, rule in next, schema do
@@ -859,6 +863,12 @@ function internal.dry_settle()
   end
   if depth > 0 then pop(1) end
   return chain and tconcat(chain, " -> ") or nil
+end
+
+-- The field of `fname`'s definition table closest to `key`, or nil.
+function internal.closest_field(fname, key)
+  local schema = schemas[fname]
+  return schema and closest_key(key, schema) or nil
 end
 
 internal.closest_key = closest_key

@@ -25,14 +25,14 @@ extension ScriptCheckRun {
                 let entry = row.kind == "partial"
                     ? nil : registry.initializerEntry(for: row.key, in: module.container(named: name, object: nil))
                 if let entry, module.madeRegistration(entry.handle) { exercised.insert(entry.handle) }
-                let initSource = entry.map { sources.position(ofField: "init", at: $0.source) }
+                // Positions are worked out only for a finding (they read the file).
+                var initSource: String? { entry.map { sources.position(ofField: "init", at: $0.source) } }
                 do {
                     let isNil = try call(prelude, "dry_read", results: 1, push: { lua in
                         lua.push(name)
                         lua.push(row.property)
                         return 2
                     }, read: { lua in lua.isNil(at: -1) })
-                    _ = settle(prelude)
                     if isNil, !row.optional, row.kind != "partial", let entry, module.madeRegistration(entry.handle) {
                         add(.error,
                             "\(name).\(row.property): the initializer for \(row.key.name) registered at \(entry.source) returned nil, and the property is not optional (is a `return` missing?)",
@@ -133,7 +133,7 @@ extension ScriptCheckRun {
                     continue   // who the sender is cannot be known
                 }
             }
-            let initSource = sources.position(ofField: "init", at: entry.source)
+            var initSource: String { sources.position(ofField: "init", at: entry.source) }
             let context = "the initializer for \(type.name)" + (containerName.map { " in \($0)" } ?? "")
             let outcome: (kind: String, standin: String?)
             do {

@@ -61,7 +61,7 @@ extension ScriptCheckRun {
 
     /// The scripts' own registrations of the given kinds.
     func scriptEntries(_ kinds: Set<SpellEntryKind>) -> [SpellEntry] {
-        registry.entries.filter { kinds.contains($0.kind) && module.madeRegistration($0.handle) }
+        scriptRegistrations.filter { kinds.contains($0.kind) }
     }
 
     /// Who may declare a container, for messages: Lua classes, and the

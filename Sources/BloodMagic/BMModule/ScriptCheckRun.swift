@@ -22,6 +22,8 @@ final class ScriptCheckRun {
     /// Dependency cycles reported already, each from its smallest step (a
     /// cycle found from each of its classes is one cycle).
     var reportedCycles: Set<[String]> = []
+    /// The registrations the scripts made (read once they are loaded).
+    lazy var scriptRegistrations: [SpellEntry] = registry.entries.filter { module.madeRegistration($0.handle) }
 
     /// Marks errors of the placeholders that stand for the app's Swift
     /// initializers, which the check cannot run.
@@ -81,10 +83,23 @@ final class ScriptCheckRun {
             add(.error, reason + suffix, file: file, line: line)
         } else if let chunk = error.chunk, let line = error.line {
             if error.kind == .syntax { filesWithSyntaxErrors.insert(chunk) }
-            add(.error, error.reason + suffix, file: chunk, line: line)
+            add(.error, error.reason + closestField(error.reason) + suffix, file: chunk, line: line)
         } else {
             add(.error, error.message + suffix, at: fallback)
         }
+    }
+
+    /// For `bm.x: unknown field 'y'`, ` (closest: 'z')` with the definition's
+    /// closest field, or the empty string.
+    func closestField(_ reason: String) -> String {
+        guard let match = reason.firstMatch(of: /^(bm\.[\w.]+): unknown field '([^']+)'$/),
+              let prelude = module.preludeTable else { return "" }
+        let near = try? call(prelude, "closest_field", results: 1, push: { lua in
+            lua.push(String(match.1))
+            lua.push(String(match.2))
+            return 2
+        }, read: { lua in lua.rawString(at: -1) })
+        return (near ?? nil).map { " (closest: '\($0)')" } ?? ""
     }
 
     /// `require`'s "error loading module 'm' from file 'f':\n\tf:3: reason",

@@ -88,6 +88,7 @@ public final class Registry: Sendable {
                 ))
             }
             state.initializers.append(record)
+            state.initializersByType[type, default: []].append(record)
             state.latestInitializer[slot] = record
             state.invalidateCaches()
             return handle
@@ -185,6 +186,7 @@ public final class Registry: Sendable {
     public func removeAll() {
         state.withLock { state in
             state.initializers.removeAll()
+            state.initializersByType.removeAll()
             state.latestInitializer.removeAll()
             state.hooks.removeAll()
             state.preferenceOverrides.removeAll()
@@ -543,12 +545,17 @@ struct RegistryState {
     /// The newest initializer per (type, container rule), so that noticing
     /// a shadowed registration costs one hash lookup, not a scan.
     var latestInitializer: [InitializerSlotKey: InitializerRecord] = [:]
+    /// The initializers of each type, in registration order, so that a
+    /// lookup scans the candidates for its type, not every registration.
+    var initializersByType: [SpellTypeKey: [InitializerRecord]] = [:]
 
-    /// Rebuilds `latestInitializer` after removals.
+    /// Rebuilds `latestInitializer` and `initializersByType` after removals.
     mutating func indexInitializers() {
         latestInitializer.removeAll(keepingCapacity: true)
+        initializersByType.removeAll(keepingCapacity: true)
         for record in initializers {
             latestInitializer[InitializerSlotKey(type: record.type, rule: record.container.rule)] = record
+            initializersByType[record.type, default: []].append(record)
         }
     }
 
@@ -622,7 +629,7 @@ struct RegistryState {
         var best: InitializerRecord?
         var bestScore = Int.min
         var tied: [InitializerRecord] = []
-        for record in initializers where record.type == type {
+        for record in initializersByType[type] ?? [] {
             guard let score = record.container.specificity(for: container) else { continue }
             if score > bestScore {
                 best = record

@@ -119,7 +119,8 @@ struct FeedReaderTests {
         let lines = result.stderr.split(separator: "\n").map(String.init)
         #expect(lines.count == 2, "\(result.stderr)")
         #expect(lines.first?.hasPrefix("feedreader: \(scripts.path)/05-typo.lua:1: ") == true, "\(result.stderr)")
-        #expect(lines.last == "feedreader: \(scripts.path)/30-controllers.lua:12: bm.initializer: unknown field 'contaner'")
+        // The line of the misspelled field, not of the call that starts on line 12.
+        #expect(lines.last == "feedreader: \(scripts.path)/30-controllers.lua:14: bm.initializer: unknown field 'contaner'")
     }
 
     @Test func aMissingInitializerNamesTheContainerAndTheClosestRegistrations() throws {

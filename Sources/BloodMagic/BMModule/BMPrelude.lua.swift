@@ -841,6 +841,31 @@ function internal.dry_read(name, property)
   if object ~= nil then return object[property] end
 end
 
+-- Reads each of `properties` (an array of names) of the dry run's instance
+-- of class `name`, each in protected mode. Returns three arrays: the error
+-- message of each failed read (false when it worked), whether it gave nil,
+-- and the chain of a failure that ran out of stack (see dry_settle). One
+-- call for a class's properties; a step that never ends uses up the budget
+-- of the whole call, which then raises, and the checker reads the
+-- properties again one call each.
+function internal.dry_read_all(name, properties)
+  local object = dry_objects[name]
+  local errors, nils, chains = {}, {}, {}
+  for i = 1, #properties do
+    errors[i], nils[i], chains[i] = false, false, false
+    if object ~= nil then
+      local ok, value = pcall(function() return object[properties[i]] end)
+      if ok then
+        nils[i] = value == nil
+      else
+        errors[i] = type(value) == "string" and value or ("(error object is a " .. typeof(value) .. " value)")
+        chains[i] = internal.dry_settle() or false
+      end
+    end
+  end
+  return errors, nils, chains
+end
+
 -- Clears the resolution stack an error left behind (the dry run's calls
 -- are top-level: nothing else is resolving) and returns the dependency
 -- chain it held from the first step that repeats (a class and property seen

@@ -21,30 +21,76 @@ extension ScriptCheckRun {
                 failure(error, chain: chain, context: "making a \(name)", fallback: source)
                 continue
             }
-            for row in rows[name] ?? [] where row.isInjected {
+            let injected = (rows[name] ?? []).filter(\.isInjected)
+            var outcomes: [ReadOutcome]
+            do {
+                outcomes = try readAll(name, injected.map(\.property), prelude)
+            } catch {
+                // A read used up the budget of the whole call: one call each.
+                _ = settle(prelude)
+                outcomes = injected.map { readOne(name, $0.property, prelude) }
+            }
+            for (row, outcome) in zip(injected, outcomes) {
                 let entry = row.kind == "partial"
                     ? nil : registry.initializerEntry(for: row.key, in: module.container(named: name, object: nil))
                 if let entry, module.madeRegistration(entry.handle) { exercised.insert(entry.handle) }
                 // Positions are worked out only for a finding (they read the file).
                 var initSource: String? { entry.map { sources.position(ofField: "init", at: $0.source) } }
-                do {
-                    let isNil = try call(prelude, "dry_read", results: 1, push: { lua in
-                        lua.push(name)
-                        lua.push(row.property)
-                        return 2
-                    }, read: { lua in lua.isNil(at: -1) })
-                    if isNil, !row.optional, row.kind != "partial", let entry, module.madeRegistration(entry.handle) {
-                        add(.error,
-                            "\(name).\(row.property): the initializer for \(row.key.name) registered at \(entry.source) returned nil, and the property is not optional (is a `return` missing?)",
-                            at: initSource)
-                    }
-                } catch let error as LuaError {
-                    let chain = settle(prelude)
-                    failure(error, chain: chain, context: "reading \(name).\(row.property)", fallback: initSource ?? row.source)
+                if let error = outcome.error {
+                    failure(error, chain: outcome.chain, context: "reading \(name).\(row.property)", fallback: initSource ?? row.source)
+                } else if outcome.isNil, !row.optional, row.kind != "partial", let entry, module.madeRegistration(entry.handle) {
+                    add(.error,
+                        "\(name).\(row.property): the initializer for \(row.key.name) registered at \(entry.source) returned nil, and the property is not optional (is a `return` missing?)",
+                        at: initSource)
                 }
             }
         }
         try probeOtherInitializers(skipping: exercised)
+    }
+
+    /// What reading one property in the dry run gave.
+    private struct ReadOutcome {
+        var error: LuaError?
+        var isNil = false
+        var chain: String?
+    }
+
+    /// Reads `properties` of the dry run's instance of `name` in one call.
+    private func readAll(_ name: String, _ properties: [String], _ prelude: LuaReference) throws -> [ReadOutcome] {
+        guard !properties.isEmpty else { return [] }
+        let (errors, nils, chains) = try call(prelude, "dry_read_all", results: 3, push: { lua in
+            lua.push(name)
+            lua.push(properties)
+            return 2
+        }, read: { lua -> ([LuaValue], [LuaValue], [LuaValue]) in
+            (try [LuaValue].read(from: lua, at: -3), try [LuaValue].read(from: lua, at: -2), try [LuaValue].read(from: lua, at: -1))
+        })
+        return properties.indices.map { i in
+            var outcome = ReadOutcome()
+            if i < errors.count, case .string(let message) = errors[i] {
+                outcome.error = LuaError(.runtime, host.state.expandingChunkNames(message))
+            }
+            if i < nils.count, case .boolean(true) = nils[i] { outcome.isNil = true }
+            if i < chains.count, case .string(let chain) = chains[i] { outcome.chain = chain }
+            return outcome
+        }
+    }
+
+    /// Reads one property in a call of its own (its own budget; an error
+    /// comes with the position and traceback the host gives it).
+    private func readOne(_ name: String, _ property: String, _ prelude: LuaReference) -> ReadOutcome {
+        do {
+            let isNil = try call(prelude, "dry_read", results: 1, push: { lua in
+                lua.push(name)
+                lua.push(property)
+                return 2
+            }, read: { lua in lua.isNil(at: -1) })
+            return ReadOutcome(isNil: isNil)
+        } catch let error as LuaError {
+            return ReadOutcome(error: error, chain: settle(prelude))
+        } catch {
+            return ReadOutcome(error: LuaError(.runtime, "\(error)"))
+        }
     }
 
     /// Clears what a failed step left on the resolution stack; the chain it

@@ -2,6 +2,8 @@
 /// Lua function `f(sender)`.
 struct LuaPartialTemplate: PartialTemplateProvider {
     let module: BMModule
+    /// Kept alive by the registration (see ``BMModule`` on lifetimes).
+    let state: LuaState
     let function: LuaReference
     let source: String
 
@@ -18,6 +20,8 @@ struct LuaPartialTemplate: PartialTemplateProvider {
 /// with the sender as `...` and returns the value.
 struct LuaPartialFileTemplates: PartialTemplateProvider {
     let module: BMModule
+    /// Kept alive by the registration (see ``BMModule`` on lifetimes).
+    let state: LuaState
 
     func templateLocation(for type: SpellTypeKey) -> String {
         module.partialPath(for: type.name) ?? "partials/\(type.name).lua (no scripts directory)"

@@ -16,6 +16,11 @@ struct InitializerPeek {
     /// Whether any registry hook could run after injecting `property` into
     /// this container (with no property given: after injecting any property).
     let hooksMayApply: Bool
+    /// Where the winner was registered ("file:line"), or nil.
+    let source: String?
+    /// Whether resolving would fail although registrations name the type
+    /// (an ambiguous type name): resolve to get the error.
+    let failed: Bool
 }
 
 extension Registry {
@@ -30,13 +35,15 @@ extension Registry {
     func peekInitializer(type: SpellTypeKey, container: ContainerDescriptor, property: String?) -> InitializerPeek {
         // Read the generation first: the lookup below is at least as new.
         let generation = self.generation.current
-        let record = namedResolution(type: type, container: container).record
+        let resolution = namedResolution(type: type, container: container)
+        let record = resolution.record
         let hooks = state.withLock { !$0.hooks(matching: container, property: property).isEmpty }
         // The singleton's own lock is taken after the registry's is released:
         // a singleton being made holds it while its initializer resolves.
         return InitializerPeek(
             generation: generation, handle: record?.handle, scope: record?.scope ?? .instance,
-            existingSingleton: record?.slot?.existing, hooksMayApply: hooks)
+            existingSingleton: record?.slot?.existing, hooksMayApply: hooks, source: record?.source,
+            failed: resolution.failure != nil)
     }
 
     /// Whether a resolution is in progress on the calling thread (its cycle

@@ -95,9 +95,10 @@ struct BMLuaMoreTests {
         let code = "S = bm.class('S', { theme = bm.spell.preference() }) S.new().theme = 'dark'"
         let result = try bmlua(["-e", code], environment: ["XDG_CONFIG_HOME": config.path])
         #expect(result.status == 0, "\(result.stderr)")
-        let plist = try String(contentsOf: config.appendingPathComponent("bmlua.plist"), encoding: .utf8)
-        #expect(plist.contains("<key>theme</key>"))
-        #expect(plist.contains("<string>dark</string>"))
+        // A binary property list since issue 12 (XML keeps dates to the second).
+        let data = try Data(contentsOf: config.appendingPathComponent("bmlua.plist"))
+        let plist = try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]
+        #expect(plist?["theme"] as? String == "dark")
     }
 
     @Test func theQuickStartExampleRuns() throws {

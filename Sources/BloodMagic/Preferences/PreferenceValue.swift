@@ -259,7 +259,10 @@ public enum PreferenceCoding {
             return native.preferenceValue
         }
         do {
-            return .data(try JSONEncoder().encode(value))
+            // Sorted keys: the same value is always the same bytes.
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            return .data(try encoder.encode(value))
         } catch {
             throw SpellError.preferenceEncodingFailed(key: key, type: "\(Value.self)", reason: "\(error)")
         }

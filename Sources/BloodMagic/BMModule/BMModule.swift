@@ -228,8 +228,9 @@ final class BMModule: Sendable {
                 try lua.call(arguments: sender == nil ? 0 : 1, results: 1)
             } catch let error as LuaError where BMModule.isStackOverflow(error) {
                 // Lua ran out of (C) stack in a resolution that went through
-                // Swift: the Swift steps in progress are the chain.
-                throw Registry.runawayResolutionError() ?? error
+                // Swift: when the Swift steps in progress repeat, they are
+                // the cycle that did it.
+                throw Registry.repeatingResolutionCycle() ?? error
             }
             defer { lua.pop() }
             // An exposed Swift object comes back as itself: it serves a Swift

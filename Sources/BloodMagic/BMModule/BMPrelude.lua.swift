@@ -374,10 +374,10 @@ local function frame_labels()
   return chain
 end
 
--- The error for a chain that reached the limit: a dependency cycle showing
--- one round of the repetition when its innermost steps keep repeating (as
--- the Swift tracker reports it), else "too deep" with the chain.
-local function runaway_message(chain)
+-- The cycle a chain ends with, when the same steps come back at least three
+-- times in a row: "dependency cycle: " and one round of them, closed, shown
+-- from where the repetition starts (as the Swift tracker reports it).
+local function repeating_cycle(chain)
   local n = #chain
   for period = 1, n // 3 do
     local run = 0
@@ -390,15 +390,26 @@ local function runaway_message(chain)
       return "dependency cycle: " .. tconcat(round, " -> ")
     end
   end
-  local shown = chain
-  if n > 20 then
-    shown = {}
-    for k = 1, 4 do shown[#shown + 1] = chain[k] end
-    shown[#shown + 1] = "… " .. (n - 16) .. " more …"
-    for k = n - 11, n do shown[#shown + 1] = chain[k] end
-  end
-  return "resolution deeper than " .. MAX_DEPTH .. " nested steps (a runaway recursion through initializers?): "
-    .. tconcat(shown, " -> ")
+  return nil
+end
+
+-- The chain, with its middle left out when it is long.
+local function shown_chain(chain)
+  local n = #chain
+  if n <= 20 then return tconcat(chain, " -> ") end
+  local shown = {}
+  for k = 1, 4 do shown[#shown + 1] = chain[k] end
+  shown[#shown + 1] = "… " .. (n - 16) .. " more …"
+  for k = n - 11, n do shown[#shown + 1] = chain[k] end
+  return tconcat(shown, " -> ")
+end
+
+-- The error for a chain that reached the limit: the cycle it repeats, else
+-- "too deep" with the chain.
+local function runaway_message(chain)
+  return repeating_cycle(chain)
+    or ("resolution deeper than " .. MAX_DEPTH .. " nested steps (a runaway recursion through initializers?): "
+        .. shown_chain(chain))
 end
 
 -- Whether an error is Lua running out of stack (its C stack limit, its
@@ -474,8 +485,11 @@ local function with_cycle_check(object, property, meta, produce, spell)
   local ok, value = pcall(produce, object, property, meta, spell)
   if not ok and is_overflow(value) and depth > 1 then
     -- Lua ran out of stack above this step: the frames from here up are
-    -- the chain that did it.
-    value = where() .. runaway_message(frame_labels())
+    -- the chain that did it. A repeating chain is a cycle; otherwise the
+    -- overflow keeps its message, with the chain.
+    local chain = frame_labels()
+    local cycle = repeating_cycle(chain)
+    value = cycle and (where() .. cycle) or (value .. " (resolving " .. shown_chain(chain) .. ")")
   end
   pop(d)
   if not ok then error(value, 0) end

@@ -44,13 +44,10 @@ extension Registry {
         }
     }
 
-    /// The error for a resolution that ran out of stack somewhere below the
-    /// Swift steps in progress on this thread (a script host's Lua C stack):
-    /// their chain, as a dependency cycle when it repeats. Nil when too few
-    /// steps are in progress to tell anything.
-    package static func runawayResolutionError() -> SpellError? {
-        let chain = resolutionsInProgress
-        guard chain.count >= 3 else { return nil }
-        return ResolutionStack.runawayError(chain: chain, limit: ResolutionStack.maxDepth)
+    /// For a resolution that ran out of stack somewhere below the Swift
+    /// steps in progress on this thread (a script host's Lua C stack): the
+    /// dependency cycle those steps repeat, or nil when they do not repeat.
+    package static func repeatingResolutionCycle() -> SpellError? {
+        ResolutionStack.repeatingCycle(in: resolutionsInProgress).map { .dependencyCycle(chain: $0) }
     }
 }

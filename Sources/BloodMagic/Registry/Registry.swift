@@ -253,8 +253,10 @@ public final class Registry: Sendable {
     public func reset() {
         state.withLock { state in
             let next = state.nextID
+            let catalog = state.catalog
             state = RegistryState(generation: state.generation)
             state.nextID = next
+            state.catalog = catalog
             state.invalidateCaches()
         }
     }

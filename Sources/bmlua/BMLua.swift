@@ -1,5 +1,5 @@
 import ArgumentParser
-import BloodMagic
+import BloodMagicLua
 import Foundation
 
 /// `bmlua`: runs, checks and lists Lua scripts against BloodMagic's registry,

@@ -1,5 +1,5 @@
 import ArgumentParser
-import BloodMagic
+import BloodMagicLua
 import Foundation
 
 /// Options that shape the Lua state: libraries and limits.

@@ -1,5 +1,5 @@
 import ArgumentParser
-import BloodMagic
+import BloodMagicLua
 import Foundation
 
 /// `bmlua [options] [script [args...]]`: runs `-l` modules, `-e` code, then

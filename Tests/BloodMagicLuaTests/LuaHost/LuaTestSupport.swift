@@ -1,6 +1,6 @@
 import Foundation
 import Synchronization
-@testable import BloodMagic
+@testable import BloodMagicLua
 
 /// Counts live instances, to prove that Swift objects are released.
 final class LiveCounter: Sendable {

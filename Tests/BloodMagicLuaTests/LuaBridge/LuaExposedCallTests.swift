@@ -1,6 +1,6 @@
 import CLua
 import Testing
-@testable import BloodMagic
+@testable import BloodMagicLua
 
 /// A class with methods only: its `__index` is the members table itself.
 private final class Calculator: LuaExposable {

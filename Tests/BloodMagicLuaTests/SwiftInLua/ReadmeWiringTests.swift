@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import BloodMagic
+@testable import BloodMagicLua
 
 // The README's "Wiring from Lua" example, run for real.
 

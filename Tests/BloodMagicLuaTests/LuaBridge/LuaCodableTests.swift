@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import BloodMagic
+@testable import BloodMagicLua
 
 private struct Server: Codable, Equatable {
     var host: String

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
-@testable import BloodMagic
+@testable import BloodMagicLua
 
 @Suite("Lua state")
 struct LuaStateTests {

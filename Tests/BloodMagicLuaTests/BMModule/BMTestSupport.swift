@@ -1,5 +1,5 @@
 import Foundation
-@testable import BloodMagic
+@testable import BloodMagicLua
 
 /// A host with its own registry and an in-memory preference store, so tests
 /// never share state.

@@ -4,7 +4,7 @@ import Synchronization
 
 /// The `bm` module in one Lua state, bound to one registry.
 ///
-/// The Lua half (``bmPreludeSource``) holds the class machinery and the
+/// The Lua half (`bm.lua`, embedded at build time) holds the class machinery and the
 /// per-access logic of spelled properties; this Swift half holds the registry
 /// side: registrations, resolution, hooks, preferences and partial templates.
 /// Registrations made while a startup script loads are recorded so that a
@@ -74,7 +74,7 @@ final class BMModule: Sendable {
     /// Runs the prelude and sets the global `bm` (and `package.loaded.bm`).
     func install() throws(LuaError) {
         try state.withStack { (lua) throws(LuaError) in
-            try lua.load(bmPreludeSource, name: "=[bm]")
+            try lua.load(script: PackageResources.bm_lua, name: "=[bm]")
             pushCoreTable(lua)
             try lua.call(arguments: 1, results: 2)
             let prelude = lua.reference(at: -1)

@@ -1,5 +1,5 @@
 import Testing
-@testable import BloodMagic
+@testable import BloodMagicLua
 
 @Suite("bm registry functions")
 struct BMRegistryTests {

@@ -1,5 +1,5 @@
 import Testing
-@testable import BloodMagic
+@testable import BloodMagicLua
 
 @Suite("Sandbox")
 struct LuaSandboxTests {

@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
 import Testing
-@testable import BloodMagic
+@testable import BloodMagicLua
+import TestSupport
 
 // Swift types the scripts serve. Names are unique to this file's purpose.
 

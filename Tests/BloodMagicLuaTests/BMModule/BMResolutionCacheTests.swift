@@ -1,6 +1,6 @@
 import Synchronization
 import Testing
-@testable import BloodMagic
+@testable import BloodMagicLua
 
 /// The prelude caches what serves each (class, property) and each
 /// `bm.resolve(type)`, checked against the registry's generation on every

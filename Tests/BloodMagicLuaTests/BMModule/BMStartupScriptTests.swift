@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import BloodMagic
+@testable import BloodMagicLua
 
 @Suite("Startup scripts")
 struct BMStartupScriptTests {

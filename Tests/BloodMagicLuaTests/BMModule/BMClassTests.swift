@@ -1,5 +1,5 @@
 import Testing
-@testable import BloodMagic
+@testable import BloodMagicLua
 
 @Suite("bm.class and spells")
 struct BMClassTests {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import BloodMagic
+@testable import BloodMagicLua
 
 /// A class exposed to Lua in these tests.
 private class Manager: LuaExposable {

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
-@testable import BloodMagic
+@testable import BloodMagicLua
 
 /// An object that counts its instances and the calls made on it.
 private final class Widget: LuaExposable, Sendable {

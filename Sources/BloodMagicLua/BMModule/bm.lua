@@ -1,12 +1,11 @@
-/// The Lua half of the `bm` module: definition-table checks, `bm.class`, the
-/// spell descriptors and the per-access logic of spelled properties. It runs
-/// once per state as the chunk `=[bm]` with the Swift core functions as its
-/// argument, and returns the module table and an internal table.
-///
-/// Errors are raised with `fail`, which puts the position of the nearest
-/// script frame (not the module's own) in front, so that a message reads
-/// `settings.lua:12: final property 'id' of Settings is already set`.
-let bmPreludeSource = #"""
+-- The Lua half of the `bm` module: definition-table checks, `bm.class`, the
+-- spell descriptors and the per-access logic of spelled properties. It runs
+-- once per state as the chunk `=[bm]` with the Swift core functions as its
+-- argument, and returns the module table and an internal table.
+--
+-- Errors are raised with `fail`, which puts the position of the nearest
+-- script frame (not the module's own) in front, so that a message reads
+-- `settings.lua:12: final property 'id' of Settings is already set`.
 local core = ...
 local rawget, rawset, rawequal, setmetatable, getmetatable = rawget, rawset, rawequal, setmetatable, getmetatable
 local type, pairs, ipairs, next, select, error, tostring, pcall = type, pairs, ipairs, next, select, error, tostring, pcall
@@ -790,4 +789,3 @@ function internal.dry_run()
 end
 
 return bm, internal
-"""#

@@ -8,7 +8,7 @@
 -- `settings.lua:12: final property 'id' of Settings is already set`.
 local core = ...
 local rawget, rawset, rawequal, setmetatable, getmetatable = rawget, rawset, rawequal, setmetatable, getmetatable
-local type, pairs, ipairs, next, select, error, tostring, pcall = type, pairs, ipairs, next, select, error, tostring, pcall
+local type, ipairs, next, select, error, tostring, pcall = type, ipairs, next, select, error, tostring, pcall
 local sformat, tconcat, tsort = string.format, table.concat, table.sort
 local where = core.where
 local generation, lookup = core.generation, core.lookup
@@ -38,7 +38,7 @@ local function is_string(v) return type(v) == "string" end
 local function is_function(v) return type(v) == "function" end
 local function is_boolean(v) return type(v) == "boolean" end
 local function is_table(v) return type(v) == "table" end
-local function is_any(v) return true end
+local function is_any(_) return true end
 
 local STRING = { check = is_string, what = "a string" }
 local FUNCTION = { check = is_function, what = "a function" }
@@ -537,7 +537,7 @@ local function get_final(object, property, meta, spell)
   return value
 end
 
-local function set_final(object, property, value, meta, spell)
+local function set_final(object, property, value, meta, _spell)
   local slots = finals[object]
   if slots == nil then slots = {}; finals[object] = slots end
   if slots[property] ~= nil then
@@ -546,17 +546,17 @@ local function set_final(object, property, value, meta, spell)
   if value == nil then slots[property] = NIL else slots[property] = value end
 end
 
-local function get_preference(object, property, meta, spell)
+local function get_preference(_object, property, meta, spell)
   return core.preference_get(meta.name, property, spell.key, spell.default, spell.suite)
 end
 
-local function set_preference(object, property, value, meta, spell)
+local function set_preference(_object, property, value, meta, spell)
   core.preference_set(meta.name, property, spell.key, spell.suite, value)
 end
 
 local customs = setmetatable({}, { __mode = "k" })
 
-local function get_custom(object, property, meta, spell)
+local function get_custom(object, property, _meta, spell)
   local slots = customs[object]
   local value = slots and slots[property]
   local get = spell.custom.get
@@ -564,7 +564,7 @@ local function get_custom(object, property, meta, spell)
   return value
 end
 
-local function set_custom(object, property, value, meta, spell)
+local function set_custom(object, property, value, _meta, spell)
   local slots = customs[object]
   if slots == nil then slots = {}; customs[object] = slots end
   local set = spell.custom.set
@@ -640,7 +640,8 @@ index_prototype = index_for({}, {}, {}, {})
 
 function bm.class(name, def, super)
   if type(name) ~= "string" or not name:match("^[%a_][%w_%.]*$") then
-    fail("bm.class: argument #1 must be a class name, got " .. (type(name) == "string" and ("\"" .. name .. "\"") or typeof(name)))
+    local got = type(name) == "string" and ("\"" .. name .. "\"") or typeof(name)
+    fail("bm.class: argument #1 must be a class name, got " .. got)
   end
   if def ~= nil and type(def) ~= "table" then
     fail("bm.class: argument #2 must be a table of fields, got " .. typeof(def))

@@ -25,6 +25,10 @@ struct HostOptions: ParsableArguments {
     /// checks it against the help text).
     static let optionsTakingValues = ["--max-instructions", "--max-memory", "--scripts", "--preferences"]
 
+    /// The options above that take no value, by their command-line names
+    /// (they may come before a subcommand, like the ones with values).
+    static let flags = ["--unsafe"]
+
     func validate() throws {
         if let maxMemory, LuaLimits.parseSize(maxMemory) == nil {
             throw ValidationError("--max-memory: '\(maxMemory)' is not a size (use e.g. 16M, 512K, 1G or a byte count)")

@@ -104,9 +104,14 @@ public final class ScriptHost: Sendable {
         guard let directory = options.scriptsDirectory else { return [] }
         let names: [String]
         do {
+            if let problem = PathProblem.directory(directory) {
+                throw LuaError(.io, "cannot read the scripts directory \(directory): \(problem)")
+            }
             names = try FileManager.default.contentsOfDirectory(atPath: directory)
+        } catch let error as LuaError {
+            throw ScriptLoadError(failures: [error])
         } catch {
-            throw ScriptLoadError(failures: [LuaError(.io, "cannot read the scripts directory \(directory): \((error as NSError).localizedDescription)")])
+            throw ScriptLoadError(failures: [LuaError(.io, "cannot read the scripts directory \(directory): \(PathProblem.directory(directory) ?? "cannot list it")")])
         }
         return names
             .filter { $0.hasSuffix(".lua") }

@@ -176,10 +176,12 @@ public struct LuaStack {
     public func loadFile(_ path: String) throws(LuaError) {
         let data: Data
         do {
+            if let problem = PathProblem.file(path) { throw LuaError(.io, "cannot open \(path): \(problem)") }
             data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch let error as LuaError {
+            throw error
         } catch {
-            let reason = (error as NSError).localizedFailureReason ?? "cannot read the file"
-            throw LuaError(.io, "cannot open \(path): \(reason)")
+            throw LuaError(.io, "cannot open \(path): \(PathProblem.file(path) ?? "cannot read the file")")
         }
         try load(script: [UInt8](data), name: "@" + path)
     }

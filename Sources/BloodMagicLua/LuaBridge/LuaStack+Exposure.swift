@@ -58,7 +58,7 @@ extension LuaStack {
         lua_setfield(L, metatable, "__tostring")
         lua_pushcclosure(L, bm_exposed_equal, 0)
         lua_setfield(L, metatable, "__eq")
-        bm_pushswiftfinalizer(L, swiftBoxRelease)  // releases the object pointer at offset 0
+        bm_pushswiftclosure(L, swiftBoxRelease, 0)  // releases the object pointer at offset 0
         lua_setfield(L, metatable, "__gc")
         push(info.name)  // getmetatable(obj) shows the name; scripts cannot reach the metamethods
         lua_setfield(L, metatable, "__metatable")

@@ -29,7 +29,7 @@ extension Registry {
 
     /// `resolveIfRegistered`, with where the initializer that ran was
     /// registered ("file:line"), for messages about its value.
-    func resolveNamed(type: SpellTypeKey, container: ContainerDescriptor, property: String) throws -> (value: Any, source: String)? {
+    package func resolveNamed(type: SpellTypeKey, container: ContainerDescriptor, property: String) throws -> (value: Any, source: String)? {
         guard let record = namedResolution(type: type, container: container).record else {
             return try resolveIfRegistered(type: type, container: container, property: property).map { ($0, "?") }
         }
@@ -198,6 +198,6 @@ extension Registry {
 }
 
 /// The sender handed to initializers when a resolution has no container object.
-final class NoSender: Sendable {
-    static let instance = NoSender()
+package final class NoSender: Sendable {
+    package static let instance = NoSender()
 }

@@ -13,7 +13,7 @@ public final class Registry: Sendable {
     let state: Mutex<RegistryState>
     /// Bumped on every change that can alter a lookup; per-thread lookup
     /// caches compare it to know whether an entry is still valid.
-    @usableFromInline let generation: GenerationCounter
+    @usableFromInline package let generation: GenerationCounter
     /// Distinguishes registries in per-thread caches (never reused, unlike
     /// an object address).
     @usableFromInline let serial = GenerationCounter.nextRegistrySerial()
@@ -456,13 +456,13 @@ struct CustomSpellRecord: Sendable {
 
 /// A monotonically increasing counter, readable without a lock.
 @usableFromInline
-final class GenerationCounter: Sendable {
+package final class GenerationCounter: Sendable {
     @usableFromInline let value = Atomic<UInt64>(0)
     private static let serials = Atomic<UInt64>(0)
 
     /// The current generation (acquire: state changed before a bump is visible).
     @inlinable
-    var current: UInt64 { value.load(ordering: .acquiring) }
+    package var current: UInt64 { value.load(ordering: .acquiring) }
 
     /// Marks a change.
     func bump() { value.add(1, ordering: .releasing) }

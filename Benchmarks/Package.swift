@@ -27,15 +27,15 @@ let package = Package(
         ),
         .executableTarget(
             name: "LuaHostBenchmarks",
-            dependencies: ["BenchSupport", "CLuaBench", .product(name: "BloodMagic", package: "BloodMagic")]
+            dependencies: ["BenchSupport", "CLuaBench", .product(name: "BloodMagicLua", package: "BloodMagic")]
         ),
         .executableTarget(
             name: "BMBenchmarks",
-            dependencies: ["BenchSupport", "CLuaBench", .product(name: "BloodMagic", package: "BloodMagic")]
+            dependencies: ["BenchSupport", "CLuaBench", .product(name: "BloodMagicLua", package: "BloodMagic")]
         ),
         .executableTarget(
             name: "LuaBenchmarks",
-            dependencies: ["CLuaBench", .product(name: "BloodMagic", package: "BloodMagic")]
+            dependencies: ["CLuaBench", .product(name: "BloodMagicLua", package: "BloodMagic")]
         ),
         .executableTarget(name: "StartupBenchmarks"),
         .executableTarget(

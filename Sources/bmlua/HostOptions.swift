@@ -1,5 +1,5 @@
 import ArgumentParser
-import BloodMagic
+import BloodMagicLua
 import Foundation
 
 /// Options that shape the Lua state: libraries and limits.
@@ -24,6 +24,10 @@ struct HostOptions: ParsableArguments {
     /// arguments; a new `@Option` here belongs in this list too (a test
     /// checks it against the help text).
     static let optionsTakingValues = ["--max-instructions", "--max-memory", "--scripts", "--preferences"]
+
+    /// The options above that take no value, by their command-line names
+    /// (they may come before a subcommand, like the ones with values).
+    static let flags = ["--unsafe"]
 
     func validate() throws {
         if let maxMemory, LuaLimits.parseSize(maxMemory) == nil {

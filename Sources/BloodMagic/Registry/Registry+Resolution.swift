@@ -169,6 +169,6 @@ extension Registry {
 }
 
 /// The sender handed to initializers when a resolution has no container object.
-final class NoSender: Sendable {
-    static let instance = NoSender()
+package final class NoSender: Sendable {
+    package static let instance = NoSender()
 }

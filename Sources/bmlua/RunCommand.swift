@@ -133,8 +133,9 @@ struct RunCommand: ParsableCommand {
             } else {
                 try lua.loadFile(script)
             }
+            try lua.requireSpace(Int32(clamping: arguments.count))
             for argument in arguments { lua.push(argument) }
-            try lua.call(arguments: Int32(arguments.count), results: 0)
+            try lua.call(arguments: Int32(clamping: arguments.count), results: 0)
         }
     }
 }

@@ -19,13 +19,22 @@ import Foundation
 /// - On Apple platforms UserDefaults (cfprefsd) already persists atomically,
 ///   keeps values exactly and merges processes' writes; the store calls
 ///   `synchronize()` after each write.
+///
+/// A suite name becomes a file name, so it must be a valid
+/// ``PreferenceSuiteName`` (`com.example.app`): a store made with any other
+/// (`../x`, `/etc/x`) touches no file and no UserDefaults domain — it reads
+/// nothing and every write throws the ``PreferenceSuiteError``.
 public final class UserDefaultsPreferenceStore: PreferenceStore {
     /// The UserDefaults suite, or nil for the standard domain.
     public let suiteName: String?
-    /// The property list file of the domain (Linux), for tools and tests.
+    /// The property list file of the domain (Linux), for tools and tests;
+    /// nil for a suite name that is not valid.
     public let fileURL: URL?
+    /// Why the suite name was refused, if it was.
+    public let suiteError: PreferenceSuiteError?
     #if os(Linux) || os(Android) || os(FreeBSD)
-    private let file: PropertyListFile
+    /// The domain's file (nil for a refused suite name).
+    private let file: PropertyListFile?
     #else
     /// UserDefaults is not Sendable on every platform, so the store keeps
     /// the suite name and asks Foundation for the (shared) instance per call.
@@ -34,9 +43,20 @@ public final class UserDefaultsPreferenceStore: PreferenceStore {
     }
     #endif
 
-    /// A store over `UserDefaults(suiteName:)`, or `.standard` when nil.
+    /// A store over `UserDefaults(suiteName:)`, or `.standard` when nil. A
+    /// suite name that is not a valid ``PreferenceSuiteName`` gives a store
+    /// that refuses every write (see ``suiteError``).
     public init(suiteName: String? = nil) {
         self.suiteName = suiteName
+        if let suiteName, let reason = PreferenceSuiteName.problem(with: suiteName) {
+            self.suiteError = PreferenceSuiteError(suite: suiteName, reason: reason)
+            self.fileURL = nil
+            #if os(Linux) || os(Android) || os(FreeBSD)
+            self.file = nil
+            #endif
+            return
+        }
+        self.suiteError = nil
         #if os(Linux) || os(Android) || os(FreeBSD)
         let domain = suiteName ?? Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
         let fileURL = UserDefaultsPreferenceStore.preferencesDirectory()
@@ -46,6 +66,13 @@ public final class UserDefaultsPreferenceStore: PreferenceStore {
         #else
         self.fileURL = nil
         #endif
+    }
+
+    /// A store over the suite `suiteName`, which must be a valid
+    /// ``PreferenceSuiteName``.
+    public convenience init(validatingSuiteName suiteName: String) throws(PreferenceSuiteError) {
+        try PreferenceSuiteName.validate(suiteName)
+        self.init(suiteName: suiteName)
     }
 
     /// The directory swift-corelibs-foundation keeps preference files in:
@@ -60,8 +87,9 @@ public final class UserDefaultsPreferenceStore: PreferenceStore {
 
     /// The value stored under `key`, or nil.
     public func value(forKey key: String) -> PreferenceValue? {
+        guard suiteError == nil else { return nil }
         #if os(Linux) || os(Android) || os(FreeBSD)
-        return (try? file.read())?[key]
+        return (try? file?.read())?[key]
         #else
         return defaults.object(forKey: key).flatMap(PreferenceValue.init(propertyListObject:))
         #endif
@@ -70,8 +98,9 @@ public final class UserDefaultsPreferenceStore: PreferenceStore {
     /// Stores `value` under `key` (nil removes it) and makes it durable
     /// before returning, merging safely with other processes' writes.
     public func setValue(_ value: PreferenceValue?, forKey key: String) throws {
+        if let suiteError { throw suiteError }
         #if os(Linux) || os(Android) || os(FreeBSD)
-        try file.update { $0[key] = value }
+        try file?.update { $0[key] = value }
         #else
         let defaults = self.defaults
         if let value {

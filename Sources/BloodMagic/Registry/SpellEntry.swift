@@ -94,6 +94,6 @@ public struct SpellDiagnostic: Sendable, Equatable, CustomStringConvertible {
 
 /// The source location string for a Swift registration.
 @inlinable
-func spellSource(_ fileID: String, _ line: Int) -> String {
+package func spellSource(_ fileID: String, _ line: Int) -> String {
     "\(fileID):\(line)"
 }

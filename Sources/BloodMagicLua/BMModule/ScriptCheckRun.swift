@@ -1,0 +1,247 @@
+import CLua
+import Foundation
+
+/// One run of ``ScriptChecker``: the inspection host, what the run found,
+/// and the steps, in order (``run()``). The wiring checks and the dry run
+/// live in their own files.
+final class ScriptCheckRun {
+    let host: ScriptHost
+    let manifest: AppManifest?
+    let files: [String]
+    let directory: String?
+    /// Sources of the scripts, to point at a definition table's fields.
+    let sources = LuaSourceCache()
+    private(set) var problems: [ScriptProblem] = []
+    /// The `[bm check]` support table.
+    var support: LuaReference?
+    /// Types the app's Swift template providers serve (`nil` key: every type).
+    var swiftTemplateTypes: Set<String> = []
+    var swiftTemplatesForEveryType = false
+    /// Files whose syntax error is reported already.
+    var filesWithSyntaxErrors: Set<String> = []
+    /// Dependency cycles reported already, each from its smallest step (a
+    /// cycle found from each of its classes is one cycle).
+    var reportedCycles: Set<[String]> = []
+    /// The registrations the scripts made (read once they are loaded).
+    lazy var scriptRegistrations: [SpellEntry] = registry.entries.filter { module.madeRegistration($0.handle) }
+
+    /// Marks errors of the placeholders that stand for the app's Swift
+    /// initializers, which the check cannot run.
+    static let swiftPlaceholderMarker = "(served by the app's Swift code, which the check does not run)"
+
+    init(host: ScriptHost, manifest: AppManifest?, files: [String], directory: String?) {
+        self.host = host
+        self.manifest = manifest
+        self.files = files
+        self.directory = directory
+    }
+
+    var module: BMModule { host.module }
+    var registry: Registry { host.registry }
+
+    func run() throws -> [ScriptProblem] {
+        try installSupport()
+        if let manifest { try installApp(manifest) }
+        loadScripts()
+        compileOtherFiles()
+        reportDiagnostics()
+        let report = try spellReport()
+        let containers = knownContainers(report)
+        checkHooksAndPreferences(containers)
+        checkLuaProperties(report)
+        checkSwiftContainers()
+        checkInitializerContainers(containers)
+        checkClassDeclarations()
+        try dryRun(report)
+        var seen: Set<String> = []
+        return problems
+            .filter { seen.insert($0.description).inserted }
+            .sorted { ($0.file, $0.line, $0.severity.rawValue, $0.message) < ($1.file, $1.line, $1.severity.rawValue, $1.message) }
+    }
+
+    // MARK: - Recording problems
+
+    func add(_ severity: ScriptProblem.Severity, _ message: String, file: String, line: Int) {
+        problems.append(ScriptProblem(file: file, line: line, severity: severity, message: message))
+    }
+
+    /// A problem at `source` (`file:line`), moved to the line of `field` of
+    /// the definition table written there when given.
+    func add(_ severity: ScriptProblem.Severity, _ message: String, at source: String?, field: String? = nil) {
+        guard let source, let (file, line) = LuaError.parseLocation(source + ":") else {
+            add(severity, message, file: source ?? "?", line: 0)
+            return
+        }
+        let shown = field.map { sources.line(ofField: $0, file: file, line: line) } ?? line
+        add(severity, message, file: file, line: shown)
+    }
+
+    /// A Lua error as a problem at its own position, or at `fallback`.
+    func add(_ error: LuaError, fallback: String?, suffix: String = "") {
+        if let (file, line, reason) = Self.moduleLoadingFailure(error.message) {
+            filesWithSyntaxErrors.insert(file)
+            add(.error, reason + suffix, file: file, line: line)
+        } else if let chunk = error.chunk, let line = error.line {
+            if error.kind == .syntax { filesWithSyntaxErrors.insert(chunk) }
+            add(.error, error.reason + closestField(error.reason) + suffix, file: chunk, line: line)
+        } else {
+            add(.error, error.message + suffix, at: fallback)
+        }
+    }
+
+    /// For `bm.x: unknown field 'y'`, ` (closest: 'z')` with the definition's
+    /// closest field, or the empty string.
+    func closestField(_ reason: String) -> String {
+        guard let match = reason.firstMatch(of: /^(bm\.[\w.]+): unknown field '([^']+)'$/),
+              let prelude = module.preludeTable else { return "" }
+        let near = try? call(prelude, "closest_field", results: 1, push: { lua in
+            lua.push(String(match.1))
+            lua.push(String(match.2))
+            return 2
+        }, read: { lua in lua.rawString(at: -1) })
+        return (near ?? nil).map { " (closest: '\($0)')" } ?? ""
+    }
+
+    /// `require`'s "error loading module 'm' from file 'f':\n\tf:3: reason",
+    /// as the position inside the module and `error loading module 'm': reason`.
+    static func moduleLoadingFailure(_ message: String) -> (String, Int, String)? {
+        guard let start = message.range(of: "error loading module '"),
+              let nameEnd = message.range(of: "'", range: start.upperBound..<message.endIndex),
+              let detail = message.range(of: "':\n\t", range: nameEnd.upperBound..<message.endIndex)
+        else { return nil }
+        let module = message[start.upperBound..<nameEnd.lowerBound]
+        let inner = String(message[detail.upperBound...])
+        let error = LuaError(.syntax, inner)
+        guard let chunk = error.chunk, let line = error.line else { return nil }
+        return (chunk, line, "error loading module '\(module)': \(error.reason)")
+    }
+
+    // MARK: - Setting up
+
+    /// Loads `[bm check]` (`bm_check.lua`, embedded at build time) into the host.
+    private func installSupport() throws {
+        guard let prelude = module.preludeTable else { throw BMError("the bm module is not installed") }
+        support = try host.state.withStack { (lua) throws -> LuaReference in
+            try lua.load(script: PackageResources.bm_check_lua, name: "=[bm check]")
+            lua.push(prelude)
+            try lua.call(arguments: 1, results: 1)
+            defer { lua.pop() }
+            return lua.reference(at: -1)
+        }
+    }
+
+    /// Stand-ins for the app's types and globals, and placeholders for its
+    /// Swift registrations.
+    private func installApp(_ manifest: AppManifest) throws {
+        try callSupport("install", results: 0) { lua in
+            try lua.push(encoding: manifest.types)
+            try lua.push(encoding: manifest.globals)
+            return 2
+        }
+        for registration in manifest.registrations {
+            let container: ContainerMatch = registration.container.map {
+                registration.includesSubclasses == true ? .kindOf(SpellTypeKey(name: $0)) : .exactly(SpellTypeKey(name: $0))
+            } ?? .any
+            switch registration.kind {
+            case "initializer", "singleton":
+                guard let key = registration.typeKey else { continue }
+                let source = registration.source
+                registry.registerInitializer(
+                    type: key, container: container, scope: registration.kind == "singleton" ? .singleton : .instance,
+                    source: source
+                ) { _ in
+                    throw BMError("\(key.name) at \(source) \(ScriptCheckRun.swiftPlaceholderMarker)")
+                }
+            case "partial":
+                if let key = registration.typeKey { swiftTemplateTypes.insert(key.name) } else { swiftTemplatesForEveryType = true }
+            default:
+                continue
+            }
+        }
+    }
+
+    // MARK: - Loading and compiling
+
+    /// Loads each startup script on its own, so every failure has its file.
+    private func loadScripts() {
+        for file in files {
+            do throws(ScriptLoadError) {
+                try host.load(files: [file])
+            } catch {
+                for failure in error.failures {
+                    add(failure, fallback: "\(file):0")
+                }
+            }
+        }
+    }
+
+    /// Compiles (without running) the other Lua files below the scripts
+    /// directory — `partials/` templates and modules for `require` — so a
+    /// syntax error there is found even if nothing loads the file yet.
+    private func compileOtherFiles() {
+        guard let directory else { return }
+        let startup = Set(files.map { ($0 as NSString).standardizingPath })
+        guard let walker = FileManager.default.enumerator(atPath: directory) else { return }
+        var others: [String] = []
+        while let relative = walker.nextObject() as? String {
+            if (relative as NSString).lastPathComponent.hasPrefix(".") {
+                walker.skipDescendants()
+                continue
+            }
+            guard relative.hasSuffix(".lua"), relative.contains("/") else { continue }
+            let path = (directory as NSString).appendingPathComponent(relative)
+            if !startup.contains((path as NSString).standardizingPath) { others.append(path) }
+        }
+        for path in others.sorted() where !filesWithSyntaxErrors.contains(path) {
+            do throws(LuaError) {
+                try host.state.withStack { (lua) throws(LuaError) in
+                    try lua.loadFile(path)
+                    lua.pop()
+                }
+            } catch {
+                add(error, fallback: "\(path):0")
+            }
+        }
+    }
+
+    private func reportDiagnostics() {
+        for diagnostic in registry.diagnostics {
+            let handles = Set(diagnostic.handles)
+            let newest = registry.entries.filter { handles.contains($0.handle) }.last
+            add(.warning, diagnostic.message, at: newest?.source)
+        }
+    }
+
+    // MARK: - Calling Lua
+
+    /// Calls `table[name]` (a table of the prelude or of `[bm check]`) as a
+    /// top-level run, with the arguments `push` pushes (it returns their
+    /// count), and reads the results with `read`.
+    func call<T>(
+        _ table: LuaReference, _ name: String, results: Int32,
+        push: (LuaStack) throws -> Int32 = { _ in 0 }, read: (LuaStack) throws -> T
+    ) throws -> T {
+        try host.state.withStack { (lua) throws -> T in
+            let top = lua.top
+            defer { lua_settop(lua.L, top) }
+            lua.push(table)
+            lua.push(name)
+            lua_rawget(lua.L, -2)
+            lua_rotate(lua.L, -2, 1)
+            lua.pop()
+            let count = try push(lua)
+            try lua.call(arguments: count, results: results)
+            return try read(lua)
+        }
+    }
+
+    func callSupport(_ name: String, results: Int32, push: (LuaStack) throws -> Int32 = { _ in 0 }) throws {
+        guard let support else { return }
+        try call(support, name, results: results, push: push) { _ in () }
+    }
+
+    func callPrelude<T: Decodable>(_ function: String, as type: T.Type) throws -> T {
+        guard let prelude = module.preludeTable else { throw BMError("the bm module is not installed") }
+        return try call(prelude, function, results: 1) { lua in try lua.decode(T.self, at: -1) }
+    }
+}

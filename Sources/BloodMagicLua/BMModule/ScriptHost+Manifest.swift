@@ -1,0 +1,152 @@
+import CLua
+import Foundation
+
+/// What an app declared to its host for the manifest.
+struct ManifestRecords {
+    /// Declared containers, by registry name.
+    var containers: [String: AppManifest.Container] = [:]
+    /// The shapes of the globals set with `setGlobal`, by name.
+    var globals: [String: AppManifest.ValueShape] = [:]
+}
+
+extension ScriptHost {
+    /// Declares Swift classes whose spelled properties the scripts serve
+    /// (hooks, preference overrides and initializers name them as
+    /// `container`), so that ``manifest()`` describes them:
+    ///
+    /// ```swift
+    /// host.declare(HeadlinesController.self, DigestController.self, Settings.self)
+    /// ```
+    ///
+    /// Each type is made once with `init()` and its spelled properties are
+    /// read by reflection (`Mirror`), superclasses' included: every
+    /// BloodMagic spell describes itself (``SpellDescribing``). Nothing is
+    /// resolved and the instance is dropped, so `init()` should have no side
+    /// effects. For a class without `init()`, use ``declare(instance:fileID:line:)``.
+    public func declare(_ types: any (AnyObject & DefaultConstructible).Type..., fileID: String = #fileID, line: Int = #line) {
+        for type in types {
+            declare(instance: type.init(), fileID: fileID, line: line)
+        }
+    }
+
+    /// Declares the class of `instance` as a container (see
+    /// ``declare(_:fileID:line:)``), reading its spelled properties from
+    /// this instance: `host.declare(instance: ProfileScreen(user: .preview))`.
+    public func declare(instance: AnyObject, fileID: String = #fileID, line: Int = #line) {
+        let type: AnyClass = Swift.type(of: instance)
+        let container = AppManifest.Container(
+            name: SpellTypeKey(type).name,
+            superclasses: SpellReflection.superclasses(of: instance),
+            source: spellSource(fileID, line),
+            properties: SpellReflection.properties(of: instance).map(AppManifest.ContainerProperty.init)
+                .sorted { $0.name < $1.name })
+        manifestRecords.withLock { $0.containers[container.name] = container }
+    }
+
+    /// The app as its scripts see it: the types it exposed, the containers
+    /// it declared, the registrations it made in Swift (not those of its
+    /// scripts) and the shapes of the globals it set. Write it with
+    /// ``AppManifest/jsonData()`` for `bmlua check --manifest`, or hand it
+    /// to ``ScriptChecker/init(manifest:)`` in a test.
+    public func manifest() -> AppManifest {
+        let types = state.withStack { lua in lua.appExposedTypes.map(AppManifest.ExposedType.init) }
+        let records = manifestRecords.withLock { $0 }
+        let registrations = registry.entries
+            .filter { !module.madeRegistration($0.handle) && !module.madeHostRegistration($0.handle) }
+            .map(AppManifest.Registration.init)
+        return AppManifest(
+            types: types,
+            containers: records.containers.values.sorted { $0.name < $1.name },
+            registrations: registrations,
+            globals: records.globals.map { AppManifest.Global(name: $0.key, value: $0.value) }.sorted { $0.name < $1.name })
+    }
+}
+
+extension AppManifest.ExposedType {
+    /// Describes a type exposed in a state.
+    init(_ info: LuaExposedTypeInfo) {
+        let members = info.members.values.sorted { $0.name < $1.name }
+        self.init(
+            name: info.name,
+            swiftType: String(describing: info.swiftType),
+            protocols: info.protocols,
+            constructor: info.constructor.map { constructor in
+                AppManifest.Constructor(
+                    arguments: constructor.decodes == nil
+                        ? constructor.names.map { names in
+                            let required = LuaSignature(function: "", declared: constructor.names).minimum
+                            return names.enumerated().map { AppManifest.Argument(name: $0.element, optional: $0.offset >= required) }
+                        }
+                        : nil,
+                    decodes: constructor.decodes)
+            },
+            properties: members.filter(\.isProperty).map {
+                AppManifest.Property(name: $0.name, type: $0.swiftType, writable: $0.write != nil)
+            },
+            methods: members.filter { !$0.isProperty }.map { member in
+                AppManifest.Method(
+                    name: member.name,
+                    arguments: member.signature.names.map { names in
+                        names.enumerated().map { AppManifest.Argument(name: $0.element, optional: $0.offset >= member.signature.minimum) }
+                    },
+                    returns: member.swiftType)
+            })
+    }
+}
+
+extension AppManifest.Registration {
+    /// Describes a registry entry.
+    init(_ entry: SpellEntry) {
+        var kindOf = false
+        if case .kindOf = entry.container.rule { kindOf = true }
+        self.init(
+            kind: ScriptHost.luaKind(entry.kind),
+            type: entry.type?.protocols == nil ? entry.type?.name : nil,
+            protocols: entry.type?.protocols,
+            container: entry.container.key?.name,
+            includesSubclasses: kindOf ? true : nil,
+            property: entry.property,
+            scope: entry.scope?.rawValue,
+            source: entry.source)
+    }
+}
+
+extension LuaStack {
+    /// The shape of the value at `index` (tables read raw, to depth 4).
+    func valueShape(at index: Int32, depth: Int = 0) -> AppManifest.ValueShape {
+        let index = absolute(index)
+        switch lua_type(L, index) {
+        case LUA_TNIL: return .init(kind: "nil")
+        case LUA_TBOOLEAN: return .init(kind: "boolean")
+        case LUA_TNUMBER: return .init(kind: lua_isinteger(L, index) != 0 ? "integer" : "number")
+        case LUA_TSTRING: return .init(kind: "string")
+        case LUA_TFUNCTION: return .init(kind: "function")
+        case LUA_TTHREAD: return .init(kind: "thread")
+        case LUA_TUSERDATA, LUA_TLIGHTUSERDATA:
+            return .init(kind: "userdata", type: exposedType(ofObjectAt: index)?.name)
+        case LUA_TTABLE:
+            guard depth < 4 else { return .init(kind: "table") }
+            ensureSpace(3)
+            var fields: [String: AppManifest.ValueShape] = [:]
+            var items: [AppManifest.ValueShape] = []
+            lua_pushnil(L)
+            while lua_next(L, index) != 0 {
+                if lua_type(L, -2) == LUA_TSTRING, let key = rawString(at: -2), fields.count < 64 {
+                    fields[key] = valueShape(at: -1, depth: depth + 1)
+                }
+                lua_settop(L, -2)
+            }
+            for position in 1...8 {
+                guard lua_rawgeti(L, index, lua_Integer(position)) != LUA_TNIL else {
+                    lua_settop(L, -2)
+                    break
+                }
+                items.append(valueShape(at: -1, depth: depth + 1))
+                lua_settop(L, -2)
+            }
+            return .init(kind: "table", fields: fields.isEmpty ? nil : fields, items: items.isEmpty ? nil : items)
+        default:
+            return .init(kind: "nil")
+        }
+    }
+}

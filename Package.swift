@@ -30,10 +30,19 @@ let package = Package(
                 .brew(["lua"]),
             ]
         ),
+        // The sandbox's own library functions in C (a pattern matcher, the
+        // table loops, finalizers): they charge their work to the state's
+        // budgets. It includes the shim's header from ../CLua.
+        .target(
+            name: "CLuaSandbox",
+            dependencies: ["CLua"],
+            cSettings: [.headerSearchPath("../CLua")]
+        ),
         .target(
             name: "BloodMagic",
             dependencies: [
                 "CLua",
+                "CLuaSandbox",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -3,7 +3,8 @@
  * step charged to the state's budget.
  *
  * The language (Lua 5.4 manual, section 6.4.1): single-character classes
- * ('.', '%a' and the other letter classes with their upper-case complements,
+ * ('.', '%a' and the other letter classes with their upper-case complements
+ * (and '%z', which the manual no longer lists but Lua 5.4 still matches),
  * '%' before any other character for that character, sets '[...]' and
  * '[^...]' with ranges and classes), each optionally followed by '*', '+',
  * '-' (shortest) or '?'; captures '(...)' and position captures '()';
@@ -65,6 +66,7 @@ static int in_class(int c, int letter) {
     case 'u': yes = isupper(c); break;
     case 'w': yes = isalnum(c); break;
     case 'x': yes = isxdigit(c); break;
+    case 'z': yes = c == 0; break; /* deprecated in the manual, still in Lua 5.4 */
     default: return letter == c;
     }
     if (isupper(letter)) return !yes;

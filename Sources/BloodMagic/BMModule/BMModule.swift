@@ -46,6 +46,9 @@ final class BMModule: Sendable {
         /// Threads on which Lua is running hooks and collects their errors
         /// (a count, as hooks may nest).
         var hookCollectors: [UInt: Int] = [:]
+        /// Bytes charged to the state's memory budget for each registration
+        /// (see ``BMScriptBudget``), by handle id, given back when it goes.
+        var charges: [UInt64: Int] = [:]
     }
 
     /// What one startup script registered.
@@ -106,19 +109,24 @@ final class BMModule: Sendable {
 
     /// Stops recording; with `rollback`, removes everything recorded.
     func endLoad(rollback: Bool) {
+        var releasedCharge = 0
         let record = tracking.withLock { tracking -> LoadRecord? in
             let record = tracking.loading
             tracking.loading = nil
             guard rollback, let record else { return nil }
+            var released = 0
             for handle in record.handles {
                 tracking.handles[handle.id] = nil
                 tracking.luaInitializers[handle.id] = nil
+                released += tracking.charges.removeValue(forKey: handle.id) ?? 0
             }
+            releasedCharge = released
             for name in record.classes { tracking.classes[name] = nil }
             return record
         }
         guard let record else { return }
         registry.unregister(record.handles)
+        if releasedCharge > 0 { state.withStack { $0.releaseSwiftMemory(releasedCharge) } }
         guard !record.classes.isEmpty || !record.spells.isEmpty else { return }
         let prelude = tracking.withLock { $0.prelude }
         guard let prelude else { return }
@@ -139,21 +147,34 @@ final class BMModule: Sendable {
 
     /// Removes every registration this module made (the host is going away).
     func unregisterAll() {
-        let handles = tracking.withLock { tracking -> [SpellHandle] in
+        let (handles, charged) = tracking.withLock { tracking -> ([SpellHandle], Int) in
             let handles = Array(tracking.handles.values)
+            let charged = tracking.charges.values.reduce(0, +)
             tracking.handles.removeAll()
             tracking.luaInitializers.removeAll()
-            return handles
+            tracking.charges.removeAll()
+            return (handles, charged)
         }
         registry.unregister(handles)
+        if charged > 0 { state.withStack { $0.releaseSwiftMemory(charged) } }
     }
 
-    private func track(_ handle: SpellHandle, luaInitializer: LuaReference? = nil) {
+    /// Records a registration made from Lua, with the bytes charged for it.
+    private func track(_ handle: SpellHandle, charge: Int, luaInitializer: LuaReference? = nil) {
         tracking.withLock { tracking in
             tracking.handles[handle.id] = handle
+            tracking.charges[handle.id] = charge
             tracking.loading?.handles.append(handle)
             if let luaInitializer { tracking.luaInitializers[handle.id] = luaInitializer }
         }
+    }
+
+    /// Checks the names of a registration (before anything converts them)
+    /// and returns what Swift will keep for it, to be charged with
+    /// `chargeSwiftMemory` once every argument has been read, just before
+    /// registering, and recorded by ``track``.
+    private func registrationBytes(_ lua: LuaStack, _ fname: String, _ fields: [(Int32, String)]) throws -> Int {
+        BMScriptBudget.registrationCost + (try BMScriptBudget.checkNames(lua, fname, fields))
     }
 
     /// The Lua function of an initializer this module registered, if it still is.
@@ -305,6 +326,7 @@ final class BMModule: Sendable {
 
     private func registerInitializer(_ lua: LuaStack) throws -> Int32 {
         let fname = "bm.initializer"
+        let charge = try registrationBytes(lua, fname, [(1, "type"), (2, "protocols"), (3, "container")])
         let (key, container): (SpellTypeKey, String?) = try BMModule.target(lua, fname: fname)
         let scope: String = try lua.argument(4, of: fname)
         let function = lua.reference(at: 5)
@@ -312,6 +334,7 @@ final class BMModule: Sendable {
         // none is made (a Swift container's sender is a new userdata).
         let takesSender = lua.takesArguments(at: 5)
         let source = lua.callerLocation()
+        try lua.chargeSwiftMemory(charge, for: fname)
         let handle = registry.registerInitializer(
             type: key,
             container: container.map { .exactly(SpellTypeKey(name: $0)) } ?? .any,
@@ -322,16 +345,18 @@ final class BMModule: Sendable {
             return try self.callInitializer(
                 function, sender: takesSender ? sender : nil, source: source, typeName: key.name)
         }
-        track(handle, luaInitializer: function)
+        track(handle, charge: charge, luaInitializer: function)
         lua.push(Int(handle.id))
         return 1
     }
 
     private func registerHook(_ lua: LuaStack) throws -> Int32 {
+        let charge = try registrationBytes(lua, "bm.hook", [(1, "container"), (2, "property")])
         let container: String? = try lua.argument(1, of: "bm.hook")
         let property: String = try lua.argument(2, of: "bm.hook")
         let function = lua.reference(at: 3)
         let source = lua.callerLocation()
+        try lua.chargeSwiftMemory(charge, for: "bm.hook")
         let handle = registry.addHook(
             container: container.map { .exactly(SpellTypeKey(name: $0)) } ?? .any,
             property: property,
@@ -357,7 +382,7 @@ final class BMModule: Sendable {
                 }
             }
         }
-        track(handle)
+        track(handle, charge: charge)
         lua.push(Int(handle.id))
         return 1
     }
@@ -381,45 +406,52 @@ final class BMModule: Sendable {
 
     private func registerPreference(_ lua: LuaStack) throws -> Int32 {
         let fname = "bm.preference"
+        var charge = try registrationBytes(lua, fname, [(1, "container"), (2, "property"), (3, "key"), (5, "suite")])
         let container: String? = try lua.argument(1, of: fname)
         let property: String = try lua.argument(2, of: fname)
         let key: String? = try lua.argument(3, of: fname)
         let defaultValue = lua.isNil(at: 4) ? nil : try PreferenceValue.read(from: lua, at: 4, what: "bm.preference: field 'default'")
+        charge += defaultValue?.budgetBytes ?? 0
         let suite: String? = try lua.argument(5, of: fname)
+        try lua.chargeSwiftMemory(charge, for: fname)
         let handle = registry.overridePreference(
             container: container.map { .exactly(SpellTypeKey(name: $0)) } ?? .any,
             property: property,
             with: PreferenceOverride(key: key, defaultValue: defaultValue, store: suite.map { store(forSuite: $0) }),
             source: lua.callerLocation())
-        track(handle)
+        track(handle, charge: charge)
         lua.push(Int(handle.id))
         return 1
     }
 
     private func registerPartial(_ lua: LuaStack) throws -> Int32 {
+        let charge = try registrationBytes(lua, "bm.partial", [(1, "type")])
         let type: String = try lua.argument(1, of: "bm.partial")
         let function = lua.reference(at: 2)
         let source = lua.callerLocation()
+        try lua.chargeSwiftMemory(charge, for: "bm.partial")
         let handle = registry.registerTemplateProvider(
             LuaPartialTemplate(module: self, function: function, source: source),
             for: SpellTypeKey(name: type), source: source)
-        track(handle)
+        track(handle, charge: charge)
         lua.push(Int(handle.id))
         return 1
     }
 
     private func unregister(_ lua: LuaStack) throws -> Int32 {
         let id: Int = try lua.argument(1, of: "unregister")
-        let handle = tracking.withLock { tracking in
+        let (handle, charged) = tracking.withLock { tracking in
             tracking.luaInitializers[UInt64(id)] = nil
-            return tracking.handles.removeValue(forKey: UInt64(id))
+            return (tracking.handles.removeValue(forKey: UInt64(id)), tracking.charges.removeValue(forKey: UInt64(id)) ?? 0)
         }
+        lua.releaseSwiftMemory(charged)
         let removed = handle.map { registry.unregister($0) } ?? false
         lua.push(removed)
         return 1
     }
 
     private func noteClass(_ lua: LuaStack) throws -> Int32 {
+        try BMScriptBudget.checkNames(lua, "bm.class", [(1, "name"), (2, "superclass"), (3, "source")])
         let name: String = try lua.argument(1, of: "bm.class")
         let superclass: String? = try lua.argument(2, of: "bm.class")
         let source: String = try lua.argument(3, of: "bm.class")
@@ -431,6 +463,7 @@ final class BMModule: Sendable {
     }
 
     private func noteSpell(_ lua: LuaStack) throws -> Int32 {
+        try BMScriptBudget.checkNames(lua, "bm.define_spell", [(1, "name")])
         let name: String = try lua.argument(1, of: "bm.define_spell")
         tracking.withLock { $0.loading?.spells.append(name) }
         return 0
@@ -450,6 +483,7 @@ final class BMModule: Sendable {
 
     /// `core.resolve(type, protocols, container, sender)` for `bm.resolve`.
     private func resolve(_ lua: LuaStack) throws -> Int32 {
+        try BMScriptBudget.checkNames(lua, "bm.resolve", [(1, "type"), (2, "protocols"), (3, "container")])
         let (key, containerName): (SpellTypeKey, String?) = try BMModule.target(lua, fname: "bm.resolve")
         let sender = try sender(at: 4, lua, className: containerName)
         let container = container(named: containerName, sender: sender)
@@ -468,6 +502,7 @@ final class BMModule: Sendable {
     /// `true, value` when an initializer matched, else `false, message`.
     private func resolveProperty(_ lua: LuaStack) throws -> Int32 {
         let fname = "bm.spell"
+        try BMScriptBudget.checkNames(lua, fname, [(1, "type"), (2, "protocols"), (3, "container"), (5, "property")])
         let (key, containerName): (SpellTypeKey, String) = try BMModule.target(lua, fname: fname)
         let property: String = try lua.argument(5, of: fname)
         let object = LuaObjectHandle(reference: lua.reference(at: 4), className: containerName)
@@ -484,6 +519,7 @@ final class BMModule: Sendable {
 
     /// `core.run_hooks(container, property, object, value)`.
     private func runHooks(_ lua: LuaStack) throws -> Int32 {
+        try BMScriptBudget.checkNames(lua, "hook", [(1, "container"), (2, "property")])
         let containerName: String = try lua.argument(1, of: "hook")
         let property: String = try lua.argument(2, of: "hook")
         let object = LuaObjectHandle(reference: lua.reference(at: 3), className: containerName)
@@ -507,6 +543,7 @@ final class BMModule: Sendable {
     /// template providers for `type` — `bm.partial` templates, then
     /// `partials/<type>.lua`, then any provider Swift registered.
     private func partial(_ lua: LuaStack) throws -> Int32 {
+        try BMScriptBudget.checkNames(lua, "bm.spell.partial", [(1, "type"), (2, "container"), (4, "property")])
         let type: String = try lua.argument(1, of: "bm.spell.partial")
         let containerName: String = try lua.argument(2, of: "bm.spell.partial")
         let property: String = try lua.argument(4, of: "bm.spell.partial")
@@ -539,6 +576,7 @@ final class BMModule: Sendable {
 
     /// `core.preference_get(container, property, key, default, suite)`.
     private func preferenceGet(_ lua: LuaStack) throws -> Int32 {
+        try BMScriptBudget.checkNames(lua, "preference", [(1, "container"), (2, "property"), (3, "key"), (5, "suite")])
         let (store, key, defaultValue) = try preferenceSpec(lua, defaultAt: 4, suiteAt: 5)
         if let value = store.value(forKey: key) ?? defaultValue {
             value.push(onto: lua)
@@ -550,6 +588,7 @@ final class BMModule: Sendable {
 
     /// `core.preference_set(container, property, key, suite, value)`.
     private func preferenceSet(_ lua: LuaStack) throws -> Int32 {
+        try BMScriptBudget.checkNames(lua, "preference", [(1, "container"), (2, "property"), (3, "key"), (4, "suite")])
         let (store, key, _) = try preferenceSpec(lua, defaultAt: nil, suiteAt: 4)
         if lua.isNil(at: 5) {
             try store.setValue(nil, forKey: key)

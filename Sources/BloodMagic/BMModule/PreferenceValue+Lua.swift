@@ -23,10 +23,30 @@ extension PreferenceValue {
     /// a table with string keys as a dictionary. Anything else is an error
     /// that names `what` and the offending path.
     static func read(from lua: LuaStack, at index: Int32, what: String) throws -> PreferenceValue {
+        let value: PreferenceValue
         do {
-            return try read(lua, lua.absolute(index), path: "", depth: 0)
+            value = try read(lua, lua.absolute(index), path: "", depth: 0)
         } catch let error as PreferenceConversionError {
             throw BMError("\(what): \(error.message)")
+        }
+        // Swift keeps the value (and a store may write it out): its size is capped.
+        let bytes = value.budgetBytes
+        guard bytes <= BMScriptBudget.maxPreferenceValueBytes else {
+            throw BMError(
+                "\(what): the value is \(LuaLimits.formatSize(bytes)) as counted for storage; the limit is \(LuaLimits.formatSize(BMScriptBudget.maxPreferenceValueBytes))")
+        }
+        return value
+    }
+
+    /// The value's size as ``BMScriptBudget`` counts it: the bytes of its
+    /// strings and data, plus 16 bytes per other value and per table entry.
+    var budgetBytes: Int {
+        switch self {
+        case .bool, .int, .double, .date: return 16
+        case .string(let value): return 16 + value.utf8.count
+        case .data(let value): return 16 + value.count
+        case .array(let values): return values.reduce(16) { $0 + $1.budgetBytes }
+        case .dictionary(let values): return values.reduce(16) { $0 + 16 + $1.key.utf8.count + $1.value.budgetBytes }
         }
     }
 

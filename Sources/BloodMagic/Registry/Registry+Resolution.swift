@@ -30,6 +30,7 @@ extension Registry {
         let observes = container.object is any PropertyInjectionObserving
         return state.withLock { state -> CachedResolution in
             let found = state.lookup(type: type, container: container, observes: observes)
+            if state.namedCache.count >= RegistryState.maxCachedResolutions { state.namedCache.removeAll(keepingCapacity: true) }
             state.namedCache[key] = found
             return found
         }
@@ -162,6 +163,7 @@ extension Registry {
         let observes = object is any PropertyInjectionObserving
         return state.withLock { state in
             let found = state.lookup(type: typeKey, container: container, observes: observes).with(valueIsOptional: optional != nil)
+            if state.fastCache.count >= RegistryState.maxCachedResolutions { state.fastCache.removeAll(keepingCapacity: true) }
             state.fastCache[key] = found
             return found
         }

@@ -176,8 +176,10 @@ static inline int bm_raise_limit(lua_State *L, bm_limits *lim, int which, const 
     /* The message itself must not be refused by the spent budget. */
     lim->swift_depth += 1;
     if (which == BM_LIMIT_TIME) {
+        char seconds[32]; /* as Swift prints it: "1", "0.25" */
+        snprintf(seconds, sizeof seconds, "%.14g", (double)lim->time_limit_ns / 1e9);
         lim->time_limit_hit = 1;
-        lua_pushfstring(L, "%stime limit exceeded (%f s)", where, (lua_Number)lim->time_limit_ns / 1e9);
+        lua_pushfstring(L, "%stime limit exceeded (%s s)", where, seconds);
     } else {
         lim->instruction_limit_hit = 1;
         lua_pushfstring(L, "%sinstruction limit exceeded (%I instructions)", where,

@@ -178,15 +178,19 @@ static int sandbox_unpack(lua_State *L) {
     lua_Integer e = luaL_opt(L, luaL_checkinteger, 3, luaL_len(L, 1));
     if (i > e) return 0;
     lua_Unsigned n = (lua_Unsigned)e - (lua_Unsigned)i; /* one less than the count; cannot overflow */
+    /* The work is known: charge it before the stack grows for it. */
+    if (n < (unsigned int)INT_MAX) bm_charge_work(L, (long long)n + 1, 1);
     if (n >= (unsigned int)INT_MAX || !lua_checkstack(L, (int)(++n)))
         return luaL_error(L, "too many results to unpack");
     work_meter meter = {L, 0};
     for (; i < e; i++) {
         lua_geti(L, 1, i);
-        meter_tick(&meter);
+        if (++meter.pending >= BM_WORK_BATCH) {
+            bm_charge_work(L, 0, 1); /* already paid for: only read the clock */
+            meter.pending = 0;
+        }
     }
     lua_geti(L, 1, e);
-    meter_settle(&meter);
     return (int)n;
 }
 

@@ -6,8 +6,11 @@ import CLua
 /// and with `load` limited to text chunks; table; string without
 /// `string.dump`; math; utf8; coroutine; `os` limited to time, clock and date;
 /// and `require` for Lua modules only (no `package.loadlib`, no C searchers).
-/// There is no io and no debug library. ``unsafe`` opens the full standard
-/// library instead.
+/// There is no io and no debug library. In the sandbox, `string.find`,
+/// `match`, `gmatch`, `gsub` and `rep`, the loops of the table library and
+/// `setmetatable` are BloodMagic's own: they behave as Lua's, and keep their
+/// work (and `__gc` finalizers) within the state's ``LuaLimits``.
+/// ``unsafe`` opens the full standard library, Lua's own functions, instead.
 public struct LuaLibraries: OptionSet, Sendable, Hashable {
     public let rawValue: Int32
     /// Creates a set from its raw flags.

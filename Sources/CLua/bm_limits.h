@@ -42,7 +42,7 @@ typedef struct bm_limits {
     int swift_depth;        /* > 0: Swift is in control (see above) */
     int memory_limit_hit;   /* set when an allocation was refused for the limit */
     int instruction_limit_hit;
-    int hook_step;          /* instructions between two count-hook calls */
+    int hook_step;          /* the step the count hook is set with (1 once a budget is spent) */
     long long instruction_limit;   /* 0: not armed; the budget's size while armed */
     long long instructions_left;   /* budget of the current run */
     long long configured_instruction_limit; /* armed at each top-level run; 0: none */
@@ -201,7 +201,9 @@ static inline int bm_budget_exhausted(const bm_limits *lim, int read_clock) {
 static inline void bm_count_hook(lua_State *L, lua_Debug *ar) {
     bm_limits *lim = bm_limits_of(L);
     if (lim == NULL) return;
-    if (lim->instruction_limit > 0) lim->instructions_left -= lim->hook_step;
+    /* This thread's own step: a coroutine keeps the step it was given (or
+       inherited) while the main thread's is set at each run. */
+    if (lim->instruction_limit > 0) lim->instructions_left -= lua_gethookcount(L);
     int which = bm_budget_exhausted(lim, 1);
     if (which == 0) return;
     if (lua_getinfo(L, "Sl", ar) && ar->currentline > 0) {

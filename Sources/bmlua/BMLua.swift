@@ -1,5 +1,5 @@
 import ArgumentParser
-import BloodMagic
+import BloodMagicLua
 import Foundation
 
 /// `bmlua`: runs, checks and lists Lua scripts against BloodMagic's registry,
@@ -32,8 +32,13 @@ struct BMLua: ParsableCommand {
     /// Parses and runs, with usage errors exiting 2 (not ArgumentParser's 64),
     /// script errors 1, and success 0.
     static func main() {
+        let arguments = CommandLineShape.hoistingHostOptions(Array(CommandLine.arguments.dropFirst()))
+        if CommandLineShape.asksForTopLevelHelp(arguments) {
+            print(CommandLineShape.topLevelHelp(), terminator: "")
+            return
+        }
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(arguments)
             try command.run()
         } catch {
             let code = exitCode(for: error)

@@ -4,7 +4,7 @@
 //   swift run -c release --package-path Benchmarks LuaHostBenchmarks
 
 import BenchSupport
-import BloodMagic
+import BloodMagicLua
 import CLuaBench
 
 let state = try LuaState()

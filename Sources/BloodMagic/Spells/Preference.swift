@@ -15,6 +15,8 @@ public struct Preference<Value: Codable> {
     let defaultValue: Value?
     let store: (any PreferenceStore)?
     let registry: Registry?
+    /// The registry current when the container was created (see `Registry.current`).
+    let creationRegistry: Registry?
     let explicitName: String?
 
     /// A preference whose default is the initial value:
@@ -27,6 +29,7 @@ public struct Preference<Value: Codable> {
         self.defaultValue = wrappedValue
         self.store = store
         self.registry = registry
+        self.creationRegistry = registry == nil ? Registry.scopedRegistry : nil
         self.explicitName = name
     }
 
@@ -40,6 +43,7 @@ public struct Preference<Value: Codable> {
         self.defaultValue = defaultValue
         self.store = store
         self.registry = registry
+        self.creationRegistry = registry == nil ? Registry.scopedRegistry : nil
         self.explicitName = name
     }
 
@@ -100,7 +104,7 @@ public struct Preference<Value: Codable> {
     /// The effective key, default and store after registry overrides.
     func binding(object: AnyObject, keyPath: AnyKeyPath) -> PreferenceProjection<Value> {
         let property = explicitName ?? SpellNames.propertyName(of: keyPath)
-        let registry = self.registry ?? Registry.current
+        let registry = self.registry ?? Registry.scopedAtRead ?? creationRegistry ?? Registry.shared
         var key = self.key ?? property
         var store = self.store
         var fallback: PreferenceValue?

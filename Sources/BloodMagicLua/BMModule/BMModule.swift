@@ -148,7 +148,7 @@ final class BMModule: Sendable {
         registry.unregister(handles)
     }
 
-    private func track(_ handle: SpellHandle, luaInitializer: LuaReference? = nil) {
+    func track(_ handle: SpellHandle, luaInitializer: LuaReference? = nil) {
         tracking.withLock { tracking in
             tracking.handles[handle.id] = handle
             tracking.loading?.handles.append(handle)
@@ -199,7 +199,7 @@ final class BMModule: Sendable {
 
     /// What a Lua initializer returned: a Swift object, or a Lua value to
     /// convert once the property's type is known.
-    private enum InitializerResult {
+    enum InitializerResult {
         case object(AnyObject)
         case value(LuaValue)
     }
@@ -279,6 +279,8 @@ final class BMModule: Sendable {
             ("register_hook", { lua in try self.registerHook(lua) }),
             ("register_preference", { lua in try self.registerPreference(lua) }),
             ("register_partial", { lua in try self.registerPartial(lua) }),
+            ("register_resolver", { lua in try self.registerResolver(lua) }),
+            ("register_preference_keys", { lua in try self.registerPreferenceKeys(lua) }),
             ("unregister", { lua in try self.unregister(lua) }),
             ("resolve", { lua in try self.resolve(lua) }),
             ("resolve_property", { lua in try self.resolveProperty(lua) }),
@@ -465,14 +467,18 @@ final class BMModule: Sendable {
     }
 
     /// `core.resolve_property(type, protocols, container, object, property, kind)`:
-    /// `true, value` when an initializer matched, else `false, message`.
+    /// `true, value` when an initializer or a resolver served the property,
+    /// else `false, message`.
     private func resolveProperty(_ lua: LuaStack) throws -> Int32 {
         let fname = "bm.spell"
         let (key, containerName): (SpellTypeKey, String) = try BMModule.target(lua, fname: fname)
         let property: String = try lua.argument(5, of: fname)
+        let kind: String? = try lua.argument(6, of: fname)
         let object = LuaObjectHandle(reference: lua.reference(at: 4), className: containerName)
         let container = container(named: containerName, object: object)
-        guard let value = try registry.resolveIfRegistered(type: key, container: container, property: property) else {
+        let spell: ResolvedSpellKind = kind == "lazy" ? .lazy : .injectable
+        guard let value = try registry.resolveSpelledProperty(
+            type: key, container: container, property: property, spell: spell) else {
             lua.push(false)
             lua.push(registry.noInitializerError(type: key, container: container, property: property).description)
             return 2
@@ -578,7 +584,8 @@ final class BMModule: Sendable {
                 from: lua, at: defaultAt, what: "default of preference property '\(property)' of \(containerName)")
         }
         let store = override?.store ?? self.store(forSuite: suite)
-        return (store, override?.key ?? key ?? property, defaultValue)
+        if let key = override?.key ?? key { return (store, key, defaultValue) }
+        return (store, try registry.preferenceKey(container: containerName, property: property), defaultValue)
     }
 
     // MARK: - Introspection
@@ -619,6 +626,8 @@ final class BMModule: Sendable {
         case .hook: "hook"
         case .preferenceOverride: "preference"
         case .customSpell: "spell"
+        case .resolver: "resolver"
+        case .preferenceKeys: "preference_keys"
         }
     }
 }

@@ -22,11 +22,13 @@ final class LuaExposedMember {
     let read: (UnsafeMutableRawPointer, LuaStack) throws -> Int32
     /// A property write, value at index 3; nil for a read-only property.
     let write: ((UnsafeMutableRawPointer, LuaStack) throws -> Void)?
+    /// A property's type, or what a method returns (for editor annotations).
+    let result: LuaMemberResult
 
     /// A method; `signature` is the one its `invoke` closure checks against.
     @usableFromInline
     init(
-        method name: String, signature: LuaSignature,
+        method name: String, signature: LuaSignature, result: LuaMemberResult = .unknown,
         invoke: @escaping (UnsafeMutableRawPointer?, UnsafeRawPointer, LuaStack) throws -> Int32
     ) {
         self.name = name
@@ -35,12 +37,13 @@ final class LuaExposedMember {
         self.invoke = invoke
         self.read = { _, _ in 0 }
         self.write = nil
+        self.result = result
     }
 
     /// A property.
     @usableFromInline
     init(
-        property name: String, of typeName: String,
+        property name: String, of typeName: String, type: Any.Type? = nil,
         read: @escaping (UnsafeMutableRawPointer, LuaStack) throws -> Int32,
         write: ((UnsafeMutableRawPointer, LuaStack) throws -> Void)?
     ) {
@@ -50,6 +53,7 @@ final class LuaExposedMember {
         self.invoke = { _, _, _ in 0 }
         self.read = read
         self.write = write
+        self.result = type.map { .value($0) } ?? .unknown
     }
 
     /// Why argument 1 of a call to `method` of the type `tag` is not a usable
@@ -80,4 +84,16 @@ final class LuaExposedConstructor {
         self.acceptsNamedTable = acceptsNamedTable
         self.make = make
     }
+}
+
+/// What a member gives Lua, for editor annotations: a property's type or a
+/// method's result.
+@usableFromInline
+enum LuaMemberResult {
+    /// Nothing (a method returning `Void`).
+    case nothing
+    /// One value of this Swift type.
+    case value(Any.Type)
+    /// Whatever the method pushes.
+    case unknown
 }

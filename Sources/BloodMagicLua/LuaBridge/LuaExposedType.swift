@@ -116,7 +116,7 @@ public struct LuaExposedType<Root: AnyObject> {
     public func property<Value: LuaPushable>(_ name: String, get: @escaping (Root) throws -> Value) -> Self {
         adding(
             LuaExposedMember(
-                property: name, of: self.name,
+                property: name, of: self.name, type: Value.self,
                 read: { pointer, stack in
                     stack.push(try Unmanaged<Root>.fromOpaque(pointer)._withUnsafeGuaranteedRef(get))
                     return 1
@@ -131,7 +131,7 @@ public struct LuaExposedType<Root: AnyObject> {
         let function = "\(self.name).\(name)"
         return adding(
             LuaExposedMember(
-                property: name, of: self.name,
+                property: name, of: self.name, type: Value.self,
                 read: { pointer, stack in
                     stack.push(try Unmanaged<Root>.fromOpaque(pointer)._withUnsafeGuaranteedRef(get))
                     return 1
@@ -160,7 +160,7 @@ public struct LuaExposedType<Root: AnyObject> {
     ) -> Self {
         let signature = LuaSignature(function: "\(self.name).\(name)", declared: arguments)
         return adding(
-            LuaExposedMember(method: name, signature: signature) { pointer, tag, stack in
+            LuaExposedMember(method: name, signature: signature, result: .value(Result.self)) { pointer, tag, stack in
                 try Self.dispatch(pointer, tag, stack, signature, name) { object, args in
                     args.stack.push(try body(object, args))
                     return 1
@@ -175,7 +175,7 @@ public struct LuaExposedType<Root: AnyObject> {
     ) -> Self {
         let signature = LuaSignature(function: "\(self.name).\(name)", declared: arguments)
         return adding(
-            LuaExposedMember(method: name, signature: signature) { pointer, tag, stack in
+            LuaExposedMember(method: name, signature: signature, result: .nothing) { pointer, tag, stack in
                 try Self.dispatch(pointer, tag, stack, signature, name) { object, args in
                     try body(object, args)
                     return 0

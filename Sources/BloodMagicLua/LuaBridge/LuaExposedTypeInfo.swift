@@ -29,6 +29,9 @@ public final class LuaExposedTypeInfo {
     var metatableSlot: Int32 = BM_LUA_NOREF
     /// The class table's registry slot (`Name`, with `new` and the methods).
     var classTableSlot: Int32 = BM_LUA_NOREF
+    /// Whether scripts see the type as a global class table (types exposed
+    /// on the fly, for senders of classes never exposed, are not).
+    var isGlobal = false
 
     init(
         name: String, swiftType: AnyObject.Type, protocols: [String], members: [LuaExposedMember],

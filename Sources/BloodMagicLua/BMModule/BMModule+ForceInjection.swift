@@ -1,0 +1,104 @@
+import CLua
+
+// The Swift half of `bm.resolver` (force injection) and `bm.preference_keys`:
+// Lua functions registered in the registry, called from Swift with what they
+// are asked, and their answers checked before Swift uses them.
+
+extension BMModule {
+    /// The longest preference key a Lua key function may make, in bytes.
+    static let maxPreferenceKeyLength = 1024
+
+    /// `core.register_resolver(ask, fn)`: `ask(container, property, type,
+    /// protocols, spell, sender)` builds the request, calls the script's
+    /// `fn` and returns its answer (nil for skip).
+    func registerResolver(_ lua: LuaStack) throws -> Int32 {
+        guard lua.type(at: 1) == LUA_TFUNCTION else { throw BMError("bm.resolver: bad arguments") }
+        let ask = lua.reference(at: 1)
+        let source = lua.callerLocation()
+        let handle = registry.addResolver(source: source) { [weak self] request in
+            guard let self else { return .skip }
+            return try self.callResolver(ask, request: request, source: source)
+        }
+        track(handle)
+        lua.push(Int(handle.id))
+        return 1
+    }
+
+    /// Asks a Lua resolver; its value is converted to the property's type
+    /// as an initializer's is (a mismatch names the resolver's `file:line`).
+    func callResolver(_ ask: LuaReference, request: SpellResolutionRequest, source: String) throws -> SpellResolverAnswer {
+        let result = try state.withStack { (lua) throws -> InitializerResult? in
+            lua.push(ask)
+            lua.push(request.container.name)
+            lua.push(request.property)
+            if let protocols = request.type.protocols {
+                lua.pushNil()
+                lua.push(protocols)
+            } else {
+                lua.push(request.type.name)
+                lua.pushNil()
+            }
+            lua.push(request.spell.rawValue)
+            if let sender = request.sender {
+                try crossing.pushSender(sender, lua)
+            } else {
+                lua.pushNil()
+            }
+            try lua.call(arguments: 6, results: 1)
+            defer { lua.pop() }
+            if lua.isNil(at: -1) { return nil }
+            if let object = try crossing.swiftObject(at: -1, lua) { return .object(object) }
+            return .value(LuaValue(stack: lua, at: -1))
+        }
+        switch result {
+        case nil:
+            return .skip
+        case .object(let object):
+            return .value(BMModule.boxOpened(object))
+        case .value(let value):
+            return .value(LuaResolvedValue(
+                value: value, state: state, source: source, typeName: request.type.name, producer: "the Lua resolver"))
+        }
+    }
+
+    /// `core.register_preference_keys(fn)`: `fn(container, property)` makes
+    /// preference keys for the registry.
+    func registerPreferenceKeys(_ lua: LuaStack) throws -> Int32 {
+        guard lua.type(at: 1) == LUA_TFUNCTION else { throw BMError("bm.preference_keys: bad arguments") }
+        let function = lua.reference(at: 1)
+        let source = lua.callerLocation()
+        let handle = registry.setPreferenceKeyGenerator(source: source) { [weak self] container, property in
+            guard let self else { throw BMError("the script host that set the preference key function is gone") }
+            return try self.callKeyGenerator(function, container: container, property: property, source: source)
+        }
+        track(handle)
+        lua.push(Int(handle.id))
+        return 1
+    }
+
+    /// Calls a Lua key function and checks its key: a string of valid UTF-8,
+    /// not empty, without NUL bytes, at most ``maxPreferenceKeyLength`` bytes.
+    func callKeyGenerator(_ function: LuaReference, container: String, property: String, source: String) throws -> String {
+        try state.withStack { (lua) throws -> String in
+            lua.push(function)
+            lua.push(container)
+            lua.push(property)
+            try lua.call(arguments: 2, results: 1)
+            defer { lua.pop() }
+            let what = "bm.preference_keys: the key function registered at \(source) returned"
+            let target = "for \(container).\(property)"
+            guard lua.type(at: -1) == LUA_TSTRING else {
+                throw BMError("\(what) \(lua.typeName(at: -1)) \(target) (expected a string)")
+            }
+            var length = 0
+            _ = lua_tolstring(lua.pointer, -1, &length)
+            guard length > 0 else { throw BMError("\(what) an empty string \(target)") }
+            guard length <= BMModule.maxPreferenceKeyLength else {
+                throw BMError("\(what) a key of \(length) bytes \(target) (at most \(BMModule.maxPreferenceKeyLength))")
+            }
+            guard let key = lua.rawString(at: -1) else { throw BMError("\(what) a string that is not UTF-8 \(target)") }
+            guard !key.utf8.contains(0) else { throw BMError("\(what) a key with a NUL byte \(target)") }
+            return key
+        }
+    }
+}

@@ -291,7 +291,8 @@ end
 -- What a resolver is asked about a property nothing is registered for.
 -- The request is built here, from these fields only (required: always there).
 local RESOLVER_REQUEST = {
-  container = field(required(STRING), "the container's type name: a Lua class, a Swift class, or the type of a static property"),
+  container = field(required(STRING),
+    "the container's type name: a Lua class, a Swift class, or the type of a static property"),
   property = field(required(STRING), "the property's name"),
   type = field(STRING, "the property's type name (nil for a protocol set)"),
   protocols = field(TABLE, "the property's protocol set (nil for a type name)", "string[]"),
@@ -912,7 +913,8 @@ local ENTRY = {
   source = field(required(STRING), "where it was registered, as file:line"),
 }
 local SPELL = {
-  kind = field(required(STRING), "the spell: \"lazy\", \"injectable\", \"partial\", \"final\", \"preference\" or a custom name"),
+  kind = field(required(STRING),
+    "the spell: \"lazy\", \"injectable\", \"partial\", \"final\", \"preference\" or a custom name"),
   type = field(STRING, "the property's type name"),
   protocols = field(TABLE, "the property's protocol set", "string[]"),
   optional = field(BOOLEAN, "nil instead of an error when nothing serves the property"),

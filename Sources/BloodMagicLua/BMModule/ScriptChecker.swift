@@ -162,8 +162,11 @@ public struct ScriptChecker {
                 if host.registry.initializerEntry(for: key, in: container) != nil || row.optional { continue }
                 if row.kind == "lazy", let type = row.type, classes[type] != nil { continue }
                 let fallback = row.kind == "lazy" ? " and no Lua class \(key.name) to construct" : ""
-                problems.append(problem(source: row.source, .error,
-                    "\(row.class).\(row.property): no initializer for \(key.name) in \(row.class)\(fallback)"))
+                // A resolver decides at run time: only a warning then.
+                let resolvers = host.registry.hasResolvers
+                problems.append(problem(source: row.source, resolvers ? .warning : .error,
+                    "\(row.class).\(row.property): no initializer for \(key.name) in \(row.class)\(fallback)"
+                        + (resolvers ? " (unless a bm.resolver serves it)" : "")))
             }
         }
         return problems

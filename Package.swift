@@ -8,8 +8,13 @@ import PackageDescription
 let package = Package(
     name: "BloodMagic",
     platforms: [
-        // `Mutex` from the Synchronization module needs macOS 15.
-        .macOS(.v15)
+        // `Mutex` and `Atomic` from the Synchronization module set these
+        // minimums; nothing the library uses is macOS-only.
+        .macOS(.v15),
+        .iOS(.v18),
+        .tvOS(.v18),
+        .watchOS(.v11),
+        .visionOS(.v2),
     ],
     products: [
         // The spell engine: spells, registry, preferences. Pure Swift; it
@@ -23,6 +28,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        // `swift package generate-documentation` builds the DocC catalogs.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
         // liblua5.4 from the system, plus a C shim header that re-declares

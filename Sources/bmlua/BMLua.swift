@@ -33,8 +33,13 @@ struct BMLua: ParsableCommand {
     /// Parses and runs, with usage errors exiting 2 (not ArgumentParser's 64),
     /// script errors 1, and success 0.
     static func main() {
+        let arguments = CommandLineShape.hoistingHostOptions(Array(CommandLine.arguments.dropFirst()))
+        if CommandLineShape.asksForTopLevelHelp(arguments) {
+            print(CommandLineShape.topLevelHelp(), terminator: "")
+            return
+        }
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(arguments)
             try command.run()
         } catch {
             let code = exitCode(for: error)

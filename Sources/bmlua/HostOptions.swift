@@ -25,6 +25,10 @@ struct HostOptions: ParsableArguments {
     /// checks it against the help text).
     static let optionsTakingValues = ["--max-instructions", "--max-memory", "--scripts", "--preferences"]
 
+    /// The options above that take no value, by their command-line names
+    /// (they may come before a subcommand, like the ones with values).
+    static let flags = ["--unsafe"]
+
     func validate() throws {
         if let maxMemory, LuaLimits.parseSize(maxMemory) == nil {
             throw ValidationError("--max-memory: '\(maxMemory)' is not a size (use e.g. 16M, 512K, 1G or a byte count)")
@@ -49,7 +53,9 @@ struct HostOptions: ParsableArguments {
 
     /// A host with the chosen libraries, limits, scripts and preferences.
     /// Without --scripts, `require` looks in the script's directory (the
-    /// current one for -e and standard input).
+    /// current one for -e and standard input). Any script path works here
+    /// (`.`, `/`, `dir/`, an empty one): path arithmetic is plain string
+    /// work, and a path that is not a script file is reported when it is run.
     func makeHost(scriptPath: String? = nil) throws -> ScriptHost {
         let host = try ScriptHost(options: .init(
             scriptsDirectory: scripts, libraries: unsafe ? .unsafe : .safe, limits: limits,
@@ -57,10 +63,9 @@ struct HostOptions: ParsableArguments {
         if scripts == nil && !unsafe {
             var directory = "."
             if let scriptPath, scriptPath != "-" {
-                directory = (scriptPath as NSString).deletingLastPathComponent
-                if directory.isEmpty { directory = "." }
+                directory = ScriptPath.directory(of: scriptPath)
             }
-            host.state.withStack { $0.setPackagePath("\(directory)/?.lua;\(directory)/?/init.lua") }
+            host.state.withStack { $0.setModuleDirectory(directory) }
         }
         return host
     }

@@ -31,6 +31,14 @@ struct RunCommand: ParsableCommand {
         help: ArgumentHelp("The script to run (`-` for standard input), then its arguments.", valueName: "script"))
     var scriptAndArguments: [String] = []
 
+    func validate() throws {
+        // `bmlua --bogus` is a mistyped option, not a script named --bogus
+        // (`-` alone is standard input; a script's own options follow it).
+        if let first = scriptAndArguments.first, first.hasPrefix("-"), first != "-" {
+            throw ValidationError("unknown option '\(first)'")
+        }
+    }
+
     func run() throws {
         if showVersion {
             print("bmlua \(BMLua.version) (Lua 5.4)")
@@ -125,8 +133,9 @@ struct RunCommand: ParsableCommand {
             } else {
                 try lua.loadFile(script)
             }
+            try lua.requireSpace(Int32(clamping: arguments.count))
             for argument in arguments { lua.push(argument) }
-            try lua.call(arguments: Int32(arguments.count), results: 0)
+            try lua.call(arguments: Int32(clamping: arguments.count), results: 0)
         }
     }
 }

@@ -27,6 +27,21 @@ public final class PropertyListFilePreferenceStore: PreferenceStore {
         self.fileURL = fileURL
     }
 
+    /// The store of the suite `suite` in `directory`: the file
+    /// `<directory>/<suite>.plist`, as UserDefaults names its domains. The
+    /// suite must be a valid ``PreferenceSuiteName``, so the file (and its
+    /// lock file) can only be in `directory`.
+    public convenience init(directory: URL, suite: String) throws(PreferenceSuiteError) {
+        try PreferenceSuiteName.validate(suite)
+        self.init(fileURL: directory.appendingPathComponent(suite + ".plist", isDirectory: false))
+    }
+
+    /// The store of the suite `suite` beside this one: `<folder>/<suite>.plist`
+    /// in this store's folder (see ``init(directory:suite:)``).
+    public func store(forSuite suite: String) throws(PreferenceSuiteError) -> PropertyListFilePreferenceStore {
+        try PropertyListFilePreferenceStore(directory: fileURL.deletingLastPathComponent(), suite: suite)
+    }
+
     /// The value stored under `key`, or nil (also when the file is missing or unreadable).
     public func value(forKey key: String) -> PreferenceValue? {
         (try? withLock { try read() })?[key]

@@ -20,11 +20,19 @@ import Darwin
 /// different keys of the same domain never lose each other's writes, then
 /// `fsync`s the file. On Apple platforms UserDefaults (cfprefsd) already
 /// persists and merges; the store only calls `synchronize()`.
+///
+/// A suite name becomes a file name, so it must be a valid
+/// ``PreferenceSuiteName`` (`com.example.app`): a store made with any other
+/// (`../x`, `/etc/x`) touches no file and no UserDefaults domain — it reads
+/// nothing and every write throws the ``PreferenceSuiteError``.
 public final class UserDefaultsPreferenceStore: PreferenceStore {
     /// The UserDefaults suite, or nil for the standard domain.
     public let suiteName: String?
-    /// The property list file of the domain (Linux), for tools and tests.
+    /// The property list file of the domain (Linux), for tools and tests;
+    /// nil for a suite name that is not valid.
     public let fileURL: URL?
+    /// Why the suite name was refused, if it was.
+    public let suiteError: PreferenceSuiteError?
     /// UserDefaults is not Sendable on every platform, so the store keeps
     /// the suite name and asks Foundation for the (shared) instance per call.
     private var defaults: UserDefaults {
@@ -32,9 +40,17 @@ public final class UserDefaultsPreferenceStore: PreferenceStore {
     }
     private let writeLock = Mutex(())
 
-    /// A store over `UserDefaults(suiteName:)`, or `.standard` when nil.
+    /// A store over `UserDefaults(suiteName:)`, or `.standard` when nil. A
+    /// suite name that is not a valid ``PreferenceSuiteName`` gives a store
+    /// that refuses every write (see ``suiteError``).
     public init(suiteName: String? = nil) {
         self.suiteName = suiteName
+        if let suiteName, let reason = PreferenceSuiteName.problem(with: suiteName) {
+            self.suiteError = PreferenceSuiteError(suite: suiteName, reason: reason)
+            self.fileURL = nil
+            return
+        }
+        self.suiteError = nil
         #if os(Linux) || os(Android) || os(FreeBSD)
         let domain = suiteName ?? Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
         self.fileURL = UserDefaultsPreferenceStore.preferencesDirectory()
@@ -42,6 +58,13 @@ public final class UserDefaultsPreferenceStore: PreferenceStore {
         #else
         self.fileURL = nil
         #endif
+    }
+
+    /// A store over the suite `suiteName`, which must be a valid
+    /// ``PreferenceSuiteName``.
+    public convenience init(validatingSuiteName suiteName: String) throws(PreferenceSuiteError) {
+        try PreferenceSuiteName.validate(suiteName)
+        self.init(suiteName: suiteName)
     }
 
     /// The directory swift-corelibs-foundation keeps preference files in:
@@ -56,12 +79,14 @@ public final class UserDefaultsPreferenceStore: PreferenceStore {
 
     /// The value stored under `key`, or nil.
     public func value(forKey key: String) -> PreferenceValue? {
-        defaults.object(forKey: key).flatMap(PreferenceValue.init(propertyListObject:))
+        guard suiteError == nil else { return nil }
+        return defaults.object(forKey: key).flatMap(PreferenceValue.init(propertyListObject:))
     }
 
     /// Stores `value` under `key` (nil removes it) and makes it durable
     /// before returning, merging safely with other processes' writes.
     public func setValue(_ value: PreferenceValue?, forKey key: String) throws {
+        if let suiteError { throw suiteError }
         try writeLock.withLock { _ in
             try withFileLock {
                 let defaults = self.defaults

@@ -63,6 +63,13 @@ public struct Spelled<Spell: CustomSpell> {
         self.registry = registry
     }
 
+    /// Not available: a custom spell wraps a stored value, so the property
+    /// needs one to start with.
+    @available(*, unavailable, message: "@Spelled needs an initial value: write `@Spelled(MySpell()) var name: String = \"\"`")
+    public init(_ spell: Spell, name: String? = nil, registry: Registry? = nil) {
+        fatalError("unavailable")
+    }
+
     /// Not available: spells work on properties of classes only.
     @available(*, unavailable, message: "@Spelled works only on properties of classes")
     public var wrappedValue: Spell.Value {

@@ -132,7 +132,7 @@ extension BMModule {
         let line = reference.linedefined
         let source = reference.source
         let sourceLength = reference.srclen
-        lua_createtable(L, Int32(min(depth, 1 << 16)), 0)
+        lua_createtable(L, Int32(clamping: max(0, min(depth, 1 << 16))), 0)
         let result = lua_gettop(L)
         guard depth > 0 else { return 1 }
         for index in 1...depth {

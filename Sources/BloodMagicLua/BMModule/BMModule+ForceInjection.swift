@@ -20,8 +20,7 @@ extension BMModule {
             return try self.callResolver(ask, request: request, source: source)
         }
         track(handle)
-        lua.push(Int(handle.id))
-        return 1
+        return BMRegistrationToken.push(handle, lua)
     }
 
     /// Asks a Lua resolver; its value is converted to the property's type
@@ -72,8 +71,7 @@ extension BMModule {
             return try self.callKeyGenerator(function, container: container, property: property, source: source)
         }
         track(handle)
-        lua.push(Int(handle.id))
-        return 1
+        return BMRegistrationToken.push(handle, lua)
     }
 
     /// Calls a Lua key function and checks its key: a string of valid UTF-8,

@@ -74,6 +74,7 @@ final class BMModule: Sendable {
     /// Runs the prelude and sets the global `bm` (and `package.loaded.bm`).
     func install() throws(LuaError) {
         try state.withStack { (lua) throws(LuaError) in
+            BMRegistrationToken.installMetatable(lua)
             try lua.load(script: PackageResources.bm_lua, name: "=[bm]")
             pushCoreTable(lua)
             try lua.call(arguments: 1, results: 2)
@@ -294,6 +295,7 @@ final class BMModule: Sendable {
             ("entries", { lua in try self.entries(lua) }),
             ("note_class", { lua in try self.noteClass(lua) }),
             ("note_spell", { lua in try self.noteSpell(lua) }),
+            ("suite_problem", { lua in try BMModule.suiteProblem(lua) }),
         ]
         for (name, body) in functions {
             lua.push(function: body)
@@ -325,8 +327,7 @@ final class BMModule: Sendable {
                 function, sender: takesSender ? sender : nil, source: source, typeName: key.name)
         }
         track(handle, luaInitializer: function)
-        lua.push(Int(handle.id))
-        return 1
+        return BMRegistrationToken.push(handle, lua)
     }
 
     private func registerHook(_ lua: LuaStack) throws -> Int32 {
@@ -360,8 +361,7 @@ final class BMModule: Sendable {
             }
         }
         track(handle)
-        lua.push(Int(handle.id))
-        return 1
+        return BMRegistrationToken.push(handle, lua)
     }
 
     /// Errors that Lua hooks run on this thread raised since the last call.
@@ -370,9 +370,17 @@ final class BMModule: Sendable {
         return tracking.withLock { $0.hookErrors.removeValue(forKey: thread) }
     }
 
-    /// The store of `suite`, or the default store for nil.
-    func store(forSuite suite: String?) -> any PreferenceStore {
+    /// The store of `suite`, or the default store for nil. A suite that is
+    /// not a valid ``PreferenceSuiteName`` (`../x`) is refused with an error
+    /// that names it, before any store is made, so no file outside the
+    /// store's folder is ever touched.
+    func store(forSuite suite: String?) throws -> any PreferenceStore {
         guard let suite else { return preferences }
+        do {
+            try PreferenceSuiteName.validate(suite)
+        } catch {
+            throw BMError(error.description)
+        }
         return tracking.withLock { tracking in
             if let store = tracking.suites[suite] { return store }
             let store = suiteStore(suite)
@@ -391,11 +399,10 @@ final class BMModule: Sendable {
         let handle = registry.overridePreference(
             container: container.map { .exactly(SpellTypeKey(name: $0)) } ?? .any,
             property: property,
-            with: PreferenceOverride(key: key, defaultValue: defaultValue, store: suite.map { store(forSuite: $0) }),
+            with: PreferenceOverride(key: key, defaultValue: defaultValue, store: try suite.map { try store(forSuite: $0) }),
             source: lua.callerLocation())
         track(handle)
-        lua.push(Int(handle.id))
-        return 1
+        return BMRegistrationToken.push(handle, lua)
     }
 
     private func registerPartial(_ lua: LuaStack) throws -> Int32 {
@@ -406,15 +413,18 @@ final class BMModule: Sendable {
             LuaPartialTemplate(module: self, function: function, source: source),
             for: SpellTypeKey(name: type), source: source)
         track(handle)
-        lua.push(Int(handle.id))
-        return 1
+        return BMRegistrationToken.push(handle, lua)
     }
 
+    /// `core.unregister(token)`: the token of a registration this module
+    /// made (a userdata no script can forge); anything else is an error.
     private func unregister(_ lua: LuaStack) throws -> Int32 {
-        let id: Int = try lua.argument(1, of: "unregister")
+        guard let id = BMRegistrationToken.id(at: 1, lua) else {
+            throw BMError("unregister: expected a registration made by bm (call it as registration:unregister()), got \(lua.typeName(at: 1))")
+        }
         let handle = tracking.withLock { tracking in
-            tracking.luaInitializers[UInt64(id)] = nil
-            return tracking.handles.removeValue(forKey: UInt64(id))
+            tracking.luaInitializers[id] = nil
+            return tracking.handles.removeValue(forKey: id)
         }
         let removed = handle.map { registry.unregister($0) } ?? false
         lua.push(removed)
@@ -523,12 +533,19 @@ final class BMModule: Sendable {
         return 1
     }
 
-    /// The compiled `partials/<type>.lua`, loaded once; nil when there is no such file.
+    /// The compiled `partials/<type>.lua`, loaded once; nil when there is no
+    /// such file. The type name must be a plain file name
+    /// (``ConfinedPath/isPlainName(_:)``), and the file is used only when its
+    /// real path lies inside the real path of `partials/` (see
+    /// ``ConfinedPath``): a name like `../x` or a link that leads elsewhere
+    /// runs nothing.
     func partialFile(for type: String) throws -> LuaReference? {
         if let cached = tracking.withLock({ $0.partialFiles[type] }) { return cached }
-        guard let path = partialPath(for: type), FileManager.default.fileExists(atPath: path) else { return nil }
+        guard let shown = partialPath(for: type), let directory = partialsDirectory,
+            case .found(let resolved) = ConfinedPath.resolve("\(type).lua", in: directory)
+        else { return nil }
         let function = try state.withStack { (lua) throws(LuaError) -> LuaReference in
-            try lua.loadFile(path)
+            try lua.loadFile(resolved, shownAs: shown)
             defer { lua.pop() }
             return lua.reference(at: -1)
         }
@@ -536,9 +553,23 @@ final class BMModule: Sendable {
         return function
     }
 
-    /// Where `partials/<type>.lua` would be.
+    /// The `partials/` folder of the scripts directory, if there is one.
+    var partialsDirectory: String? {
+        scriptsDirectory.map { ScriptPath.join($0, "partials") }
+    }
+
+    /// Where `partials/<type>.lua` would be: nil without a scripts directory
+    /// or for a type name that cannot be a file name.
     func partialPath(for type: String) -> String? {
-        scriptsDirectory.map { ($0 as NSString).appendingPathComponent("partials/\(type).lua") }
+        guard ConfinedPath.isPlainName("\(type).lua"), let partialsDirectory else { return nil }
+        return ScriptPath.join(partialsDirectory, "\(type).lua")
+    }
+
+    /// Whether a usable `partials/<type>.lua` exists (for tools).
+    func hasPartialFile(for type: String) -> Bool {
+        guard let partialsDirectory else { return false }
+        if case .found = ConfinedPath.resolve("\(type).lua", in: partialsDirectory) { return true }
+        return false
     }
 
     // MARK: - Preferences
@@ -547,7 +578,7 @@ final class BMModule: Sendable {
     private func preferenceGet(_ lua: LuaStack) throws -> Int32 {
         let (store, key, defaultValue) = try preferenceSpec(lua, defaultAt: 4, suiteAt: 5)
         if let value = store.value(forKey: key) ?? defaultValue {
-            value.push(onto: lua)
+            try value.push(onto: lua)
         } else {
             lua.pushNil()
         }
@@ -583,9 +614,30 @@ final class BMModule: Sendable {
             defaultValue = try PreferenceValue.read(
                 from: lua, at: defaultAt, what: "default of preference property '\(property)' of \(containerName)")
         }
-        let store = override?.store ?? self.store(forSuite: suite)
+        let store = try override?.store ?? self.store(forSuite: suite)
         if let key = override?.key ?? key { return (store, key, defaultValue) }
         return (store, try registry.preferenceKey(container: containerName, property: property), defaultValue)
+    }
+
+    /// `core.suite_problem(suite)`: nil when `suite` is a valid
+    /// ``PreferenceSuiteName``, else the message that says why not (the
+    /// prelude raises it at the line of the definition).
+    static func suiteProblem(_ lua: LuaStack) throws -> Int32 {
+        guard lua.type(at: 1) == LUA_TSTRING else {
+            lua.push("a suite must be a string, got \(lua.typeName(at: 1))")
+            return 1
+        }
+        guard let suite = lua.rawString(at: 1) else {
+            lua.push("invalid preference suite \"\(lua.displayString(at: 1) ?? "")\": it is not valid UTF-8")
+            return 1
+        }
+        do {
+            try PreferenceSuiteName.validate(suite)
+            lua.pushNil()
+        } catch {
+            lua.push(error.description)
+        }
+        return 1
     }
 
     // MARK: - Introspection
@@ -594,7 +646,7 @@ final class BMModule: Sendable {
     private func entries(_ lua: LuaStack) throws -> Int32 {
         let entries = registry.entries
         lua.ensureSpace(4)
-        lua_createtable(lua.pointer, Int32(entries.count), 0)
+        lua_createtable(lua.pointer, Int32(clamping: entries.count), 0)
         for (offset, entry) in entries.enumerated() {
             lua_createtable(lua.pointer, 0, 7)
             func set(_ field: String, _ value: (some LuaPushable)?) {
@@ -655,7 +707,7 @@ extension LuaStack {
         ensureSpace(1)
         bm_push_location(pointer, 1, 0)
         defer { pop() }
-        let location = rawString(at: -1) ?? ""
+        let location = displayString(at: -1) ?? ""
         return location.isEmpty ? "?" : location
     }
 }

@@ -15,12 +15,16 @@ struct LuaPartialTemplate: PartialTemplateProvider {
 }
 
 /// Templates in files: `partials/<Type>.lua` in the scripts directory runs
-/// with the sender as `...` and returns the value.
+/// with the sender as `...` and returns the value. Only a type name that is
+/// a plain file name is looked up, and only a file whose real path lies in
+/// `partials/` is run (see ``BMModule/partialFile(for:)``).
 struct LuaPartialFileTemplates: PartialTemplateProvider {
     let module: BMModule
 
     func templateLocation(for type: SpellTypeKey) -> String {
-        module.partialPath(for: type.name) ?? "partials/\(type.name).lua (no scripts directory)"
+        if let path = module.partialPath(for: type.name) { return path }
+        if module.scriptsDirectory == nil { return "partials/\(type.name).lua (no scripts directory)" }
+        return "partials/<file> (the type name \"\(type.name)\" cannot be a file name)"
     }
 
     func instantiate(_ valueType: Any.Type, type: SpellTypeKey, sender: AnyObject) throws -> Any? {

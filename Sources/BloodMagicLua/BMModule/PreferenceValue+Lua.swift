@@ -4,8 +4,15 @@ import Foundation
 extension PreferenceValue {
     /// Pushes the value: booleans, integers, floats and strings as themselves,
     /// data as a byte string, a date as seconds since 1970 (as `os.time`),
-    /// arrays and dictionaries as tables.
-    func push(onto lua: LuaStack) {
+    /// arrays and dictionaries as tables. A value from a store may be nested
+    /// to any depth: each level checks the stack, and one nested more than
+    /// ``LuaNesting/maxDepth`` is refused; either is a ``LuaError`` (the
+    /// stack is left as it was).
+    func push(onto lua: LuaStack) throws(LuaError) {
+        try push(onto: lua, depth: 0)
+    }
+
+    private func push(onto lua: LuaStack, depth: Int) throws(LuaError) {
         switch self {
         case .bool(let value): lua.push(value)
         case .int(let value): lua.push(value)
@@ -13,18 +20,30 @@ extension PreferenceValue {
         case .string(let value): lua.push(value)
         case .data(let value): lua.push(LuaBytes([UInt8](value)))
         case .date(let value): lua.push(value.timeIntervalSince1970)
-        case .array(let values): lua.pushSequence(values) { $0.push(onto: lua) }
-        case .dictionary(let values): lua.pushStringKeyed(values) { $0.push(onto: lua) }
+        case .array(let values):
+            guard depth < LuaNesting.maxDepth else { throw Self.tooDeep }
+            try lua.pushCheckedSequence(values) { (value) throws(LuaError) in try value.push(onto: lua, depth: depth + 1) }
+        case .dictionary(let values):
+            guard depth < LuaNesting.maxDepth else { throw Self.tooDeep }
+            try lua.pushCheckedTable(values, key: { lua.push($0) }) { (value) throws(LuaError) in
+                try value.push(onto: lua, depth: depth + 1)
+            }
         }
+    }
+
+    private static var tooDeep: LuaError {
+        LuaError(.conversion, "a preference value nested more than \(LuaNesting.maxDepth) deep cannot cross into Lua")
     }
 
     /// Reads a Lua value to store: boolean, integer (kept an integer), float,
     /// string (bytes that are not UTF-8 become data), a sequence as an array,
     /// a table with string keys as a dictionary. Anything else is an error
-    /// that names `what` and the offending path.
+    /// that names `what` and the offending path — so is a table that
+    /// contains itself, and one nested more than ``LuaNesting/maxDepth`` deep.
     static func read(from lua: LuaStack, at index: Int32, what: String) throws -> PreferenceValue {
         do {
-            return try read(lua, lua.absolute(index), path: "", depth: 0)
+            var ancestry = LuaTableAncestry()
+            return try read(lua, lua.absolute(index), path: "", ancestry: &ancestry)
         } catch let error as PreferenceConversionError {
             throw BMError("\(what): \(error.message)")
         }
@@ -34,7 +53,9 @@ extension PreferenceValue {
         let message: String
     }
 
-    private static func read(_ lua: LuaStack, _ index: Int32, path: String, depth: Int) throws -> PreferenceValue {
+    private static func read(
+        _ lua: LuaStack, _ index: Int32, path: String, ancestry: inout LuaTableAncestry
+    ) throws -> PreferenceValue {
         let L = lua.pointer
         func failure(_ text: String) -> PreferenceConversionError {
             PreferenceConversionError(message: (path.isEmpty ? "" : "\(path): ") + text)
@@ -49,23 +70,32 @@ extension PreferenceValue {
             if let string = lua.rawString(at: index) { return .string(string) }
             return .data(Data(try LuaBytes.read(from: lua, at: index).bytes))
         case LUA_TTABLE:
-            guard depth < 64 else { throw failure("tables nested more than 64 deep cannot be stored") }
-            let count = Int(lua_rawlen(L, index))
+            do {
+                try ancestry.enter(L, at: index)
+            } catch {
+                throw failure("cannot store it: \(error.reason)")
+            }
+            defer { ancestry.leave() }
+            let count = Int(clamping: lua_rawlen(L, index))
             var array: [PreferenceValue] = []
             var dictionary: [String: PreferenceValue] = [:]
             var keys = 0
-            lua.ensureSpace(3)
+            try lua.requireSpace(3)
             lua_pushnil(L)
             while lua_next(L, index) != 0 {
                 keys += 1
                 let valueIndex = lua.top
                 if lua.type(at: -2) == LUA_TSTRING, let key = lua.rawString(at: -2) {
                     do {
-                        dictionary[key] = try read(lua, valueIndex, path: path.isEmpty ? key : "\(path).\(key)", depth: depth + 1)
+                        dictionary[key] = try read(
+                            lua, valueIndex, path: path.isEmpty ? key : "\(path).\(key)", ancestry: &ancestry)
                     } catch {
                         lua.pop(2)
                         throw error
                     }
+                } else if lua.type(at: -2) == LUA_TSTRING {
+                    lua.pop(2)
+                    throw failure("cannot store a table with a key that is not valid UTF-8")
                 } else if lua.type(at: -2) != LUA_TNUMBER || lua_isinteger(L, -2) == 0 {
                     let keyType = lua.typeName(at: -2)
                     lua.pop(2)
@@ -79,7 +109,7 @@ extension PreferenceValue {
                     for position in 1...count {
                         lua_rawgeti(L, index, lua_Integer(position))
                         defer { lua.pop() }
-                        array.append(try read(lua, lua.top, path: "\(path)[\(position)]", depth: depth + 1))
+                        array.append(try read(lua, lua.top, path: "\(path)[\(position)]", ancestry: &ancestry))
                     }
                 }
                 return .array(array)

@@ -41,8 +41,8 @@ public struct ScriptChecker {
     /// Checks `files` as startup scripts, in order; `partials/` and
     /// `require` are looked up beside the first file.
     public func check(files: [String], limits: LuaLimits = ScriptChecker.inspectionLimits) throws -> [ScriptProblem] {
-        let directory = files.first.map { ($0 as NSString).deletingLastPathComponent } ?? "."
-        let host = try makeHost(directory: directory.isEmpty ? "." : directory, limits: limits)
+        let directory = files.first.map(ScriptPath.directory(of:)) ?? "."
+        let host = try makeHost(directory: directory, limits: limits)
         return try check(host: host, files: files)
     }
 
@@ -153,8 +153,7 @@ public struct ScriptChecker {
             case "partial":
                 let type = row.type ?? key.name
                 let file = host.module.partialPath(for: type)
-                if !host.registry.hasTemplateProvider(specificallyFor: key),
-                    file.map({ !FileManager.default.fileExists(atPath: $0) }) ?? true {
+                if !host.registry.hasTemplateProvider(specificallyFor: key), !host.module.hasPartialFile(for: type) {
                     problems.append(problem(source: row.source, .error,
                         "\(row.class).\(row.property): no template for partial \(type) (no bm.partial and no \(file ?? "partials/\(type).lua"))"))
                 }

@@ -10,8 +10,9 @@ import Foundation
 /// ```
 ///
 /// The host's state is sandboxed and limited as its options say; `require`
-/// finds modules in the scripts directory only; partial templates live in
-/// its `partials/` folder.
+/// finds modules in the scripts directory only (`require("lib.strings")` is
+/// `<scripts>/lib/strings.lua`, never a file whose real path is elsewhere);
+/// partial templates live in its `partials/` folder, under the same rule.
 public final class ScriptHost: Sendable {
     /// How to build a host.
     public struct Options: Sendable {
@@ -28,11 +29,16 @@ public final class ScriptHost: Sendable {
         /// registry's `defaultPreferenceStore`, Swift's `@Preference` too.
         public var preferences: any PreferenceStore
         /// Makes the store of a named suite (`bm.preference { suite = ... }`).
+        /// It is only called with valid ``PreferenceSuiteName``s: the module
+        /// refuses any other suite with an error naming the script's line.
         public var suiteStore: @Sendable (String) -> any PreferenceStore
 
         /// Creates options; the registry defaults to the shared one and the
         /// preferences to the registry's default store (the platform's user
-        /// defaults unless set).
+        /// defaults unless set). A suite's store defaults to one like the
+        /// preferences': a new in-memory store, a property-list file
+        /// `<suite>.plist` beside the preferences' file, or the user defaults
+        /// of the suite.
         public init(
             scriptsDirectory: String? = nil,
             libraries: LuaLibraries = .safe,
@@ -48,8 +54,18 @@ public final class ScriptHost: Sendable {
             let store = preferences ?? registry.defaultPreferenceStore
             self.preferences = store
             let inMemory = store is InMemoryPreferenceStore
+            let file = store as? PropertyListFilePreferenceStore
             self.suiteStore = suiteStore ?? { suite -> any PreferenceStore in
                 if inMemory { return InMemoryPreferenceStore() }
+                if let file {
+                    do {
+                        return try file.store(forSuite: suite)
+                    } catch {
+                        // Not reached through the module, which validates first:
+                        // a store that refuses every write, touching no file.
+                        return UserDefaultsPreferenceStore(suiteName: suite)
+                    }
+                }
                 return UserDefaultsPreferenceStore(suiteName: suite)
             }
         }
@@ -84,10 +100,9 @@ public final class ScriptHost: Sendable {
             fileTemplates = nil
         }
         if !options.libraries.contains(.unsafe) {
+            // Unsafe states keep Lua's own require and package.path.
             let directory = options.scriptsDirectory
-            state.withStack { lua in
-                lua.setPackagePath(directory.map { "\($0)/?.lua;\($0)/?/init.lua" } ?? "")
-            }
+            state.withStack { lua in lua.setModuleDirectory(directory) }
         }
     }
 
@@ -104,14 +119,19 @@ public final class ScriptHost: Sendable {
         guard let directory = options.scriptsDirectory else { return [] }
         let names: [String]
         do {
+            if let problem = PathProblem.directory(directory) {
+                throw LuaError(.io, "cannot read the scripts directory \(directory): \(problem)")
+            }
             names = try FileManager.default.contentsOfDirectory(atPath: directory)
+        } catch let error as LuaError {
+            throw ScriptLoadError(failures: [error])
         } catch {
-            throw ScriptLoadError(failures: [LuaError(.io, "cannot read the scripts directory \(directory): \((error as NSError).localizedDescription)")])
+            throw ScriptLoadError(failures: [LuaError(.io, "cannot read the scripts directory \(directory): \(PathProblem.directory(directory) ?? "cannot list it")")])
         }
         return names
             .filter { $0.hasSuffix(".lua") }
             .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-            .map { (directory as NSString).appendingPathComponent($0) }
+            .map { ScriptPath.join(directory, $0) }
             .filter { path in
                 var isDirectory: ObjCBool = false
                 return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue

@@ -6,12 +6,21 @@
 -- Errors are raised with `fail`, which puts the position of the nearest
 -- script frame (not the module's own) in front, so that a message reads
 -- `settings.lua:12: final property 'id' of Settings is already set`.
+--
+-- Scripts share the globals and the string metatable, and may replace
+-- anything in them (`type`, `pairs`, `next`, `string.match`, the string
+-- metatable's `__index` entries). So this chunk takes every function it uses
+-- into a local once, when it loads, never calls a method on a string
+-- (`s:match` goes through the shared string metatable), and reads definition
+-- tables raw: its checks hold whatever a script did before.
 local core = ...
-local rawget, rawset, rawequal, setmetatable, getmetatable = rawget, rawset, rawequal, setmetatable, getmetatable
+local rawget, rawset, rawequal, rawlen = rawget, rawset, rawequal, rawlen
+local setmetatable, getmetatable = setmetatable, getmetatable
 local type, ipairs, next, select, error, tostring, pcall = type, ipairs, next, select, error, tostring, pcall
-local sformat, tconcat, tsort = string.format, table.concat, table.sort
+local sformat, smatch, tconcat, tsort = string.format, string.match, table.concat, table.sort
 local where = core.where
 local generation, lookup = core.generation, core.lookup
+local suite_problem = core.suite_problem
 
 local bm = { spell = {} }
 local internal = {}
@@ -60,19 +69,29 @@ local function field(rule, doc, lua)
   return { check = rule.check, what = rule.what, required = rule.required, lua = lua or rule.lua, doc = doc }
 end
 
+-- A key as messages show it: the string itself, anything else by type
+-- (never by tostring, which would run the key's own __tostring).
+local function show_key(key)
+  if type(key) == "string" then return "'" .. key .. "'" end
+  if type(key) == "number" or type(key) == "boolean" then return "[" .. tostring(key) .. "]" end
+  return "[" .. typeof(key) .. "]"
+end
+
 -- Checks a definition table against a schema: unknown fields, missing
--- required fields and field types, each named in the message.
+-- required fields and field types, each named in the message. Returns the
+-- fields it checked, read raw into a new table, which is all the caller
+-- uses: a definition's metatable (an __index that answers later reads
+-- differently) cannot slip anything past the checks.
 local function check(fname, def, schema)
   if type(def) ~= "table" then
     fail(fname .. ": expected a definition table, got " .. typeof(def))
   end
   for key in next, def do
-    if type(key) ~= "string" then
-      fail(fname .. ": unknown field [" .. tostring(key) .. "]")
-    elseif schema[key] == nil then
-      fail(fname .. ": unknown field '" .. key .. "'")
+    if type(key) ~= "string" or rawget(schema, key) == nil then
+      fail(fname .. ": unknown field " .. show_key(key))
     end
   end
+  local fields = {}
   for key, rule in next, schema do
     local value = rawget(def, key)
     if value == nil then
@@ -80,30 +99,44 @@ local function check(fname, def, schema)
     elseif not rule.check(value) then
       fail(fname .. ": field '" .. key .. "' must be " .. rule.what .. ", got " .. typeof(value))
     end
+    fields[key] = value
   end
+  return fields
 end
 
--- A protocol list: an array of names, returned sorted and without duplicates.
+-- A protocol list: an array of names, returned sorted and without duplicates
+-- (read raw: 1..rawlen, and every key checked).
 local function protocol_list(fname, list)
   if list == nil then return nil end
   if type(list) ~= "table" then
     fail(fname .. ": field 'protocols' must be an array of protocol names, got " .. typeof(list))
   end
+  local count = rawlen(list)
+  for key in next, list do
+    if type(key) ~= "number" or key < 1 or key > count or key % 1 ~= 0 then
+      fail(fname .. ": field 'protocols' must be an array of protocol names (found key " .. show_key(key) .. ")")
+    end
+  end
   local seen, out = {}, {}
-  for i, name in ipairs(list) do
+  for i = 1, count do
+    local name = rawget(list, i)
     if type(name) ~= "string" or name == "" then
       fail(fname .. ": protocols[" .. i .. "] must be a protocol name, got " .. typeof(name))
     end
     if not seen[name] then seen[name] = true; out[#out + 1] = name end
   end
-  for key in next, list do
-    if type(key) ~= "number" or key < 1 or key > #list or key % 1 ~= 0 then
-      fail(fname .. ": field 'protocols' must be an array of protocol names (found key " .. tostring(key) .. ")")
-    end
-  end
   if #out == 0 then fail(fname .. ": field 'protocols' is empty") end
   tsort(out)
   return out
+end
+
+-- A preference suite: refused, at the definition's line, unless it is a
+-- valid suite name (Swift's PreferenceSuiteName rules).
+local function check_suite(fname, suite)
+  if suite == nil then return nil end
+  local problem = suite_problem(suite)
+  if problem ~= nil then fail(fname .. ": " .. problem) end
+  return suite
 end
 
 ---------------------------------------------------------------------------
@@ -135,18 +168,22 @@ end
 -- Registry
 ---------------------------------------------------------------------------
 
+-- A registration: { id, kind } for people, and under a private key the
+-- token Swift made for it (a userdata, which no script can forge), which is
+-- all that `unregister` trusts.
+local TOKEN = setmetatable({}, { __name = "bm.registration.key" })
 local Registration = {}
 Registration.__index = Registration
 Registration.__name = "bm.registration"
 function Registration:unregister()
-  return core.unregister(self.id)
+  return core.unregister(type(self) == "table" and rawget(self, TOKEN) or nil)
 end
 function Registration.__tostring(self)
-  return sformat("bm.registration #%d (%s)", self.id, self.kind)
+  return "bm.registration #" .. tostring(rawget(self, "id")) .. " (" .. tostring(rawget(self, "kind")) .. ")"
 end
 
-local function registration(id, kind)
-  return setmetatable({ id = id, kind = kind }, Registration)
+local function registration(token, id, kind)
+  return setmetatable({ id = id, kind = kind, [TOKEN] = token }, Registration)
 end
 
 local INITIALIZER = {
@@ -164,8 +201,8 @@ for key, rule in next, INITIALIZER do
   if key ~= "scope" then SINGLETON[key] = rule end
 end
 
-local function register_initializer(fname, def, scope)
-  check(fname, def, scope == "singleton" and SINGLETON or INITIALIZER)
+local function register_initializer(fname, definition, scope)
+  local def = check(fname, definition, scope == "singleton" and SINGLETON or INITIALIZER)
   local protocols = protocol_list(fname, def.protocols)
   if def.type == nil and protocols == nil then
     fail(fname .. ": missing required field 'type' (or 'protocols')")
@@ -175,7 +212,8 @@ local function register_initializer(fname, def, scope)
     fail(fname .. ": field 'scope' must be \"instance\" or \"singleton\", got \"" .. tostring(scope) .. "\"")
   end
   local container = container_name(fname, def.container)
-  return registration(core.register_initializer(def.type, protocols, container, scope, def.init), "initializer")
+  local token, id = core.register_initializer(def.type, protocols, container, scope, def.init)
+  return registration(token, id, "initializer")
 end
 
 function bm.initializer(def)
@@ -194,9 +232,10 @@ local HOOK = {
   property = field(required(STRING), "the injected property (lazy, injectable or partial) it follows"),
   fn = field(required(FUNCTION), "runs once after the property is injected", "fun(sender: any, value: any)"),
 }
-function bm.hook(def)
-  check("bm.hook", def, HOOK)
-  return registration(core.register_hook(container_name("bm.hook", def.container), def.property, def.fn), "hook")
+function bm.hook(definition)
+  local def = check("bm.hook", definition, HOOK)
+  local token, id = core.register_hook(container_name("bm.hook", def.container), def.property, def.fn)
+  return registration(token, id, "hook")
 end
 
 local PREFERENCE = {
@@ -206,13 +245,15 @@ local PREFERENCE = {
   default = field(ANY, "the value read while the store holds none"),
   suite = field(STRING, "the store (preference domain) to use instead of the host's"),
 }
-function bm.preference(def)
-  check("bm.preference", def, PREFERENCE)
+function bm.preference(definition)
+  local def = check("bm.preference", definition, PREFERENCE)
   if def.key == nil and def.default == nil and def.suite == nil then
     fail("bm.preference: nothing to override: give at least one of 'key', 'default' or 'suite'")
   end
-  return registration(core.register_preference(container_name("bm.preference", def.container), def.property,
-    def.key, def.default, def.suite), "preference")
+  local suite = check_suite("bm.preference", def.suite)
+  local token, id = core.register_preference(container_name("bm.preference", def.container), def.property,
+    def.key, def.default, suite)
+  return registration(token, id, "preference")
 end
 
 local PARTIAL = {
@@ -220,9 +261,10 @@ local PARTIAL = {
   init = field(required(FUNCTION), "builds a new value for each object that first reads such a property",
     "fun(sender: any): any"),
 }
-function bm.partial(def)
-  check("bm.partial", def, PARTIAL)
-  return registration(core.register_partial(def.type, def.init), "partial")
+function bm.partial(definition)
+  local def = check("bm.partial", definition, PARTIAL)
+  local token, id = core.register_partial(def.type, def.init)
+  return registration(token, id, "partial")
 end
 
 local RESOLVE = {
@@ -259,7 +301,7 @@ local function resolve(type_name, options)
   end
   local protocols, container, sender
   if options ~= nil then
-    check("bm.resolve", options, RESOLVE)
+    options = check("bm.resolve", options, RESOLVE)
     protocols = protocol_list("bm.resolve", options.protocols)
     local c = options.container
     if c ~= nil then
@@ -319,7 +361,8 @@ function bm.resolver(fn)
     if rawequal(answer, skip) then return nil end
     return answer
   end
-  return registration(core.register_resolver(ask, fn), "resolver")
+  local token, id = core.register_resolver(ask, fn)
+  return registration(token, id, "resolver")
 end
 
 -- bm.preference_keys(fn): fn(container, property) makes the store key of
@@ -328,7 +371,8 @@ function bm.preference_keys(fn)
   if type(fn) ~= "function" then
     fail("bm.preference_keys: argument #1 must be a function(container, property), got " .. typeof(fn))
   end
-  return registration(core.register_preference_keys(fn), "preference_keys")
+  local token, id = core.register_preference_keys(fn)
+  return registration(token, id, "preference_keys")
 end
 
 ---------------------------------------------------------------------------
@@ -341,12 +385,22 @@ function Spell.__tostring(s)
   return "bm.spell." .. s.kind .. (s.type and ("(" .. s.type .. ")") or "")
 end
 
+-- The spells made here. A table is a spell only when it is one of these:
+-- getmetatable answers with a metatable's __metatable field, so a script's
+-- table could otherwise pass for one.
+local made_spells = setmetatable({}, { __mode = "k" })
+local function is_spell(value)
+  return type(value) == "table" and made_spells[value] == true
+end
+
 -- A spell remembers where it was written (`bm.spell.lazy(...)` sits on the
 -- property's line), so tools can point at the property, not only the class.
 local function make_spell(kind, fields)
   fields.kind = kind
   fields.source = core.location()
-  return setmetatable(fields, Spell)
+  setmetatable(fields, Spell)
+  made_spells[fields] = true
+  return fields
 end
 
 local TYPED = {
@@ -363,8 +417,8 @@ local function typed_spell(kind)
     if type(arg) == "string" then
       def = { type = arg }
     else
-      check(fname, arg, TYPED)
-      def = { type = arg.type, protocols = protocol_list(fname, arg.protocols), optional = arg.optional }
+      local fields = check(fname, arg, TYPED)
+      def = { type = fields.type, protocols = protocol_list(fname, fields.protocols), optional = fields.optional }
     end
     if def.type == nil and def.protocols == nil then
       fail(fname .. ": missing required field 'type' (or 'protocols')")
@@ -384,23 +438,26 @@ local PREFERENCE_SPELL = {
   suite = field(STRING, "the store (preference domain) to use instead of the host's"),
 }
 
-function bm.spell.partial(arg)
+local spell_table = bm.spell
+
+function spell_table.partial(arg)
   if type(arg) == "string" then return make_spell("partial", { type = arg }) end
-  check("bm.spell.partial", arg, PARTIAL_SPELL)
-  return make_spell("partial", { type = arg.type })
+  local fields = check("bm.spell.partial", arg, PARTIAL_SPELL)
+  return make_spell("partial", { type = fields.type })
 end
 
-function bm.spell.final(arg)
+function spell_table.final(arg)
   if arg == nil then return make_spell("final", {}) end
-  check("bm.spell.final", arg, FINAL_SPELL)
-  return make_spell("final", { optional = arg.optional })
+  local fields = check("bm.spell.final", arg, FINAL_SPELL)
+  return make_spell("final", { optional = fields.optional })
 end
 
-function bm.spell.preference(arg)
+function spell_table.preference(arg)
   if arg == nil then return make_spell("preference", {}) end
   if type(arg) == "string" then return make_spell("preference", { key = arg }) end
-  check("bm.spell.preference", arg, PREFERENCE_SPELL)
-  return make_spell("preference", { key = arg.key, default = arg.default, suite = arg.suite })
+  local fields = check("bm.spell.preference", arg, PREFERENCE_SPELL)
+  local suite = check_suite("bm.spell.preference", fields.suite)
+  return make_spell("preference", { key = fields.key, default = fields.default, suite = suite })
 end
 
 local builtin_spells = { lazy = true, injectable = true, partial = true, final = true, preference = true }
@@ -412,10 +469,10 @@ local DEFINE_SPELL = {
     "fun(sender: any, property: string, value: any): any"),
   set = field(FUNCTION, "the value to store", "fun(sender: any, property: string, new: any, old: any): any"),
 }
-function bm.define_spell(def)
-  check("bm.define_spell", def, DEFINE_SPELL)
+function bm.define_spell(definition)
+  local def = check("bm.define_spell", definition, DEFINE_SPELL)
   local name = def.name
-  if not name:match("^[%a_][%w_]*$") then
+  if not smatch(name, "^[%a_][%w_]*$") then
     fail("bm.define_spell: field 'name' must be an identifier, got \"" .. name .. "\"")
   end
   if builtin_spells[name] then
@@ -427,7 +484,7 @@ function bm.define_spell(def)
   local spell = { name = name, get = def.get, set = def.set, source = core.location() }
   custom_spells[name] = spell
   core.note_spell(name)
-  bm.spell[name] = function(...)
+  spell_table[name] = function(...)
     return make_spell(name, { custom = spell, args = select("#", ...) > 0 and { ... } or nil })
   end
   return spell
@@ -741,7 +798,7 @@ end
 index_prototype = index_for({}, {}, {}, {})
 
 function bm.class(name, def, super)
-  if type(name) ~= "string" or not name:match("^[%a_][%w_%.]*$") then
+  if type(name) ~= "string" or not smatch(name, "^[%a_][%w_%.]*$") then
     local got = type(name) == "string" and ("\"" .. name .. "\"") or typeof(name)
     fail("bm.class: argument #1 must be a class name, got " .. got)
   end
@@ -761,7 +818,7 @@ function bm.class(name, def, super)
     if type(key) ~= "string" then
       fail("bm.class: field names must be strings, got " .. typeof(key) .. " in class " .. name)
     end
-    if getmetatable(value) == Spell then
+    if is_spell(value) then
       spells[key] = value
     else
       spells[key] = nil   -- a plain field overrides an inherited spell
@@ -840,7 +897,7 @@ end
 
 function internal.forget_spell(name)
   custom_spells[name] = nil
-  bm.spell[name] = nil
+  spell_table[name] = nil
 end
 
 -- The keys of `t`, sorted (for stable tool output).

@@ -51,7 +51,7 @@ public struct LuaArguments {
     public var function: String { signature.function }
 
     /// The stack index of argument `n` (1-based).
-    public func stackIndex(of n: Int) -> Int32 { base + Int32(n) }
+    public func stackIndex(of n: Int) -> Int32 { base &+ Int32(clamping: n) }
 
     /// Reads argument `n` as `T`; `name` is used in messages and, for a
     /// call with a table of named arguments, as the key to look up (it

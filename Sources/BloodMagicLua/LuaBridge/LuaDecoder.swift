@@ -13,6 +13,12 @@ import Foundation
 /// `servers[2].port: expected integer, got string`,
 /// `servers[1].host: missing required field`.
 ///
+/// A script's table may contain itself or be nested without end: a table
+/// that is its own ancestor is an error at its coding path
+/// (`next.next: the table contains itself (a cycle)`), and so is nesting
+/// deeper than ``LuaNesting/maxDepth``; a stack too full for the walk is a
+/// `.stackOverflow` error. None of them can overflow the process's stack.
+///
 /// ```swift
 /// let config = try LuaDecoder().decode(Config.self, from: lua, at: -1)  // or: try lua.decode(Config.self, at: -1)
 /// ```
@@ -27,7 +33,9 @@ public struct LuaDecoder {
     public func decode<T: Decodable>(_ type: T.Type, from stack: LuaStack, at index: Int32) throws(LuaError) -> T {
         let top = stack.top
         defer { stack.setTop(top) }
-        let decoder = LuaValueDecoder(stack: stack, index: stack.absolute(index), codingPath: [], userInfo: userInfo)
+        try stack.requireSpace(LuaValueDecoder.spareSlots)
+        let decoder = LuaValueDecoder(
+            stack: stack, index: stack.absolute(index), codingPath: [], userInfo: userInfo, ancestry: LuaSharedAncestry())
         do {
             return try decoder.decodeValue(T.self)
         } catch let error as DecodingError {
@@ -60,12 +68,23 @@ struct LuaValueDecoder: Decoder {
     let index: Int32
     let codingPath: [any CodingKey]
     let userInfoStorage: [CodingUserInfoKey: any Sendable]
+    /// The tables being decoded, outermost first, shared with child decoders.
+    let ancestry: LuaSharedAncestry
 
-    init(stack: LuaStack, index: Int32, codingPath: [any CodingKey], userInfo: [CodingUserInfoKey: any Sendable]) {
+    /// Free stack slots every decoding step leaves after its own pushes, for
+    /// the container methods that cannot throw (`contains`, `allKeys`) and
+    /// push at most two values.
+    static let spareSlots: Int32 = 2
+
+    init(
+        stack: LuaStack, index: Int32, codingPath: [any CodingKey], userInfo: [CodingUserInfoKey: any Sendable],
+        ancestry: LuaSharedAncestry
+    ) {
         self.stack = stack
         self.index = index
         self.codingPath = codingPath
         self.userInfoStorage = userInfo
+        self.ancestry = ancestry
     }
 
     var userInfo: [CodingUserInfoKey: Any] { userInfoStorage }
@@ -73,12 +92,27 @@ struct LuaValueDecoder: Decoder {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         try requireTable()
+        try requireNestingRoom()
         return KeyedDecodingContainer(LuaKeyedDecodingContainer<Key>(decoder: self))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         try requireTable()
+        try requireNestingRoom()
         return LuaUnkeyedDecodingContainer(decoder: self)
+    }
+
+    /// Refuses a container deeper than ``LuaNesting/maxDepth`` (nested
+    /// containers can go deeper without ``decodeValue(_:)``), and makes sure
+    /// the stack has room for the container's own work.
+    private func requireNestingRoom() throws {
+        if codingPath.count >= LuaNesting.maxDepth { throw nestingError(.tooDeep) }
+        try stack.requireSpace(Self.spareSlots + 1)
+    }
+
+    /// A cycle or nesting error at this decoder's path.
+    func nestingError(_ refusal: LuaTableAncestry.Refusal) -> DecodingError {
+        DecodingError.dataCorrupted(DecodingError.Context(codingPath: codingPath, debugDescription: refusal.reason))
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
@@ -91,7 +125,9 @@ struct LuaValueDecoder: Decoder {
 
     /// A decoder for the value on top of the stack, at `key`.
     func child(at key: any CodingKey) -> LuaValueDecoder {
-        LuaValueDecoder(stack: stack, index: lua_gettop(L), codingPath: codingPath + [key], userInfo: userInfoStorage)
+        LuaValueDecoder(
+            stack: stack, index: lua_gettop(L), codingPath: codingPath + [key], userInfo: userInfoStorage,
+            ancestry: ancestry)
     }
 
     /// `expected <what>, got <Lua type>`, at this decoder's path.
@@ -134,6 +170,15 @@ struct LuaValueDecoder: Decoder {
         if T.self == Decimal.self {
             return Decimal(try decodeDouble()) as! T
         }
+        guard lua_type(L, index) == LUA_TTABLE else { return try T(from: self) }
+        // A table that is its own ancestor, or nesting past the limit, stops
+        // here with an error at this path instead of recursing without end.
+        do {
+            try ancestry.ancestry.enter(L, at: index, level: codingPath.count)
+        } catch {
+            throw nestingError(error)
+        }
+        defer { ancestry.ancestry.leave() }
         return try T(from: self)
     }
 

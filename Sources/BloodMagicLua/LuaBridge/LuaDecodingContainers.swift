@@ -9,7 +9,9 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     /// keys for integer-keyed dictionaries), in no particular order.
     var allKeys: [Key] {
         var keys: [Key] = []
-        decoder.stack.ensureSpace(3)
+        // Room for the key and value: every throwing step leaves
+        // LuaValueDecoder.spareSlots free.
+        decoder.stack.ensureSpace(LuaValueDecoder.spareSlots)
         lua_pushnil(L)
         while lua_next(L, decoder.index) != 0 {
             if lua_type(L, -2) == LUA_TSTRING, let name = decoder.stack.rawString(at: -2) {
@@ -25,10 +27,11 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     }
 
     /// Pushes `t[key]` (raw): the integer key of an integer-keyed dictionary,
-    /// else the string key; returns its Lua type.
+    /// else the string key; returns its Lua type. Needs one free slot (the
+    /// key is replaced by the value), which the spare slots cover.
     @discardableResult
     private func push(_ key: any CodingKey) -> Int32 {
-        decoder.stack.ensureSpace(2)
+        decoder.stack.ensureSpace(1)
         if let integer = key.luaIntegerKey {
             return lua_rawgeti(L, decoder.index, lua_Integer(integer))
         }
@@ -50,6 +53,7 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     private func read<T>(_ key: Key, _ type: T.Type, _ body: (LuaValueDecoder) throws -> T) throws -> T {
         let top = lua_gettop(L)
         defer { lua_settop(L, top) }
+        try decoder.stack.requireSpace(LuaValueDecoder.spareSlots + 1)
         if push(key) == LUA_TNIL, !(T.self is any OptionalProtocol.Type) {
             throw DecodingError.keyNotFound(
                 key, DecodingError.Context(codingPath: codingPath, debugDescription: "missing required field"))
@@ -80,21 +84,25 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     ) throws -> KeyedDecodingContainer<NestedKey> {
         // The nested table stays on the stack for as long as the value being
         // decoded; the enclosing decodeValue drops it.
+        try decoder.stack.requireSpace(LuaValueDecoder.spareSlots + 1)
         push(key)
         return try decoder.child(at: key).container(keyedBy: type)
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        try decoder.stack.requireSpace(LuaValueDecoder.spareSlots + 1)
         push(key)
         return try decoder.child(at: key).unkeyedContainer()
     }
 
     func superDecoder() throws -> any Decoder {
+        try decoder.stack.requireSpace(LuaValueDecoder.spareSlots + 1)
         push(LuaNameKey.super)
         return decoder.child(at: LuaNameKey.super)
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
+        try decoder.stack.requireSpace(LuaValueDecoder.spareSlots + 1)
         push(key)
         return decoder.child(at: key)
     }
@@ -113,12 +121,12 @@ struct LuaUnkeyedDecodingContainer: UnkeyedDecodingContainer {
 
     init(decoder: LuaValueDecoder) {
         self.decoder = decoder
-        self.length = Int(lua_rawlen(decoder.L, decoder.index))
+        self.length = Int(clamping: lua_rawlen(decoder.L, decoder.index))
     }
 
-    /// Pushes the next element (raw), and its key.
-    private func pushNext() -> LuaSequenceKey {
-        decoder.stack.ensureSpace(2)
+    /// Pushes the next element (raw), and its key, leaving the spare slots free.
+    private func pushNext() throws -> LuaSequenceKey {
+        try decoder.stack.requireSpace(LuaValueDecoder.spareSlots + 1)
         lua_rawgeti(L, decoder.index, lua_Integer(currentIndex + 1))
         return LuaSequenceKey(currentIndex)
     }
@@ -133,6 +141,7 @@ struct LuaUnkeyedDecodingContainer: UnkeyedDecodingContainer {
 
     mutating func decodeNil() throws -> Bool {
         guard !isAtEnd else { throw endError(Never.self) }
+        try decoder.stack.requireSpace(LuaValueDecoder.spareSlots + 1)
         defer { lua_settop(L, -2) }
         lua_rawgeti(L, decoder.index, lua_Integer(currentIndex + 1))
         if lua_type(L, -1) == LUA_TNIL {
@@ -147,7 +156,7 @@ struct LuaUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         guard !isAtEnd else { throw endError(type) }
         let top = lua_gettop(L)
         defer { lua_settop(L, top) }
-        let key = pushNext()
+        let key = try pushNext()
         let value = try body(decoder.child(at: key))
         currentIndex += 1
         return value
@@ -171,7 +180,7 @@ struct LuaUnkeyedDecodingContainer: UnkeyedDecodingContainer {
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
         guard !isAtEnd else { throw endError(type) }
-        let key = pushNext()
+        let key = try pushNext()
         let container = try decoder.child(at: key).container(keyedBy: type)
         currentIndex += 1
         return container
@@ -179,7 +188,7 @@ struct LuaUnkeyedDecodingContainer: UnkeyedDecodingContainer {
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
         guard !isAtEnd else { throw endError(Any.self) }
-        let key = pushNext()
+        let key = try pushNext()
         let container = try decoder.child(at: key).unkeyedContainer()
         currentIndex += 1
         return container
@@ -187,7 +196,7 @@ struct LuaUnkeyedDecodingContainer: UnkeyedDecodingContainer {
 
     mutating func superDecoder() throws -> any Decoder {
         guard !isAtEnd else { throw endError(Any.self) }
-        let key = pushNext()
+        let key = try pushNext()
         currentIndex += 1
         return decoder.child(at: key)
     }

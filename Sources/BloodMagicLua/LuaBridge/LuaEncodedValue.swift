@@ -66,27 +66,33 @@ final class LuaEncodedValue {
         return 0
     }
 
-    /// Pushes the value as one Lua value (raw table writes only).
-    func push(onto stack: LuaStack) {
+    /// Pushes the value as one Lua value (raw table writes only). Each
+    /// nested table checks the stack first: a stack too full for the value
+    /// is a `.stackOverflow` ``LuaError``, and the stack is left as it was.
+    func push(onto stack: LuaStack, depth: Int = 0) throws(LuaError) {
         let L = stack.L
-        stack.ensureSpace(3)
+        if depth > LuaNesting.maxDepth {
+            throw LuaError(.conversion, "values nested more than \(LuaNesting.maxDepth) deep cannot cross into Lua")
+        }
         switch content {
         case .none:
+            try stack.requireSpace(1)
             lua_createtable(L, 0, 0)
         case .nil:
-            lua_pushnil(L)
+            stack.pushNil()
         case .boolean(let value):
-            lua_pushboolean(L, value ? 1 : 0)
+            stack.push(value)
         case .integer(let value):
+            try stack.requireSpace(1)
             lua_pushinteger(L, value)
         case .number(let value):
-            lua_pushnumber(L, value)
+            stack.push(value)
         case .string(let value):
             stack.push(value)
         case .bytes(let value):
             stack.push(LuaBytes(value))
         case .fields(let fields):
-            stack.pushTable(
+            try stack.pushCheckedTable(
                 fields,
                 key: { key in
                     switch key {
@@ -94,9 +100,9 @@ final class LuaEncodedValue {
                     case .integer(let integer): lua_pushinteger(L, lua_Integer(integer))
                     }
                 },
-                value: { $0.push(onto: stack) })
+                value: { (value) throws(LuaError) in try value.push(onto: stack, depth: depth + 1) })
         case .elements(let elements):
-            stack.pushSequence(elements) { $0.push(onto: stack) }
+            try stack.pushCheckedSequence(elements) { (value) throws(LuaError) in try value.push(onto: stack, depth: depth + 1) }
         }
     }
 }

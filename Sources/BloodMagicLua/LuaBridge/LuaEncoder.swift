@@ -21,7 +21,9 @@ public struct LuaEncoder {
     /// Encodes `value` and pushes the result on `stack` (one value).
     ///
     /// - Throws: ``LuaError`` of kind `.conversion` naming the coding path
-    ///   when the value cannot be represented (an integer beyond Lua's range).
+    ///   when the value cannot be represented (an integer beyond Lua's range,
+    ///   nesting deeper than ``LuaNesting/maxDepth``), or `.stackOverflow`
+    ///   when the stack cannot hold it.
     public func encode(_ value: some Encodable, into stack: LuaStack) throws(LuaError) {
         let root = LuaEncodedValue()
         do {
@@ -33,7 +35,7 @@ public struct LuaEncoder {
         } catch {
             throw LuaError(.conversion, String(describing: error))
         }
-        root.push(onto: stack)
+        try root.push(onto: stack)
     }
 
     static func message(for error: EncodingError) -> String {
@@ -80,7 +82,17 @@ struct LuaValueEncoder: Encoder {
     }
 
     /// Encodes `value` into `target`, with Lua forms for Foundation types.
+    /// A value nested more than ``LuaNesting/maxDepth`` deep (or a graph of
+    /// objects that refers back to itself, which would never end) is an
+    /// error at its coding path.
     func encodeValue<T: Encodable>(_ value: T) throws {
+        guard codingPath.count <= LuaNesting.maxDepth else {
+            throw EncodingError.invalidValue(
+                value,
+                EncodingError.Context(
+                    codingPath: codingPath,
+                    debugDescription: "values nested more than \(LuaNesting.maxDepth) deep cannot cross into Lua (is there a cycle?)"))
+        }
         switch value {
         case let date as Date:
             target.content = .number(date.timeIntervalSince1970)

@@ -42,7 +42,7 @@ let exposedSetterEntry: bm_exposed_entry = { L, object, tag, member in
         if let name, type.members[name] != nil {
             return stack.raise(LuaError(.conversion, "cannot assign to method '\(name)' of \(type.name)"))
         }
-        let key = name.map { "'\($0)'" } ?? "[\(stack.typeName(at: 2))]"
+        let key = name.map { "'\($0)'" } ?? stack.displayString(at: 2).map { "'\($0)'" } ?? "[\(stack.typeName(at: 2))]"
         return stack.raise(LuaError(.conversion, "\(type.name) has no property \(key)"))
     }
     let property = LuaExposedMember.from(member)

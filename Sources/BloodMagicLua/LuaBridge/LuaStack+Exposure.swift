@@ -59,7 +59,7 @@ extension LuaStack {
         lua_setfield(L, metatable, "__tostring")
         lua_pushcclosure(L, bm_exposed_equal, 0)
         lua_setfield(L, metatable, "__eq")
-        bm_pushswiftclosure(L, swiftBoxRelease, 0)  // releases the object pointer at offset 0
+        bm_pushswiftfinalizer(L, swiftBoxRelease)  // releases the object pointer at offset 0
         lua_setfield(L, metatable, "__gc")
         push(info.name)  // getmetatable(obj) shows the name; scripts cannot reach the metamethods
         lua_setfield(L, metatable, "__metatable")
@@ -115,7 +115,7 @@ extension LuaStack {
             let key = rawString(at: -2)
             lua_settop(L, -2)
             guard let key, allowed.contains(key) else {
-                let shown = key.map { "'\($0)'" } ?? "of type \(typeName(at: -1))"
+                let shown = displayString(at: -1).map { "'\($0)'" } ?? "of type \(typeName(at: -1))"
                 lua_settop(L, -2)
                 throw LuaError(.conversion, "\(function): unknown argument \(shown) (expected \(names.joined(separator: ", ")))")
             }

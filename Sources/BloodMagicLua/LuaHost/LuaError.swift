@@ -26,6 +26,9 @@ public struct LuaError: Error, Sendable, Equatable, CustomStringConvertible {
         case io
         /// The host was used in a way it does not allow.
         case usage
+        /// The Lua stack could not grow to hold a value Swift pushes or
+        /// reads (a script filled it almost to Lua's limit).
+        case stackOverflow
     }
 
     /// What went wrong, broadly.

@@ -5,9 +5,10 @@ import CLua
 /// The default, ``safe``, is a sandbox: base without `dofile` and `loadfile`
 /// and with `load` limited to text chunks; table; string without
 /// `string.dump`; math; utf8; coroutine; `os` limited to time, clock and date;
-/// and `require` for Lua modules only (no `package.loadlib`, no C searchers).
-/// There is no io and no debug library. ``unsafe`` opens the full standard
-/// library instead.
+/// and `require` for Lua modules in the module directory only
+/// (``LuaStack/setModuleDirectory(_:)``; no `package.path`, `cpath`,
+/// `searchers`, `searchpath` or `loadlib`). There is no io and no debug
+/// library. ``unsafe`` opens the full standard library instead.
 public struct LuaLibraries: OptionSet, Sendable, Hashable {
     public let rawValue: Int32
     /// Creates a set from its raw flags.
@@ -27,7 +28,8 @@ public struct LuaLibraries: OptionSet, Sendable, Hashable {
     public static let coroutine = LuaLibraries(rawValue: Int32(BM_LIB_COROUTINE))
     /// `os.time`, `os.clock` and `os.date` only.
     public static let os = LuaLibraries(rawValue: Int32(BM_LIB_OS))
-    /// `require` for Lua modules found on `package.path`; no C modules, no `package.loadlib`.
+    /// `require` for Lua modules in the module directory, whatever `package.path`
+    /// says; no C modules, no `package.loadlib` or `package.searchpath`.
     public static let package = LuaLibraries(rawValue: Int32(BM_LIB_PACKAGE))
     /// The full standard library: io, os, package, debug and all of base.
     public static let unsafe = LuaLibraries(rawValue: Int32(BM_LIB_UNSAFE))

@@ -2,10 +2,12 @@ import CLua
 import Foundation
 
 /// Renders a Lua value for people: scalars as Lua writes them, strings
-/// quoted, tables expanded with sorted keys and indentation (cycles shown as
-/// `<cycle>`), other values by `tostring` (so userdata shows its type name).
+/// quoted (bytes that are not UTF-8 escaped, `"\255"`), tables expanded with
+/// sorted keys and indentation (cycles shown as `<cycle>`, tables deeper
+/// than the depth as `{...}`), other values by `tostring` (so userdata
+/// shows its type name).
 public struct LuaPrettyPrinter {
-    /// How deep tables are expanded.
+    /// How deep tables are expanded; never more than ``LuaNesting/maxDepth``.
     public var maxDepth: Int
     /// Spaces per level.
     public var indent: Int
@@ -26,11 +28,11 @@ public struct LuaPrettyPrinter {
         let L = lua.pointer
         switch lua.type(at: index) {
         case LUA_TSTRING:
-            return quote(lua.rawString(at: index) ?? String(decoding: (try? LuaBytes.read(from: lua, at: index))?.bytes ?? [], as: UTF8.self))
+            return quote(lua.stringBytes(at: index) ?? [])
         case LUA_TTABLE:
             let address = UInt(bitPattern: lua_topointer(L, index))
             if seen.contains(address) { return "<cycle>" }
-            if depth >= maxDepth { return "{...}" }
+            if depth >= min(maxDepth, LuaNesting.maxDepth) { return "{...}" }
             seen.insert(address)
             defer { seen.remove(address) }
             var items: [(sortKey: String, text: String)] = []
@@ -38,7 +40,7 @@ public struct LuaPrettyPrinter {
             // Copy the pairs out first: rendering runs `__tostring`
             // metamethods, which may change the table, and `lua_next` over a
             // changed table can raise. Only raw operations run in this loop.
-            lua.ensureSpace(4)
+            try lua.requireSpace(4)
             lua_createtable(L, 0, 0)
             let snapshot = lua.top
             var pairs: lua_Integer = 0
@@ -57,8 +59,10 @@ public struct LuaPrettyPrinter {
                 let valueText = try render(lua.top, lua, depth: depth + 1, seen: &seen)
                 if lua_isinteger(L, keyIndex) != 0, case let k = lua_tointegerx(L, keyIndex, nil), k >= 1, k <= count {
                     items.append((String(format: "0%020lld", k), valueText))
-                } else if lua.type(at: keyIndex) == LUA_TSTRING, let key = lua.rawString(at: keyIndex) {
-                    items.append(("1" + key, (LuaSyntax.isName(key) ? key : "[\(quote(key))]") + " = " + valueText))
+                } else if lua.type(at: keyIndex) == LUA_TSTRING, let key = lua.stringBytes(at: keyIndex) {
+                    let name = String(validating: key, as: UTF8.self)
+                    let shown = name.flatMap { LuaSyntax.isName($0) ? $0 : nil } ?? "[\(quote(key))]"
+                    items.append(("1" + LuaDisplayText.escaping(key), shown + " = " + valueText))
                 } else {
                     let keyText = try render(keyIndex, lua, depth: depth + 1, seen: &seen)
                     items.append(("2" + keyText, "[\(keyText)] = " + valueText))
@@ -75,20 +79,31 @@ public struct LuaPrettyPrinter {
         }
     }
 
-    private func quote(_ text: String) -> String {
+    /// The string `bytes` in double quotes, escaped as Lua writes it; bytes
+    /// that are not part of valid UTF-8 as `\ddd`.
+    private func quote(_ bytes: [UInt8]) -> String {
         var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            case "\r": out += "\\r"
-            case "\0": out += "\\0"
-            default:
-                if scalar.value < 0x20 { out += String(format: "\\%03d", scalar.value) } else { out.unicodeScalars.append(scalar) }
-            }
-        }
+        LuaDisplayText.forEachPart(
+            of: bytes,
+            valid: { text in
+                for scalar in text.unicodeScalars {
+                    switch scalar {
+                    case "\"": out += "\\\""
+                    case "\\": out += "\\\\"
+                    case "\n": out += "\\n"
+                    case "\t": out += "\\t"
+                    case "\r": out += "\\r"
+                    case "\0": out += "\\0"
+                    default:
+                        if scalar.value < 0x20 {
+                            out += String(format: "\\%03d", scalar.value)
+                        } else {
+                            out.unicodeScalars.append(scalar)
+                        }
+                    }
+                }
+            },
+            invalid: { out += LuaDisplayText.escape($0) })
         return out + "\""
     }
 }

@@ -51,8 +51,16 @@ public struct LuaStack {
     /// Moves the top element to `index`, shifting those above it up.
     public func insertTop(at index: Int32) { lua_insert(L, index) }
 
-    /// Makes sure `count` more elements fit. Traps only if Lua's own stack
-    /// limit (a million slots) would be passed, which no bounded Swift value can do.
+    /// Makes sure `count` more elements fit, for pushes of a bounded size.
+    ///
+    /// Every Swift callback starts with room for `BM_SWIFT_STACK_RESERVE`
+    /// (256) elements, which the C trampoline checks before any Swift frame
+    /// runs, however full a script made its stack; a push that stays within
+    /// that never fails here. Pushes of unbounded size (nested tables, a
+    /// value decoded or encoded to any depth) use ``requireSpace(_:)``
+    /// instead, which fails with a Lua error. This one traps only if Lua's
+    /// own stack limit (a million slots) is passed, which no bounded push
+    /// inside the reserve can do.
     @inlinable
     public func ensureSpace(_ count: Int32) {
         if lua_checkstack(L, count) == 0 { stackOverflow(count) }
@@ -61,6 +69,21 @@ public struct LuaStack {
     @usableFromInline
     func stackOverflow(_ count: Int32) -> Never {
         fatalError("Lua stack overflow: cannot grow the stack by \(count) slots")
+    }
+
+    /// Makes sure `count` more elements fit, or throws a ``LuaError`` of
+    /// kind `.stackOverflow` (which a callback raises as a Lua error with
+    /// the script's `file:line`). The check every push of unbounded size
+    /// makes, at each level, so that a script which filled its stack gets an
+    /// error rather than a trap.
+    @inlinable
+    public func requireSpace(_ count: Int32) throws(LuaError) {
+        if lua_checkstack(L, count) == 0 { throw stackOverflowError(count) }
+    }
+
+    @usableFromInline
+    func stackOverflowError(_ count: Int32) -> LuaError {
+        LuaError(.stackOverflow, "stack overflow (the Lua stack cannot grow by \(count) more values)")
     }
 
     /// The Lua type tag at `index` (`LUA_TNIL`, `LUA_TNUMBER`, …; `LUA_TNONE` past the top).
@@ -74,7 +97,7 @@ public struct LuaStack {
             ensureSpace(1)
             lua_pushstring(L, "__name")
             defer { lua_settop(L, -2) }
-            if lua_rawget(L, -2) == LUA_TSTRING, let name = rawString(at: -1) {
+            if lua_rawget(L, -2) == LUA_TSTRING, let name = displayString(at: -1) {
                 return name
             }
         }
@@ -173,15 +196,18 @@ public struct LuaStack {
 
     /// Reads the file at `path` and compiles it as a text chunk named `@path`,
     /// so that errors read `path:line: message`; see ``load(script:name:)``.
+    /// A path that is not a readable regular file (a directory, `.`, `/`,
+    /// an empty path) is a ``LuaError`` of kind `.io` that says why.
     public func loadFile(_ path: String) throws(LuaError) {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            let reason = (error as NSError).localizedFailureReason ?? "cannot read the file"
-            throw LuaError(.io, "cannot open \(path): \(reason)")
-        }
-        try load(script: [UInt8](data), name: "@" + path)
+        try loadFile(path, shownAs: path)
+    }
+
+    /// Reads the file at `path` and compiles it as a text chunk named
+    /// `@shown` (for a file found by resolving links, named as the script
+    /// author wrote it).
+    func loadFile(_ path: String, shownAs shown: String) throws(LuaError) {
+        let bytes = try ScriptFile.read(path, shownAs: shown)
+        try load(script: bytes, name: "@" + shown)
     }
 
     // MARK: - Calling
@@ -218,7 +244,8 @@ public struct LuaStack {
     /// Pops the error value of a failed call or load and makes a ``LuaError``.
     func popError(status: Int32, handlerRan: Bool = false) -> LuaError {
         let block = limitsBlock.pointee
-        var message = rawString(at: -1) ?? "(error object is a \(typeName(at: -1)) value)"
+        // Bytes that are not UTF-8 are shown escaped, never dropped.
+        var message = displayString(at: -1) ?? "(error object is a \(typeName(at: -1)) value)"
         lua_settop(L, -2)
         var traceback: String?
         if handlerRan && status == LUA_ERRRUN {
@@ -227,7 +254,7 @@ public struct LuaStack {
                 // Frames of BloodMagic's internal chunks (the shim's mark, as
                 // bm_is_internal_source knows them) are noise to a script's author.
                 let internalFrame = "\t" + String(cString: BM_INTERNAL_CHUNK_MARK)
-                traceback = rawString(at: -1).map { text in
+                traceback = displayString(at: -1).map { text in
                     text.split(separator: "\n", omittingEmptySubsequences: false)
                         .filter { !$0.hasPrefix(internalFrame) }
                         .joined(separator: "\n")
@@ -298,7 +325,7 @@ public struct LuaStack {
         lua_pushvalue(L, i)
         try call(arguments: 1, results: 1)
         defer { lua_settop(L, -2) }
-        return rawString(at: -1) ?? ""
+        return displayString(at: -1) ?? ""
     }
 
     /// `a == b` for the elements at the two indices, with `__eq`, under protection.
@@ -341,8 +368,14 @@ public struct LuaStack {
         try call(arguments: 1, results: 0)
     }
 
-    /// Sets `package.path` (the `require` search path), when the package library is open.
+    /// Sets `package.path` (the `require` search path) of a state with the
+    /// ``LuaLibraries/unsafe`` libraries, where `require` is Lua's own.
+    ///
+    /// The sandbox's `require` ignores `package.path` (it finds modules in
+    /// the module directory only, see ``setModuleDirectory(_:)``), and its
+    /// `package` table refuses the field; there this does nothing.
     public func setPackagePath(_ path: String) {
+        guard !isRequireConfined else { return }
         ensureSpace(3)
         // Raw reads only: `_LOADED` is absent when no library is open.
         push(LUA_LOADED_TABLE)
@@ -359,14 +392,50 @@ public struct LuaStack {
         lua_settop(L, -2)
     }
 
+    /// Sets the directory `require` finds Lua modules in (nil: none).
+    ///
+    /// In the sandbox, `require("a.b")` loads `<directory>/a/b.lua` or
+    /// `<directory>/a/b/init.lua` and nothing else: module names are
+    /// segments of letters, digits, `_` and `-` separated by dots, and a
+    /// file is used only when its real path (symbolic links resolved) lies
+    /// inside the directory's, whatever `package.path` says. Modules are
+    /// named `@<directory>/a/b.lua`, so their errors read
+    /// `<directory>/a/b.lua:3: ...`. With the ``LuaLibraries/unsafe``
+    /// libraries this sets `package.path` to the same two patterns instead,
+    /// and `require` is Lua's own.
+    public func setModuleDirectory(_ directory: String?) {
+        if isRequireConfined {
+            ensureSpace(1)
+            if let directory { push(directory) } else { lua_pushboolean(L, 0) }
+            lua_setfield(L, LUA_REGISTRYINDEX, BM_MODULE_DIRECTORY_KEY)
+        } else if let directory {
+            setPackagePath("\(directory)/?.lua;\(directory)/?/init.lua")
+        }
+    }
+
+    /// Whether `require` is the sandbox's (bm_confine_package marks the
+    /// registry field of the module directory).
+    var isRequireConfined: Bool {
+        ensureSpace(1)
+        defer { lua_settop(L, -2) }
+        return lua_getfield(L, LUA_REGISTRYINDEX, BM_MODULE_DIRECTORY_KEY) != LUA_TNIL
+    }
+
     // MARK: - Raising from callbacks
 
     /// Turns a Swift error into the value a callback raises, and the sentinel
     /// to return to the trampoline. A ``LuaError`` from Lua keeps its message
     /// as it is; any other error gets the caller's `file:line:` in front.
+    ///
+    /// The callback's own stack frame is dropped first (raising discards it
+    /// anyway), so the message always has room, even when the callback
+    /// failed because the stack was full.
     public func raise(_ error: any Error) -> Int32 {
+        lua_settop(L, 0)
         ensureSpace(1)
-        if let luaError = error as? LuaError, luaError.kind != .conversion, luaError.kind != .usage {
+        if let luaError = error as? LuaError, luaError.kind != .conversion, luaError.kind != .usage,
+            luaError.kind != .stackOverflow
+        {
             push(luaError.message)
             return BM_RAISE
         }

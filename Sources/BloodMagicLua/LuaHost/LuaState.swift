@@ -133,8 +133,9 @@ public final class LuaState: Sendable {
     public func runFile(_ path: String, arguments: [String] = []) throws(LuaError) -> [LuaValue] {
         try withStack { (lua) throws(LuaError) -> [LuaValue] in
             try lua.loadFile(path)
+            try lua.requireSpace(Int32(clamping: arguments.count))
             for argument in arguments { lua.push(argument) }
-            return try lua.callReturningValues(arguments: Int32(arguments.count))
+            return try lua.callReturningValues(arguments: Int32(clamping: arguments.count))
         }
     }
 }

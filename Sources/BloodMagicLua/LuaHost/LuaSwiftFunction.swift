@@ -94,7 +94,7 @@ extension LuaStack {
             return
         }
         lua_createtable(L, 0, 2)
-        bm_pushswiftclosure(L, swiftBoxRelease, 0)
+        bm_pushswiftfinalizer(L, swiftBoxRelease)
         lua_setfield(L, -2, "__gc")
         push("Swift function")
         lua_setfield(L, -2, "__metatable")

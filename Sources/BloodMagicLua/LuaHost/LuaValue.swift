@@ -98,7 +98,8 @@ public enum LuaValue: Sendable, Hashable, LuaConvertible, CustomStringConvertibl
         if case .string(let value) = self { value } else { nil }
     }
 
-    /// A short rendering: scalars as Lua would print them, others by type.
+    /// A short rendering: scalars as Lua would print them (bytes that are not
+    /// UTF-8 escaped, `\255`), others by type.
     public var description: String {
         switch self {
         case .nil: "nil"
@@ -106,7 +107,7 @@ public enum LuaValue: Sendable, Hashable, LuaConvertible, CustomStringConvertibl
         case .integer(let value): String(value)
         case .number(let value): LuaValue.format(value)
         case .string(let value): value
-        case .bytes(let value): String(decoding: value, as: UTF8.self)
+        case .bytes(let value): LuaDisplayText.escaping(value)
         case .table(let ref), .function(let ref), .userdata(let ref), .thread(let ref): ref.description
         case .lightUserdata(let address): "userdata: 0x" + String(address, radix: 16)
         }

@@ -266,6 +266,49 @@ extension LuaStack {
     func pushStringKeyed<Value>(_ entries: [String: Value], _ pushValue: (Value) -> Void) {
         pushTable(entries, key: { push($0) }, value: pushValue)
     }
+
+    /// ``pushSequence(_:_:)`` for values nested to any depth (preference
+    /// values, encoded values): checks the stack at every level and throws a
+    /// `.stackOverflow` ``LuaError`` when it cannot grow, leaving the stack
+    /// as it was. `pushElement` pushes exactly one value or throws.
+    func pushCheckedSequence<Elements: Collection>(
+        _ elements: Elements, _ pushElement: (Elements.Element) throws(LuaError) -> Void
+    ) throws(LuaError) {
+        try requireSpace(2)  // the table, then each element above it
+        let top = lua_gettop(L)
+        lua_createtable(L, Int32(clamping: elements.count), 0)
+        var position: lua_Integer = 0
+        do throws(LuaError) {
+            for element in elements {
+                try pushElement(element)
+                position += 1
+                lua_rawseti(L, -2, position)
+            }
+        } catch {
+            lua_settop(L, top)
+            throw error
+        }
+    }
+
+    /// ``pushTable(_:key:value:)`` for values nested to any depth; see
+    /// ``pushCheckedSequence(_:_:)``.
+    func pushCheckedTable<Key, Value>(
+        _ entries: [Key: Value], key pushKey: (Key) -> Void, value pushValue: (Value) throws(LuaError) -> Void
+    ) throws(LuaError) {
+        try requireSpace(3)  // the table, then each key and value above it
+        let top = lua_gettop(L)
+        lua_createtable(L, 0, Int32(clamping: entries.count))
+        do throws(LuaError) {
+            for (key, value) in entries {
+                pushKey(key)
+                try pushValue(value)
+                lua_rawset(L, -3)
+            }
+        } catch {
+            lua_settop(L, top)
+            throw error
+        }
+    }
 }
 
 extension Array: LuaPushable where Element: LuaPushable {
@@ -280,10 +323,10 @@ extension Array: LuaReadable where Element: LuaReadable {
     public static func read(from stack: LuaStack, at index: Int32) throws(LuaError) -> [Element] {
         guard lua_type(stack.L, index) == LUA_TTABLE else { throw stack.mismatch("table", at: index) }
         let table = stack.absolute(index)
-        let count = Int(lua_rawlen(stack.L, table))
+        let count = Int(clamping: lua_rawlen(stack.L, table))
         var result: [Element] = []
         result.reserveCapacity(count)
-        stack.ensureSpace(2)
+        try stack.requireSpace(2)
         for position in 0..<count {
             lua_rawgeti(stack.L, table, lua_Integer(position + 1))
             defer { lua_settop(stack.L, -2) }
@@ -310,7 +353,7 @@ extension Dictionary: LuaReadable where Key == String, Value: LuaReadable {
         guard lua_type(stack.L, index) == LUA_TTABLE else { throw stack.mismatch("table", at: index) }
         let table = stack.absolute(index)
         var result: [String: Value] = [:]
-        stack.ensureSpace(3)
+        try stack.requireSpace(3)
         lua_pushnil(stack.L)
         while lua_next(stack.L, table) != 0 {
             // key at -2, value at -1; never convert the key in place.

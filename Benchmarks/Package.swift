@@ -38,6 +38,12 @@ let package = Package(
             dependencies: ["CLuaBench", .product(name: "BloodMagicLua", package: "BloodMagic")]
         ),
         .executableTarget(name: "StartupBenchmarks"),
+        // Instruction counts of single spell operations (run under
+        // callgrind), for when the machine is too busy for wall time.
+        .executableTarget(
+            name: "SpellInstructionCounts",
+            dependencies: ["BenchSupport", .product(name: "BloodMagic", package: "BloodMagic")]
+        ),
         .executableTarget(
             name: "SpellBenchmarks",
             dependencies: [

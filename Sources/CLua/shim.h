@@ -584,6 +584,32 @@ static inline int bm_protected_tostring(lua_State *L) {
     return 1;
 }
 
+/* A table's pairs, copied into a new sequence {k1, v1, k2, v2, ...}: (t) -> s.
+   Raw reads only (no metamethod runs), but the copy allocates, so it runs as
+   a protected call: a memory error comes back as a status. */
+static inline int bm_protected_pairs_snapshot(lua_State *L) {
+    lua_Integer n = 0;
+    lua_settop(L, 1);
+    lua_createtable(L, 0, 0);
+    lua_pushnil(L);
+    while (lua_next(L, 1) != 0) {
+        lua_pushvalue(L, -2);
+        lua_rawseti(L, 2, ++n);
+        lua_rawseti(L, 2, ++n);
+    }
+    return 1;
+}
+
+/* Whether v should be shown by tostring rather than expanded: not a table,
+   or a table whose metatable has __tostring or __name: (v) -> boolean */
+static inline int bm_protected_shows_itself(lua_State *L) {
+    int itself = lua_type(L, 1) != LUA_TTABLE
+        || luaL_getmetafield(L, 1, "__tostring") != LUA_TNIL
+        || luaL_getmetafield(L, 1, "__name") != LUA_TNIL;
+    lua_pushboolean(L, itself);
+    return 1;
+}
+
 /* a == b with __eq: (a, b) -> boolean */
 static inline int bm_protected_equal(lua_State *L) {
     lua_pushboolean(L, lua_compare(L, 1, 2, LUA_OPEQ));

@@ -16,20 +16,31 @@ struct HostOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Load every *.lua in DIR as startup scripts first; `require` looks there.", valueName: "DIR"))
     var scripts: String?
 
-    @Option(help: ArgumentHelp("Keep preferences in this property-list file (default: the user defaults of the domain `bmlua`).", valueName: "PATH"))
+    @Option(help: ArgumentHelp("Keep preferences in this property-list file (default: in memory, for this run only).", valueName: "PATH"))
     var preferences: String?
+
+    @Option(name: .customLong("user-defaults"), help: ArgumentHelp(
+        "Keep preferences in the platform's user defaults of DOMAIN (on Linux $XDG_CONFIG_HOME/DOMAIN.plist).",
+        valueName: "DOMAIN"))
+    var userDefaults: String?
 
     /// The options above that take a value, by their command-line names.
     /// `RunCommand.orderedActions` skips their values when it reads the raw
     /// arguments; a new `@Option` here belongs in this list too (a test
     /// checks it against the help text).
-    static let optionsTakingValues = ["--max-instructions", "--max-memory", "--scripts", "--preferences"]
+    static let optionsTakingValues = ["--max-instructions", "--max-memory", "--scripts", "--preferences", "--user-defaults"]
 
     /// The options above that take no value, by their command-line names
     /// (they may come before a subcommand, like the ones with values).
     static let flags = ["--unsafe"]
 
     func validate() throws {
+        if preferences != nil && userDefaults != nil {
+            throw ValidationError("give --preferences or --user-defaults, not both")
+        }
+        if let userDefaults, !PreferenceSuiteName.isValid(userDefaults) {
+            throw ValidationError("--user-defaults: '\(userDefaults)' is not a domain name (use e.g. com.example.app)")
+        }
         if let maxMemory, LuaLimits.parseSize(maxMemory) == nil {
             throw ValidationError("--max-memory: '\(maxMemory)' is not a size (use e.g. 16M, 512K, 1G or a byte count)")
         }
@@ -43,12 +54,17 @@ struct HostOptions: ParsableArguments {
         LuaLimits(maxMemory: maxMemory.flatMap(LuaLimits.parseSize), maxInstructions: maxInstructions)
     }
 
-    /// The preference store: the file given, or the user defaults of `bmlua`.
+    /// The preference store: the file given, the user defaults of the
+    /// domain given, or (by default) memory, so that running a script never
+    /// writes to the user's own files unless asked to.
     var preferenceStore: any PreferenceStore {
         if let preferences {
             return PropertyListFilePreferenceStore(fileURL: URL(fileURLWithPath: preferences))
         }
-        return UserDefaultsPreferenceStore(suiteName: "bmlua")
+        if let userDefaults {
+            return UserDefaultsPreferenceStore(suiteName: userDefaults)
+        }
+        return InMemoryPreferenceStore()
     }
 
     /// A host with the chosen libraries, limits, scripts and preferences.

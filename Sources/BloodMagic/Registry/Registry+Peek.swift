@@ -16,6 +16,13 @@ package struct InitializerPeek {
     /// Whether any registry hook could run after injecting `property` into
     /// this container (with no property given: after injecting any property).
     package let hooksMayApply: Bool
+    /// Where the winner was registered ("file:line"), or nil.
+    package let source: String?
+    /// Whether resolving would fail although registrations name the type
+    /// (an ambiguous type name): resolve to get the error.
+    package let failed: Bool
+    /// Whether a resolver is registered (it may serve what nothing else does).
+    package let resolversMayApply: Bool
 }
 
 extension Registry {
@@ -30,13 +37,17 @@ extension Registry {
     package func peekInitializer(type: SpellTypeKey, container: ContainerDescriptor, property: String?) -> InitializerPeek {
         // Read the generation first: the lookup below is at least as new.
         let generation = self.generation.current
-        let record = namedResolution(type: type, container: container).record
-        let hooks = state.withLock { !$0.hooks(matching: container, property: property).isEmpty }
+        let resolution = namedResolution(type: type, container: container)
+        let record = resolution.record
+        let (hooks, resolvers) = state.withLock {
+            (!$0.hooks(matching: container, property: property).isEmpty, !$0.resolvers.isEmpty)
+        }
         // The singleton's own lock is taken after the registry's is released:
         // a singleton being made holds it while its initializer resolves.
         return InitializerPeek(
             generation: generation, handle: record?.handle, scope: record?.scope ?? .instance,
-            existingSingleton: record?.slot?.existing, hooksMayApply: hooks)
+            existingSingleton: record?.slot?.existing, hooksMayApply: hooks, source: record?.source,
+            failed: resolution.failure != nil, resolversMayApply: resolvers)
     }
 
     /// Whether a resolution is in progress on the calling thread (its cycle

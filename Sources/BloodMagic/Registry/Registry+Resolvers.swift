@@ -154,19 +154,30 @@ extension Registry {
 
     /// `resolveIfRegistered`, then the resolvers: the value for a spelled
     /// property of a container known by name (a script bridge's classes);
-    /// nil when neither serves it. The resolvers run inside the cycle tracker.
+    /// nil when neither serves it.
     public func resolveSpelledProperty(
         type: SpellTypeKey, container: ContainerDescriptor, property: String, spell: ResolvedSpellKind
     ) throws -> Any? {
         if let value = try resolveIfRegistered(type: type, container: container, property: property) {
             return value
         }
+        return try resolveFromResolvers(type: type, container: container, property: property, spell: spell)?.value
+    }
+
+    /// The resolvers' value for a spelled property of a container known by
+    /// name, and the source of the resolver that gave it; nil when every
+    /// resolver skips. They run inside the cycle tracker, with this registry
+    /// as the thread's resolving one (objects they make resolve here).
+    package func resolveFromResolvers(
+        type: SpellTypeKey, container: ContainerDescriptor, property: String, spell: ResolvedSpellKind
+    ) throws -> (value: Any, source: String)? {
         guard hasResolvers else { return nil }
         let request = SpellResolutionRequest(
             container: container.key, property: property, type: type, valueType: nil, spell: spell,
             sender: container.object)
+        let stack = ResolutionStack.currentPointer
         return try Registry.trackResolution(container: container.key.name, property: property, object: container.object) {
-            try consultResolvers(request)?.value
+            try ResolutionStack.whileResolving(self, on: stack) { try consultResolvers(request) }
         }
     }
 }

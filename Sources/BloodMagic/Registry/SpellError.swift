@@ -35,6 +35,18 @@ public enum SpellError: Error, Equatable, Sendable, CustomStringConvertible {
     case unknownSpell(name: String)
     /// The preference key generator failed or made an unusable key.
     case preferenceKeyInvalid(property: String, container: String, reason: String)
+    /// A resolution went deeper than `limit` nested steps (or than the
+    /// thread's stack allows) without repeating itself: `chain` lists the
+    /// steps in progress, outermost first. (One that keeps repeating the
+    /// same steps is reported as `dependencyCycle`.)
+    case resolutionTooDeep(chain: [String], limit: Int)
+    /// An initializer gave nil for a property that is not Optional.
+    /// `source` is where the initializer was registered ("file:line").
+    case initializerReturnedNil(property: String, container: String, type: String, source: String)
+    /// A type name used by a script (or a name-keyed registration) refers
+    /// to several Swift types; `candidates` are their qualified names.
+    /// `source`, when known, is where the name was used ("file:line").
+    case ambiguousTypeName(name: String, candidates: [String], source: String?)
 
     /// The human message.
     public var description: String {
@@ -71,7 +83,24 @@ public enum SpellError: Error, Equatable, Sendable, CustomStringConvertible {
             return "no custom spell named \"\(name)\" is registered"
         case let .preferenceKeyInvalid(property, container, reason):
             return "\(container).\(property): no preference key: \(reason)"
+        case let .resolutionTooDeep(chain, limit):
+            return "resolution deeper than \(limit) nested steps (a runaway recursion through initializers?): "
+                + SpellError.abbreviated(chain).joined(separator: " -> ")
+        case let .initializerReturnedNil(property, container, type, source):
+            return "\(container).\(property): the initializer registered at \(source) returned nil, but the property is a non-optional \(type) (return a value, or declare the property optional)"
+        case let .ambiguousTypeName(name, candidates, source):
+            let listed = candidates.count == 2 ? candidates.joined(separator: " or ") : candidates.joined(separator: ", ")
+            let used = source.map { " (used at \($0))" } ?? ""
+            return "type name \"\(name)\"\(used) is ambiguous: it may mean \(listed); use a qualified name such as \"\(candidates.first ?? name)\""
         }
+    }
+}
+
+extension SpellError {
+    /// A long chain with its middle elided: the first 4 and the last 12 steps.
+    static func abbreviated(_ chain: [String]) -> [String] {
+        guard chain.count > 20 else { return chain }
+        return Array(chain.prefix(4)) + ["… \(chain.count - 16) more …"] + Array(chain.suffix(12))
     }
 }
 

@@ -21,7 +21,7 @@ public struct Injectable<Value>: ResolvingSpellStorage {
 
     /// - Parameters:
     ///   - name: the property name for hooks and messages (default: from the key path).
-    ///   - registry: the registry to use (default: `Registry.current` at first read).
+    ///   - registry: the registry to use (default: `Registry.current` when the container is created).
     @inlinable
     public init(name: String? = nil, registry: Registry? = nil) {
         cell = ResolvingCell(mode: .injectable, name: name, registry: registry)

@@ -14,7 +14,7 @@ public struct Partial<Value>: ResolvingSpellStorage {
     /// - Parameters:
     ///   - name: the property name for hooks and messages (default: from the key path).
     ///   - provider: the provider to use (default: the registry's providers for the type).
-    ///   - registry: the registry to use (default: `Registry.current` at first read).
+    ///   - registry: the registry to use (default: `Registry.current` when the container is created).
     @inlinable
     public init(name: String? = nil, provider: (any PartialTemplateProvider)? = nil, registry: Registry? = nil) {
         cell = ResolvingCell(mode: .partial(provider.map { [$0] }), name: name, registry: registry)

@@ -17,6 +17,8 @@ public struct Preference<Value: Codable> {
     let defaultValue: Value?
     let store: (any PreferenceStore)?
     let registry: Registry?
+    /// The registry current when the container was created (see `Registry.current`).
+    let creationRegistry: Registry?
     let explicitName: String?
 
     /// A preference whose default is the initial value:
@@ -29,6 +31,7 @@ public struct Preference<Value: Codable> {
         self.defaultValue = wrappedValue
         self.store = store
         self.registry = registry
+        self.creationRegistry = registry == nil ? Registry.scopedRegistry : nil
         self.explicitName = name
     }
 
@@ -42,6 +45,7 @@ public struct Preference<Value: Codable> {
         self.defaultValue = defaultValue
         self.store = store
         self.registry = registry
+        self.creationRegistry = registry == nil ? Registry.scopedRegistry : nil
         self.explicitName = name
     }
 
@@ -103,7 +107,8 @@ public struct Preference<Value: Codable> {
     /// The effective key, default and store after registry overrides.
     func binding(object: AnyObject, keyPath: AnyKeyPath) -> PreferenceProjection<Value> {
         PreferenceProjection.bind(
-            key: key, defaultValue: defaultValue, store: store, registry: registry ?? Registry.current,
+            key: key, defaultValue: defaultValue, store: store,
+            registry: registry ?? Registry.scopedAtRead ?? creationRegistry ?? Registry.shared,
             property: explicitName ?? SpellNames.propertyName(of: keyPath),
             container: ContainerDescriptor(object), containerName: SpellNames.containerName(of: object))
     }

@@ -33,7 +33,9 @@ public final class StaticSpellCell<Value>: Sendable {
         self.fallback = fallback
     }
 
-    /// The registry this property resolves through.
+    /// The registry this property resolves through: the wrapper's, else the
+    /// one installed with `Registry.withCurrent` around the first read, else
+    /// `shared`. (A static property has no container created in a scope.)
     var registryInUse: Registry { registry ?? Registry.current }
 
     /// Whether a value is stored.
@@ -48,10 +50,15 @@ public final class StaticSpellCell<Value>: Sendable {
         ) { () throws -> SharedValue? in
             try production.withLock { _ throws -> SharedValue? in
                 if let stored = slot.withLock({ $0 }) { return stored }
-                guard let value = try produce(registry: registryInUse) else { return nil }
+                let registry = registryInUse
+                // Objects the initializer makes resolve through this registry too.
+                let made = try ResolutionStack.whileResolving(registry, on: ResolutionStack.currentPointer) {
+                    try produce(registry: registry)
+                }
+                guard let value = made else { return nil }
                 let shared = SharedValue(value)
                 slot.withLock { $0 = shared }
-                registryInUse.runHooks(
+                registry.runHooks(
                     sender: container, container: container.descriptor, property: propertyName, value: value)
                 return shared
             }

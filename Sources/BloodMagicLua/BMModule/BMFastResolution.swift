@@ -61,9 +61,11 @@ extension BMModule {
     }
 
     /// Pushes the generation source of the C functions: a box retaining the
-    /// registry, with the function that reads its generation after it.
+    /// registry's generation counter (not the registry: the state must not
+    /// keep the registry alive, see ``BMModule``), with the function that
+    /// reads it after it.
     private func pushGenerationSource(_ lua: LuaStack) {
-        lua.pushBox(registry, trailingBytes: MemoryLayout<bm_generation_fn>.size)
+        lua.pushBox(generation, trailingBytes: MemoryLayout<bm_generation_fn>.size)
         bm_set_generation_reader(lua.pointer, registryGeneration)
     }
 
@@ -77,22 +79,29 @@ extension BMModule {
         let (key, containerName): (SpellTypeKey, String?) = try BMModule.target(lua, fname: fname)
         let property: String? = try lua.argument(4, of: fname)
         let container = container(named: containerName, sender: nil)
-        let peek = registry.peekInitializer(type: key, container: container, property: containerName == nil ? nil : property)
+        let peek = try liveRegistry().peekInitializer(
+            type: key, container: container, property: containerName == nil ? nil : property)
         var generation = Int64(truncatingIfNeeded: peek.generation)
-        lua.ensureSpace(4)
+        lua.ensureSpace(5)
         func finish(_ how: FastPath) -> Int32 {
             lua.push(how.rawValue)
             lua_rotate(lua.pointer, -2, 1)  // how below the payload
             lua.push(Int(generation))
             lua_rotate(lua.pointer, -3, 1)
             lua.push(peek.hooksMayApply)
-            return 4
+            lua.push(peek.source)
+            return 5
+        }
+        if peek.failed {
+            // Swift raises the error (an ambiguous type name) when asked.
+            lua.pushNil()
+            return finish(.slow)
         }
         guard let handle = peek.handle else {
             lua.pushNil()
             // A resolver may serve a property nothing is registered for:
             // Swift asks it (bm.resolve without a container asks none).
-            return finish(containerName != nil && registry.hasResolvers ? .slow : .none)
+            return finish(containerName != nil && peek.resolversMayApply ? .slow : .none)
         }
         guard let function = luaInitializer(handle) else {
             lua.pushNil()
@@ -201,11 +210,11 @@ extension BMModule {
     }
 }
 
-/// Reads the generation of the registry a Swift box holds; called from C
+/// Reads the registry generation counter a Swift box holds; called from C
 /// (`bm_read_generation`), never raises.
-private let registryGeneration: bm_generation_fn = { registry in
-    guard let registry else { return 0 }
-    return Unmanaged<Registry>.fromOpaque(registry)._withUnsafeGuaranteedRef { $0.currentGeneration }
+private let registryGeneration: bm_generation_fn = { counter in
+    guard let counter else { return 0 }
+    return Unmanaged<GenerationCounter>.fromOpaque(counter)._withUnsafeGuaranteedRef { $0.current }
 }
 
 /// Whether the calling thread is inside a Swift-tracked resolution; called

@@ -12,12 +12,19 @@ extension BMModule {
     /// protocols, spell, sender)` builds the request, calls the script's
     /// `fn` and returns its answer (nil for skip).
     func registerResolver(_ lua: LuaStack) throws -> Int32 {
+        let registry = try liveRegistry()
         guard lua.type(at: 1) == LUA_TFUNCTION else { throw BMError("bm.resolver: bad arguments") }
         let ask = lua.reference(at: 1)
         let source = lua.callerLocation()
-        let handle = registry.addResolver(source: source) { [weak self] request in
-            guard let self else { return .skip }
-            return try self.callResolver(ask, request: request, source: source)
+        // Like every registration from Lua, it holds the module and the state
+        // (see BMModule's note on lifetimes) and stops once they are unloaded.
+        let state = retainedState
+        let token = currentLoadToken
+        let handle = registry.addResolver(source: source) { [self] request in
+            guard !token.isRevoked else { return .skip }
+            return try withExtendedLifetime(state) {
+                try self.callResolver(ask, request: request, source: source)
+            }
         }
         track(handle)
         return BMRegistrationToken.push(handle, lua)
@@ -63,12 +70,19 @@ extension BMModule {
     /// `core.register_preference_keys(fn)`: `fn(container, property)` makes
     /// preference keys for the registry.
     func registerPreferenceKeys(_ lua: LuaStack) throws -> Int32 {
+        let registry = try liveRegistry()
         guard lua.type(at: 1) == LUA_TFUNCTION else { throw BMError("bm.preference_keys: bad arguments") }
         let function = lua.reference(at: 1)
         let source = lua.callerLocation()
-        let handle = registry.setPreferenceKeyGenerator(source: source) { [weak self] container, property in
-            guard let self else { throw BMError("the script host that set the preference key function is gone") }
-            return try self.callKeyGenerator(function, container: container, property: property, source: source)
+        let state = retainedState
+        let token = currentLoadToken
+        let handle = registry.setPreferenceKeyGenerator(source: source) { [self] container, property in
+            guard !token.isRevoked else {
+                throw BMError("\(source): the preference key function was unloaded with its script host")
+            }
+            return try withExtendedLifetime(state) {
+                try self.callKeyGenerator(function, container: container, property: property, source: source)
+            }
         }
         track(handle)
         return BMRegistrationToken.push(handle, lua)

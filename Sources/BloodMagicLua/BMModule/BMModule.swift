@@ -9,11 +9,21 @@ import Synchronization
 /// side: registrations, resolution, hooks, preferences and partial templates.
 /// Registrations made while a startup script loads are recorded so that a
 /// failing script leaves none behind.
+///
+/// Lifetimes: every registration made from Lua holds this module and its
+/// state, so the wiring works for as long as the registry keeps it, whether
+/// or not anyone still holds the ``ScriptHost``; `unload()` (or the
+/// registry dropping the registrations) lets them go. Nothing in the state
+/// holds the registry (the module holds it weakly, the C functions hold its
+/// generation counter), so a registry and a state never keep each other
+/// alive.
 final class BMModule: Sendable {
-    /// The registry shared with Swift.
-    let registry: Registry
+    /// The registry shared with Swift (weak: see the type's note on lifetimes).
+    weak let registry: Registry?
+    /// The registry's generation counter, read by the prelude's C functions.
+    let generation: GenerationCounter
     /// The state this module lives in. Unowned: the state owns the module's
-    /// functions, which hold the module.
+    /// functions, which hold the module; registrations hold both.
     unowned let state: LuaState
     /// Where startup scripts, modules and `partials/` live, if anywhere.
     let scriptsDirectory: String?
@@ -23,6 +33,9 @@ final class BMModule: Sendable {
     let crossing: BMValueCrossing
 
     private let tracking = Mutex<Tracking>(Tracking())
+    /// Revoked by `unload()`: registrations made before it refuse to run
+    /// (a resolution that found one just before the unload gets an error).
+    private let loadToken = Mutex<LoadToken>(LoadToken())
 
     struct Tracking {
         /// Registrations made from Lua, by the id Lua holds.
@@ -40,6 +53,9 @@ final class BMModule: Sendable {
         var prelude: LuaReference?
         /// Preference stores by suite name.
         var suites: [String: any PreferenceStore] = [:]
+        /// Registrations the host made for the scripts (the
+        /// `partials/<Type>.lua` provider), removed by `unload()` too.
+        var hostHandles: [SpellHandle] = []
         /// Errors of Lua hooks run by the registry (whose hooks cannot
         /// throw), by thread, picked up by whoever asked for the hooks.
         var hookErrors: [UInt: any Error] = [:]
@@ -65,6 +81,7 @@ final class BMModule: Sendable {
     ) {
         self.state = state
         self.registry = registry
+        self.generation = registry.generation
         self.scriptsDirectory = scriptsDirectory
         self.preferences = preferences
         self.suiteStore = suiteStore
@@ -119,7 +136,7 @@ final class BMModule: Sendable {
             return record
         }
         guard let record else { return }
-        registry.unregister(record.handles)
+        registry?.unregister(record.handles)
         guard !record.classes.isEmpty || !record.spells.isEmpty else { return }
         let prelude = tracking.withLock { $0.prelude }
         guard let prelude else { return }
@@ -138,16 +155,43 @@ final class BMModule: Sendable {
         }
     }
 
-    /// Removes every registration this module made (the host is going away).
-    func unregisterAll() {
+    /// Removes every registration the scripts (and the host for them) made,
+    /// and revokes them: a resolution that found one just before gets an
+    /// error instead of calling into Lua. Later registrations work again.
+    func unload() {
+        loadToken.withLock { token in
+            token.revoke()
+            token = LoadToken()
+        }
         let handles = tracking.withLock { tracking -> [SpellHandle] in
-            let handles = Array(tracking.handles.values)
+            let handles = Array(tracking.handles.values) + tracking.hostHandles
             tracking.handles.removeAll()
             tracking.luaInitializers.removeAll()
+            tracking.hostHandles.removeAll()
             return handles
         }
-        registry.unregister(handles)
+        registry?.unregister(handles)
     }
+
+    /// Records a registration the host made for the scripts.
+    func trackHostRegistration(_ handle: SpellHandle) {
+        tracking.withLock { $0.hostHandles.append(handle) }
+    }
+
+    /// The token registrations made now capture.
+    var currentLoadToken: LoadToken {
+        loadToken.withLock { $0 }
+    }
+
+    /// The registry, or the error that it is gone (a state reached after
+    /// its host and registry were released).
+    func liveRegistry() throws -> Registry {
+        guard let registry else { throw BMError("the registry of this script host no longer exists") }
+        return registry
+    }
+
+    /// The state, retained: what registrations hold to keep it alive.
+    var retainedState: LuaState { state }
 
     func track(_ handle: SpellHandle, luaInitializer: LuaReference? = nil) {
         tracking.withLock { tracking in
@@ -181,7 +225,14 @@ final class BMModule: Sendable {
         let result = try state.withStack { (lua) throws -> InitializerResult in
             lua.push(function)
             if let sender { try crossing.pushSender(sender, lua) }
-            try lua.call(arguments: sender == nil ? 0 : 1, results: 1)
+            do {
+                try lua.call(arguments: sender == nil ? 0 : 1, results: 1)
+            } catch let error as LuaError where BMModule.isStackOverflow(error) {
+                // Lua ran out of (C) stack in a resolution that went through
+                // Swift: when the Swift steps in progress repeat, they are
+                // the cycle that did it.
+                throw Registry.repeatingResolutionCycle() ?? error
+            }
             defer { lua.pop() }
             // An exposed Swift object comes back as itself: it serves a Swift
             // property directly, and pushing it again gives the same userdata.
@@ -203,6 +254,13 @@ final class BMModule: Sendable {
     enum InitializerResult {
         case object(AnyObject)
         case value(LuaValue)
+    }
+
+    /// Whether a Lua error is Lua running out of stack (its C stack limit,
+    /// its stack size, or its error handler failing for that reason).
+    static func isStackOverflow(_ error: LuaError) -> Bool {
+        error.kind == .messageHandler || error.message.contains("stack overflow")
+            || error.message.contains("error in error handling")
     }
 
     /// `object` as an `Any` whose dynamic type is the object's class.
@@ -303,46 +361,79 @@ final class BMModule: Sendable {
         }
         pushGenerationReader(lua)
         lua_setfield(lua.pointer, -2, "generation")
+        lua.push(BMModule.maxLuaDepth)
+        lua_setfield(lua.pointer, -2, "max_depth")
     }
+
+    /// How many resolutions of Lua class properties may nest (see the
+    /// prelude's `MAX_DEPTH`): below Lua's C stack limit of about 200
+    /// nested calls, which every nested step uses one of.
+    static let maxLuaDepth = 150
 
     // MARK: - Registrations
 
+    /// Throws when a type or container name given to `fname` refers to
+    /// several Swift types the registry knows (exposed or registered).
+    private func checkUnambiguous(_ registry: Registry, _ fname: String, type: SpellTypeKey?, container: String?) throws {
+        for (field, key) in [("type", type), ("container", container.map { SpellTypeKey(name: $0) })] {
+            guard let key, let ambiguity = registry.ambiguity(of: key) else { continue }
+            let listed = ambiguity.candidates.joined(separator: ", ")
+            throw BMError(
+                "\(fname): \(field) \"\(ambiguity.name)\" is ambiguous: it may mean \(listed); use a qualified name such as \"\(ambiguity.candidates[0])\"")
+        }
+    }
+
     private func registerInitializer(_ lua: LuaStack) throws -> Int32 {
         let fname = "bm.initializer"
+        let registry = try liveRegistry()
         let (key, container): (SpellTypeKey, String?) = try BMModule.target(lua, fname: fname)
         let scope: String = try lua.argument(4, of: fname)
+        try checkUnambiguous(registry, scope == "singleton" ? "bm.singleton" : fname, type: key, container: container)
         let function = lua.reference(at: 5)
         // A function that declares no parameter never sees the sender: then
         // none is made (a Swift container's sender is a new userdata).
         let takesSender = lua.takesArguments(at: 5)
         let source = lua.callerLocation()
+        // The registration holds the module and the state: the wiring lives
+        // as long as the registry keeps it (see the type's note on lifetimes).
+        let state = retainedState
+        let token = currentLoadToken
         let handle = registry.registerInitializer(
             type: key,
             container: container.map { .exactly(SpellTypeKey(name: $0)) } ?? .any,
             scope: scope == "singleton" ? .singleton : .instance,
             source: source
-        ) { [weak self] sender in
-            guard let self else { throw BMError("the script host that registered this initializer is gone") }
-            return try self.callInitializer(
-                function, sender: takesSender ? sender : nil, source: source, typeName: key.name)
+        ) { [self] sender in
+            guard !token.isRevoked else {
+                throw BMError("\(source): the initializer for \(key.name) was unloaded with its script host")
+            }
+            return try withExtendedLifetime(state) {
+                try self.callInitializer(function, sender: takesSender ? sender : nil, source: source, typeName: key.name)
+            }
         }
         track(handle, luaInitializer: function)
         return BMRegistrationToken.push(handle, lua)
     }
 
     private func registerHook(_ lua: LuaStack) throws -> Int32 {
+        let registry = try liveRegistry()
         let container: String? = try lua.argument(1, of: "bm.hook")
         let property: String = try lua.argument(2, of: "bm.hook")
+        try checkUnambiguous(registry, "bm.hook", type: nil, container: container)
         let function = lua.reference(at: 3)
         let source = lua.callerLocation()
+        let state = retainedState
+        let token = currentLoadToken
         let handle = registry.addHook(
             container: container.map { .exactly(SpellTypeKey(name: $0)) } ?? .any,
             property: property,
             source: source
-        ) { [weak self] sender, _, value in
-            guard let self else { return }
+        ) { [self] sender, _, value in
+            guard !token.isRevoked else { return }
             do {
-                try self.callHook(function, sender: sender, value: value)
+                try withExtendedLifetime(state) {
+                    try self.callHook(function, sender: sender, value: value)
+                }
             } catch {
                 // Registry hooks cannot throw. When Lua asked for the hooks
                 // (`core.run_hooks`), keep the first error for it to raise;
@@ -391,7 +482,9 @@ final class BMModule: Sendable {
 
     private func registerPreference(_ lua: LuaStack) throws -> Int32 {
         let fname = "bm.preference"
+        let registry = try liveRegistry()
         let container: String? = try lua.argument(1, of: fname)
+        try checkUnambiguous(registry, fname, type: nil, container: container)
         let property: String = try lua.argument(2, of: fname)
         let key: String? = try lua.argument(3, of: fname)
         let defaultValue = lua.isNil(at: 4) ? nil : try PreferenceValue.read(from: lua, at: 4, what: "bm.preference: field 'default'")
@@ -406,11 +499,13 @@ final class BMModule: Sendable {
     }
 
     private func registerPartial(_ lua: LuaStack) throws -> Int32 {
+        let registry = try liveRegistry()
         let type: String = try lua.argument(1, of: "bm.partial")
+        try checkUnambiguous(registry, "bm.partial", type: SpellTypeKey(name: type), container: nil)
         let function = lua.reference(at: 2)
         let source = lua.callerLocation()
         let handle = registry.registerTemplateProvider(
-            LuaPartialTemplate(module: self, function: function, source: source),
+            LuaPartialTemplate(module: self, state: retainedState, function: function, source: source),
             for: SpellTypeKey(name: type), source: source)
         track(handle)
         return BMRegistrationToken.push(handle, lua)
@@ -426,7 +521,7 @@ final class BMModule: Sendable {
             tracking.luaInitializers[id] = nil
             return tracking.handles.removeValue(forKey: id)
         }
-        let removed = handle.map { registry.unregister($0) } ?? false
+        let removed = handle.map { registry?.unregister($0) ?? false } ?? false
         lua.push(removed)
         return 1
     }
@@ -462,6 +557,7 @@ final class BMModule: Sendable {
 
     /// `core.resolve(type, protocols, container, sender)` for `bm.resolve`.
     private func resolve(_ lua: LuaStack) throws -> Int32 {
+        let registry = try liveRegistry()
         let (key, containerName): (SpellTypeKey, String?) = try BMModule.target(lua, fname: "bm.resolve")
         let sender = try sender(at: 4, lua, className: containerName)
         let container = container(named: containerName, sender: sender)
@@ -476,30 +572,48 @@ final class BMModule: Sendable {
         return 1
     }
 
-    /// `core.resolve_property(type, protocols, container, object, property, kind)`:
+    /// `core.resolve_property(type, protocols, container, object, property, kind, optional)`:
     /// `true, value` when an initializer or a resolver served the property,
-    /// else `false, message`.
+    /// else `false, message`. An initializer that returns nil for a property
+    /// that is not `optional` is an error naming it.
     private func resolveProperty(_ lua: LuaStack) throws -> Int32 {
         let fname = "bm.spell"
+        let registry = try liveRegistry()
         let (key, containerName): (SpellTypeKey, String) = try BMModule.target(lua, fname: fname)
         let property: String = try lua.argument(5, of: fname)
         let kind: String? = try lua.argument(6, of: fname)
+        let optional: Bool = try lua.argument(7, of: fname) ?? false
         let object = LuaObjectHandle(reference: lua.reference(at: 4), className: containerName)
         let container = container(named: containerName, object: object)
         let spell: ResolvedSpellKind = kind == "lazy" ? .lazy : .injectable
-        guard let value = try registry.resolveSpelledProperty(
-            type: key, container: container, property: property, spell: spell) else {
+        let found = try registry.resolveNamed(type: key, container: container, property: property)
+            ?? registry.resolveFromResolvers(type: key, container: container, property: property, spell: spell)
+        guard let (value, source) = found else {
             lua.push(false)
             lua.push(registry.noInitializerError(type: key, container: container, property: property).description)
             return 2
+        }
+        if !optional && BMModule.isNil(value) {
+            throw SpellError.initializerReturnedNil(property: property, container: containerName, type: key.name, source: source)
         }
         lua.push(true)
         try crossing.push(value, lua)
         return 2
     }
 
+    /// Whether a value the registry produced is nil (in Lua or in Swift).
+    static func isNil(_ value: Any) -> Bool {
+        switch value {
+        case let resolved as LuaResolvedValue: return resolved.value.isNil
+        case let value as LuaValue: return value.isNil
+        case let optional as any OptionalProtocol: return optional.isNil
+        default: return false
+        }
+    }
+
     /// `core.run_hooks(container, property, object, value)`.
     private func runHooks(_ lua: LuaStack) throws -> Int32 {
+        let registry = try liveRegistry()
         let containerName: String = try lua.argument(1, of: "hook")
         let property: String = try lua.argument(2, of: "hook")
         let object = LuaObjectHandle(reference: lua.reference(at: 3), className: containerName)
@@ -527,7 +641,7 @@ final class BMModule: Sendable {
         let containerName: String = try lua.argument(2, of: "bm.spell.partial")
         let property: String = try lua.argument(4, of: "bm.spell.partial")
         let object = LuaObjectHandle(reference: lua.reference(at: 3), className: containerName)
-        let value = try registry.instantiateTemplate(
+        let value = try liveRegistry().instantiateTemplate(
             LuaValue.self, type: SpellTypeKey(name: type), sender: object, property: property)
         try crossing.push(value, lua)
         return 1
@@ -607,6 +721,7 @@ final class BMModule: Sendable {
         let property: String = try lua.argument(2, of: "preference")
         let key: String? = try lua.argument(3, of: "preference")
         let suite: String? = try lua.argument(suiteAt, of: "preference")
+        let registry = try liveRegistry()
         let override = registry.preferenceOverride(
             container: container(named: containerName, object: nil), property: property)
         var defaultValue = override?.defaultValue
@@ -644,7 +759,7 @@ final class BMModule: Sendable {
 
     /// `core.entries()`: one table per registration.
     private func entries(_ lua: LuaStack) throws -> Int32 {
-        let entries = registry.entries
+        let entries = try liveRegistry().entries
         lua.ensureSpace(4)
         lua_createtable(lua.pointer, Int32(clamping: entries.count), 0)
         for (offset, entry) in entries.enumerated() {
@@ -682,6 +797,18 @@ final class BMModule: Sendable {
         case .preferenceKeys: "preference_keys"
         }
     }
+}
+
+/// Revoked when its host unloads: the registrations that captured it then
+/// refuse to run.
+final class LoadToken: Sendable {
+    private let revoked = Atomic<Bool>(false)
+
+    /// Whether the host unloaded the registrations holding this token.
+    var isRevoked: Bool { revoked.load(ordering: .acquiring) }
+
+    /// Marks the token revoked.
+    func revoke() { revoked.store(true, ordering: .releasing) }
 }
 
 /// An error raised by a `bm` function; the script's position is put in front.

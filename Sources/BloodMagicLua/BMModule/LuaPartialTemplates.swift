@@ -2,6 +2,8 @@
 /// Lua function `f(sender)`.
 struct LuaPartialTemplate: PartialTemplateProvider {
     let module: BMModule
+    /// Kept alive by the registration (see ``BMModule`` on lifetimes).
+    let state: LuaState
     let function: LuaReference
     let source: String
 
@@ -20,6 +22,8 @@ struct LuaPartialTemplate: PartialTemplateProvider {
 /// `partials/` is run (see ``BMModule/partialFile(for:)``).
 struct LuaPartialFileTemplates: PartialTemplateProvider {
     let module: BMModule
+    /// Kept alive by the registration (see ``BMModule`` on lifetimes).
+    let state: LuaState
 
     func templateLocation(for type: SpellTypeKey) -> String {
         if let path = module.partialPath(for: type.name) { return path }

@@ -25,6 +25,9 @@ final class LuaResolvedValue: ConvertibleSpellValue, Sendable, CustomStringConve
 
     var description: String { value.description }
 
+    /// Whether the initializer returned nil.
+    var isNilValue: Bool { value.isNil }
+
     func converted<T>(to type: T.Type) throws -> T {
         guard let converted = try convert(to: type) as? T else {
             throw mismatch(expected: "\(T.self)", detail: nil)

@@ -13,6 +13,14 @@ import Foundation
 /// finds modules in the scripts directory only (`require("lib.strings")` is
 /// `<scripts>/lib/strings.lua`, never a file whose real path is elsewhere);
 /// partial templates live in its `partials/` folder, under the same rule.
+///
+/// The wiring lives as long as it is used: what the scripts register stays
+/// in the registry, and keeps the host's Lua state alive, after the last
+/// reference to the host goes away, so a host made in a setup function
+/// keeps serving the app. ``unload()`` removes it all; so do
+/// `registry.removeAll()`, `registry.reset()` and unregistering the
+/// handles. The state is freed once the registry no longer holds any of
+/// its registrations and no one holds the host.
 public final class ScriptHost: Sendable {
     /// How to build a host.
     public struct Options: Sendable {
@@ -78,8 +86,6 @@ public final class ScriptHost: Sendable {
     /// The options the host was made with.
     public let options: Options
     let module: BMModule
-    /// The registration of `partials/<Type>.lua` templates.
-    private let fileTemplates: SpellHandle?
 
     /// Opens the state, installs `bm`, confines `require` to the scripts
     /// directory, and makes the options' preference store the registry's
@@ -93,11 +99,9 @@ public final class ScriptHost: Sendable {
             state: state, registry: options.registry, scriptsDirectory: options.scriptsDirectory,
             preferences: options.preferences, suiteStore: options.suiteStore, crossing: BMValueCrossing())
         try module.install()
-        if options.scriptsDirectory != nil {
-            fileTemplates = options.registry.registerTemplateProvider(
-                LuaPartialFileTemplates(module: module), for: nil, source: "\(options.scriptsDirectory!)/partials")
-        } else {
-            fileTemplates = nil
+        if let directory = options.scriptsDirectory {
+            module.trackHostRegistration(options.registry.registerTemplateProvider(
+                LuaPartialFileTemplates(module: module, state: state), for: nil, source: "\(directory)/partials"))
         }
         if !options.libraries.contains(.unsafe) {
             // Unsafe states keep Lua's own require and package.path.
@@ -106,11 +110,18 @@ public final class ScriptHost: Sendable {
         }
     }
 
-    deinit {
-        // Registry closures hold the module weakly; take them out of the
-        // (possibly shared) registry so nothing calls into a closed state.
-        module.unregisterAll()
-        if let fileTemplates { registry.unregister(fileTemplates) }
+    /// Removes everything the scripts registered (initializers, hooks,
+    /// preference overrides, partial templates) and the host's
+    /// `partials/` provider from the registry.
+    ///
+    /// Reads that start afterwards find no initializer, as if the scripts
+    /// had never run; a read that had already found one of the removed
+    /// initializers, on another thread, gets an error saying it was
+    /// unloaded, never a crash. The host stays usable: scripts run or
+    /// loaded afterwards register again. Once the host is unloaded and
+    /// released, its Lua state is freed.
+    public func unload() {
+        module.unload()
     }
 
     /// The startup scripts of the scripts directory: every `*.lua` file
@@ -168,9 +179,15 @@ public final class ScriptHost: Sendable {
     /// Exposes a Swift class to the scripts (see ``LuaExposedType``): its
     /// objects cross as userdata, Lua initializers get them as senders, and
     /// a Lua initializer that returns one serves a Swift property of its type.
+    ///
+    /// The registry learns the type under its exposed name too: scripts may
+    /// name it that way, and a short name that two exposed or registered
+    /// types share is an error listing them (use a qualified name,
+    /// `"Inbox.Message"`, or expose one under another name).
     @discardableResult
     public func expose<Root: AnyObject>(_ type: LuaExposedType<Root>) -> LuaExposedTypeInfo {
-        state.expose(type)
+        registry.noteSwiftType(Root.self, alias: type.name)
+        return state.expose(type)
     }
 
     /// Sets the global `name` for the scripts (before or after loading them).

@@ -511,6 +511,72 @@ local index_prototype   -- a closure of every class's __index prototype (set wit
 
 local function label(meta, property) return meta.name .. "." .. property end
 
+-- How many resolutions may nest. A resolution may re-enter its own
+-- initializers through new objects (a tree that stops at some depth); one
+-- that never stops reaches this limit, or Lua's C stack limit (about 200
+-- nested calls) first, and gets the error with its chain. The limit is
+-- below Swift's (200) because every nested step costs Lua a C call.
+local MAX_DEPTH = core.max_depth
+
+-- The labels of the frames 1..depth (stale ones included: when an overflow
+-- unwinds to a pcall, the frames above it are exactly the steps that ran).
+local function frame_labels()
+  local chain = {}
+  for k = 1, depth do
+    local o = stack_object[k]
+    if o then
+      local m = class_of(o)
+      chain[#chain + 1] = (m and m.name or typeof(o)) .. "." .. stack_property[k]
+    end
+  end
+  return chain
+end
+
+-- The cycle a chain ends with, when the same steps come back at least three
+-- times in a row: "dependency cycle: " and one round of them, closed, shown
+-- from where the repetition starts (as the Swift tracker reports it).
+local function repeating_cycle(chain)
+  local n = #chain
+  for period = 1, n // 3 do
+    local run = 0
+    while run + period < n and chain[n - run] == chain[n - run - period] do run = run + 1 end
+    if run >= 2 * period then
+      local start = n - run - period + 1
+      local round = {}
+      for k = start, start + period - 1 do round[#round + 1] = chain[k] end
+      round[#round + 1] = chain[start]
+      return "dependency cycle: " .. tconcat(round, " -> ")
+    end
+  end
+  return nil
+end
+
+-- The chain, with its middle left out when it is long.
+local function shown_chain(chain)
+  local n = #chain
+  if n <= 20 then return tconcat(chain, " -> ") end
+  local shown = {}
+  for k = 1, 4 do shown[#shown + 1] = chain[k] end
+  shown[#shown + 1] = "… " .. (n - 16) .. " more …"
+  for k = n - 11, n do shown[#shown + 1] = chain[k] end
+  return tconcat(shown, " -> ")
+end
+
+-- The error for a chain that reached the limit: the cycle it repeats, else
+-- "too deep" with the chain.
+local function runaway_message(chain)
+  return repeating_cycle(chain)
+    or ("resolution deeper than " .. MAX_DEPTH .. " nested steps (a runaway recursion through initializers?): "
+        .. shown_chain(chain))
+end
+
+-- Whether an error is Lua running out of stack (its C stack limit, its
+-- stack size, or the error handler failing for the same reason).
+local function is_overflow(message)
+  return type(message) == "string" and (message:find("stack overflow", 1, true) ~= nil
+    or message:find("error in error handling", 1, true) ~= nil)
+end
+
 -- Drops the frames of steps that no longer run: they become holes (false)
 -- below live frames, and are cut off at the top.
 local function prune()
@@ -548,6 +614,14 @@ local function check_cycle(object, property, meta)
     end
   end
   if depth >= prune_at then prune() end
+  if depth >= MAX_DEPTH then
+    prune()
+    if depth >= MAX_DEPTH then
+      local chain = frame_labels()
+      chain[#chain + 1] = label(meta, property)
+      fail(runaway_message(chain))
+    end
+  end
 end
 
 -- Ends the step whose frame is `d`, with any frame an error left above it.
@@ -567,6 +641,14 @@ local function with_cycle_check(object, property, meta, produce, spell)
   depth = d
   stack_object[d], stack_property[d], stack_thread[d] = object, property, false
   local ok, value = pcall(produce, object, property, meta, spell)
+  if not ok and is_overflow(value) and depth > 1 then
+    -- Lua ran out of stack above this step: the frames from here up are
+    -- the chain that did it. A repeating chain is a cycle; otherwise the
+    -- overflow keeps its message, with the chain.
+    local chain = frame_labels()
+    local cycle = repeating_cycle(chain)
+    value = cycle and (where() .. cycle) or (value .. " (resolving " .. shown_chain(chain) .. ")")
+  end
   pop(d)
   if not ok then error(value, 0) end
   return value
@@ -598,8 +680,18 @@ local function fallback(spell)
   return false
 end
 
+-- The error for an initializer that returned nil for a property that is
+-- not optional (Swift raises the same for the reads it serves).
+local function returned_nil(meta, property, spell, source)
+  local wanted = spell.type or ("any " .. tconcat(spell.protocols or {}, " & "))
+  fail(meta.name .. "." .. property .. ": the initializer registered at " .. tostring(source)
+    .. " returned nil, but the property is a non-optional " .. wanted
+    .. " (return a value, or declare the spell with optional = true)")
+end
+
 local function lazy_value(object, property, meta, spell)
-  local found, value = core.resolve_property(spell.type, spell.protocols, meta.name, object, property, spell.kind)
+  local found, value = core.resolve_property(spell.type, spell.protocols, meta.name, object, property, spell.kind,
+    spell.optional == true)
   if found then return value end
   local served, default = fallback(spell)
   if served then return default end
@@ -627,8 +719,8 @@ end
 -- the class's __index; `value` a singleton already made. An entry with none
 -- of them sends the read to Swift. `hooks`: whether registry hooks may run.
 local function refill(meta, property, spell)
-  local gen, how, payload, hooks = lookup(spell.type, spell.protocols, meta.name, property)
-  local entry = { gen = gen, hooks = hooks, injected = property .. "Injected" }
+  local gen, how, payload, hooks, source = lookup(spell.type, spell.protocols, meta.name, property)
+  local entry = { gen = gen, hooks = hooks, injected = property .. "Injected", source = source }
   if how == "init" then entry.init = payload
   elseif how == "value" then entry.value = payload
   elseif how == "none" then entry.none = true end
@@ -782,7 +874,9 @@ local function index_for(spells, class, meta, cache)
         else
           pop(d)
         end
-        if value ~= nil then
+        if value == nil then
+          if not spell.optional then returned_nil(meta, key, spell, entry.source) end
+        else
           rawset(object, key, value)
           if entry.plain ~= class_version
               and after_inject(object, key, meta, value, entry.hooks, entry.injected) then

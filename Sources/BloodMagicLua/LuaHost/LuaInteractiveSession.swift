@@ -77,6 +77,20 @@ public final class LuaInteractiveSession {
         }
     }
 
+    /// A result as the prompt shows it: a plain table expanded by
+    /// ``LuaPrettyPrinter/interactive`` (depth and entries limited, short
+    /// ones on one line); anything else, and tables with `__tostring` or
+    /// `__name`, by `tostring`, as `lua` does.
+    private func render(at index: Int32, _ lua: LuaStack) throws(LuaError) -> String {
+        try lua.requireSpace(2)
+        lua_pushcclosure(lua.pointer, bm_protected_shows_itself, 0)
+        lua_pushvalue(lua.pointer, index)
+        try lua.call(arguments: 1, results: 1)
+        let itself = lua_toboolean(lua.pointer, -1) != 0
+        lua.pop()
+        return itself ? try lua.describe(at: index) : try LuaPrettyPrinter.interactive.render(at: index, in: lua)
+    }
+
     /// Calls the loaded chunk and renders its results.
     private func run(_ lua: LuaStack) -> Outcome {
         let base = lua.top - 1
@@ -89,7 +103,7 @@ public final class LuaInteractiveSession {
         let count = lua.top - base
         for i in 0..<count {
             do throws(LuaError) {
-                rendered.append(try lua.describe(at: base + 1 + i))
+                rendered.append(try render(at: base + 1 + i, lua))
             } catch {
                 lua.setTop(base)
                 return .failure(error)

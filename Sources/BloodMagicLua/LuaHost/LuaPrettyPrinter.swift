@@ -6,17 +6,32 @@ import Foundation
 /// sorted keys and indentation (cycles shown as `<cycle>`, tables deeper
 /// than the depth as `{...}`), other values by `tostring` (so userdata
 /// shows its type name).
-public struct LuaPrettyPrinter {
+///
+/// For an interactive prompt, ``interactive`` also limits how many entries
+/// of a table are shown and writes a short table on one line.
+public struct LuaPrettyPrinter: Sendable {
     /// How deep tables are expanded; never more than ``LuaNesting/maxDepth``.
     public var maxDepth: Int
     /// Spaces per level.
     public var indent: Int
+    /// At most this many entries of a table are shown (in key order); the
+    /// rest are counted in a closing `-- N more` line. Nil: all.
+    public var maxEntries: Int?
+    /// A table whose one-line form (`{ 1, 2, x = 3 }`) fits in this many
+    /// characters is written on one line. Nil: always one entry per line.
+    public var lineWidth: Int?
 
     /// Creates a printer.
-    public init(maxDepth: Int = 8, indent: Int = 2) {
+    public init(maxDepth: Int = 8, indent: Int = 2, maxEntries: Int? = nil, lineWidth: Int? = nil) {
         self.maxDepth = maxDepth
         self.indent = indent
+        self.maxEntries = maxEntries
+        self.lineWidth = lineWidth
     }
+
+    /// The printer a read-eval-print loop uses: four levels deep, 40 entries
+    /// per table, short tables on one line of at most 80 characters.
+    public static let interactive = LuaPrettyPrinter(maxDepth: 4, indent: 2, maxEntries: 40, lineWidth: 80)
 
     /// Renders the value at `index`.
     public func render(at index: Int32, in lua: LuaStack) throws(LuaError) -> String {
@@ -39,18 +54,14 @@ public struct LuaPrettyPrinter {
             let count = Int(lua_rawlen(L, index))
             // Copy the pairs out first: rendering runs `__tostring`
             // metamethods, which may change the table, and `lua_next` over a
-            // changed table can raise. Only raw operations run in this loop.
+            // changed table can raise. The copy allocates, so it runs as a
+            // protected call.
             try lua.requireSpace(4)
-            lua_createtable(L, 0, 0)
+            lua_pushcclosure(L, bm_protected_pairs_snapshot, 0)
+            lua_pushvalue(L, index)
+            try lua.call(arguments: 1, results: 1)
             let snapshot = lua.top
-            var pairs: lua_Integer = 0
-            lua_pushnil(L)
-            while lua_next(L, index) != 0 {
-                lua_pushvalue(L, -2)
-                lua_rawseti(L, snapshot, 2 * pairs + 1)
-                lua_rawseti(L, snapshot, 2 * pairs + 2)
-                pairs += 1
-            }
+            let pairs = lua_Integer(lua_rawlen(L, snapshot) / 2)
             defer { lua_settop(L, snapshot - 1) }
             for pair in 0..<pairs {
                 lua_rawgeti(L, snapshot, 2 * pair + 1)
@@ -71,9 +82,21 @@ public struct LuaPrettyPrinter {
             }
             if items.isEmpty { return "{}" }
             items.sort { $0.sortKey < $1.sortKey }
+            var shown = items.map(\.text)
+            var hidden = 0
+            if let maxEntries, shown.count > maxEntries {
+                hidden = shown.count - maxEntries
+                shown.removeLast(hidden)
+            }
+            if let lineWidth, !shown.contains(where: { $0.contains("\n") }) {
+                let line = "{ " + shown.joined(separator: ", ") + (hidden > 0 ? ", ... (\(hidden) more)" : "") + " }"
+                if line.count + depth * indent <= lineWidth { return line }
+            }
             let pad = String(repeating: " ", count: (depth + 1) * indent)
             let close = String(repeating: " ", count: depth * indent)
-            return "{\n" + items.map { pad + $0.text + "," }.joined(separator: "\n") + "\n" + close + "}"
+            var lines = shown.map { pad + $0 + "," }
+            if hidden > 0 { lines.append(pad + "-- \(hidden) more") }
+            return "{\n" + lines.joined(separator: "\n") + "\n" + close + "}"
         default:
             return try lua.describe(at: index)
         }

@@ -252,13 +252,10 @@ public struct LuaStack {
             ensureSpace(1)
             if lua_getfield(L, LUA_REGISTRYINDEX, BM_TRACEBACK_KEY) == LUA_TSTRING {
                 // Frames of BloodMagic's internal chunks (the shim's mark, as
-                // bm_is_internal_source knows them) are noise to a script's author.
-                let internalFrame = "\t" + String(cString: BM_INTERNAL_CHUNK_MARK)
-                traceback = displayString(at: -1).map { text in
-                    text.split(separator: "\n", omittingEmptySubsequences: false)
-                        .filter { !$0.hasPrefix(internalFrame) }
-                        .joined(separator: "\n")
-                }
+                // bm_is_internal_source knows them) and bare C frames are
+                // noise to a script's author.
+                let mark = String(cString: BM_INTERNAL_CHUNK_MARK)
+                traceback = displayString(at: -1).flatMap { LuaTracebackTrimming.trimmed($0, internalChunkMark: mark) }
             }
             lua_settop(L, -2)
             lua_pushnil(L)

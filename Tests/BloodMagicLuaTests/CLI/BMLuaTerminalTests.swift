@@ -75,6 +75,7 @@ struct BMLuaMoreTests {
             "--max-instructions": "1000000", "--max-memory": "64M",
             "--scripts": dir.appendingPathComponent("startup").path,
             "--preferences": dir.appendingPathComponent("prefs.plist").path,
+            "--user-defaults": "com.example.bmlua-order-test",
         ]
         #expect(Set(options) == Set(samples.keys), "options with values in `bmlua help run`: \(options)")
         for option in options {
@@ -90,20 +91,37 @@ struct BMLuaMoreTests {
         #expect(result.stdout == "hi ada\n")
     }
 
-    @Test func defaultPreferencesAreTheBmluaDomainUnderXDGConfigHome() throws {
+    @Test func preferencesLiveInMemoryUnlessAStoreIsNamed() throws {
         let config = try scratchDirectory([:])
-        let code = "S = bm.class('S', { theme = bm.spell.preference() }) S.new().theme = 'dark'"
-        let result = try bmlua(["-e", code], environment: ["XDG_CONFIG_HOME": config.path])
+        let code = "S = bm.class('S', { theme = bm.spell.preference() }) local s = S.new() s.theme = 'dark' print(s.theme)"
+        let result = try bmlua(["-e", code], environment: ["XDG_CONFIG_HOME": config.path, "HOME": config.path])
         #expect(result.status == 0, "\(result.stderr)")
-        let plist = try String(contentsOf: config.appendingPathComponent("bmlua.plist"), encoding: .utf8)
-        #expect(plist.contains("<key>theme</key>"))
-        #expect(plist.contains("<string>dark</string>"))
+        #expect(result.stdout == "dark\n")
+        let written = filesUnder(config)
+        #expect(written.isEmpty, "bmlua wrote \(written) without being asked to")
     }
 
-    @Test func theQuickStartExampleRuns() throws {
+    @Test func userDefaultsKeepPreferencesInTheirDomainUnderXDGConfigHome() throws {
+        let config = try scratchDirectory([:])
+        let code = "S = bm.class('S', { theme = bm.spell.preference() }) S.new().theme = 'dark'"
+        let result = try bmlua(["--user-defaults", "bmlua", "-e", code], environment: ["XDG_CONFIG_HOME": config.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        // A binary property list since issue 12 (XML keeps dates to the second).
+        let data = try Data(contentsOf: config.appendingPathComponent("bmlua.plist"))
+        let plist = try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]
+        #expect(plist?["theme"] as? String == "dark")
+        let bad = try bmlua(["--user-defaults", "../escape", "-e", code])
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("not a domain name"))
+        let both = try bmlua(["--user-defaults", "bmlua", "--preferences", "x.plist", "-e", code])
+        #expect(both.status == 2)
+    }
+
+    @Test func theQuickStartExampleRunsWithoutTouchingTheUsersFiles() throws {
         let config = try scratchDirectory([:])
         let hello = packageRoot.appendingPathComponent("Examples/hello.lua").path
-        let first = try bmlua([hello, "Ada", "Grace"], environment: ["XDG_CONFIG_HOME": config.path])
+        let environment = ["XDG_CONFIG_HOME": config.path, "HOME": config.path]
+        let first = try bmlua([hello, "Ada", "Grace"], environment: environment)
         #expect(first.status == 0, "\(first.stderr)")
         let lines = first.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 7)
@@ -111,9 +129,12 @@ struct BMLuaMoreTests {
         #expect(lines[1] == "   (final property 'name' of Greeter is already set)")
         #expect(lines[2] == "2. Oh, hello, Grace!")
         #expect(lines[5] == "one clock for everybody: true")
-        #expect(lines[6] == "this script has run 1 time(s) on this machine")
-        let second = try bmlua([hello], environment: ["XDG_CONFIG_HOME": config.path])
-        #expect(second.stdout.hasSuffix("this script has run 2 time(s) on this machine\n"))
+        #expect(lines[6].hasPrefix("this script has run 1 time(s)"))
+        #expect(filesUnder(config).isEmpty)
+        let store = config.appendingPathComponent("hello.plist").path
+        _ = try bmlua(["--preferences", store, hello], environment: environment)
+        let second = try bmlua(["--preferences", store, hello], environment: environment)
+        #expect(second.stdout.contains("this script has run 2 time(s)"))
     }
 
     @Test func resolveShowsUserdataByTypeName() throws {
@@ -122,4 +143,10 @@ struct BMLuaMoreTests {
         #expect(result.status == 0)
         #expect(result.stdout.hasPrefix("file ("))
     }
+}
+
+/// Every file below `directory`, as paths relative to it.
+private func filesUnder(_ directory: URL) -> [String] {
+    guard let walk = FileManager.default.enumerator(atPath: directory.path) else { return [] }
+    return walk.compactMap { $0 as? String }
 }

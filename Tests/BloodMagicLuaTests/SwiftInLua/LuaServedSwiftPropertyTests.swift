@@ -23,7 +23,7 @@ final class FeedHeader: LuaExposable {
 }
 
 /// The registry these tests serve from (the suite is serialized, and each
-/// host removes its registrations when it goes away).
+/// test unloads its host, which removes its registrations).
 let servedRegistry = Registry()
 
 final class FeedScreen {
@@ -65,6 +65,8 @@ struct LuaServedSwiftPropertyTests {
             hooked = 0
             bm.hook { container = "FeedScreen", property = "client", fn = function(sender, value) hooked = hooked + 1 end }
             """)
+        // Registrations outlive the host (issue 12): take them out of the shared registry.
+        defer { host.unload() }
         let screen = FeedScreen()
         #expect(screen.client.baseURL == "https://feeds.example")
         #expect(screen.client === FeedScreen().client)  // singleton
@@ -79,12 +81,13 @@ struct LuaServedSwiftPropertyTests {
         let observed = try host.run("return hooked, senders[1]")
         #expect(observed.first == .integer(2))  // once per injected object (two screens), not per read
         #expect(observed.last?.stringValue?.hasPrefix("FeedScreen: 0x") == true, "\(observed)")
-        withExtendedLifetime(host) {}
     }
 
     @Test func identityRoundTrip() throws {
         let client = FeedClient(baseURL: "x")
         let host = try makeServingHost("")
+        // Registrations outlive the host (issue 12): take them out of the shared registry.
+        defer { host.unload() }
         let back = try host.state.withStack { (lua) throws -> FeedClient in
             lua.push(exposed: client)
             lua.setRawGlobal("c1")
@@ -112,6 +115,8 @@ struct LuaServedSwiftPropertyTests {
               seen.named = tostring(sender)
               return { title = "t", limit = 1, tags = {} } end }
             """)
+        // Registrations outlive the host (issue 12): take them out of the shared registry.
+        defer { host.unload() }
         let screen = FeedScreen()
         #expect(screen.client.baseURL == "none")
         _ = screen.header
@@ -122,7 +127,6 @@ struct LuaServedSwiftPropertyTests {
         #expect(seen[1] == .integer(1))
         #expect(seen[2].stringValue?.hasPrefix("FeedScreen: 0x") == true, "\(seen)")
         #expect(seen[3].stringValue?.hasPrefix("FeedScreen: 0x") == true, "\(seen)")
-        withExtendedLifetime(host) {}
     }
 
     @Test func mismatchNamesTheScriptAndBothTypes() throws {
@@ -130,12 +134,13 @@ struct LuaServedSwiftPropertyTests {
             bm.initializer { type = "FeedClient", init = function() return "not a client" end }
             bm.initializer { type = "FeedConfig", init = function() return { title = 1, limit = 2, tags = {} } end }
             """)
+        // Registrations outlive the host (issue 12): take them out of the shared registry.
+        defer { host.unload() }
         let screen = FeedScreen()
         let clientError = try #require(throws: (any Error).self) { try screen.$client.value() }
         #expect("\(clientError)".contains("wiring.lua:1: the Lua initializer for FeedClient returned a string, which is not a FeedClient"))
         let configError = try #require(throws: (any Error).self) { try screen.$config.value() }
         #expect("\(configError)".contains("wiring.lua:2: the Lua initializer for FeedConfig returned a table, which is not a FeedConfig (title: expected string, got number)"))
-        withExtendedLifetime(host) {}
     }
 
     @Test func aFailingLuaHookOnASwiftPropertyIsLoggedNotKept() throws {
@@ -143,6 +148,8 @@ struct LuaServedSwiftPropertyTests {
             bm.initializer { type = "FeedClient", init = function() return FeedClient.new("h") end }
             bm.hook { container = "FeedScreen", property = "client", fn = function() error("hook failed") end }
             """)
+        // Registrations outlive the host (issue 12): take them out of the shared registry.
+        defer { host.unload() }
         // The Swift getter cannot throw: the value is still injected, the
         // hook's error goes to the log, and nothing is left for Lua to trip on.
         #expect(FeedScreen().client.baseURL == "h")
@@ -154,6 +161,8 @@ struct LuaServedSwiftPropertyTests {
             made = 0
             bm.initializer { type = "FeedClient", init = function(sender) made = made + 1 return FeedClient.new("u" .. made) end }
             """)
+        // Registrations outlive the host (issue 12): take them out of the shared registry.
+        defer { host.unload() }
         let screens = UncheckedBox(value: (0..<64).map { _ in FeedScreen() })
         let failures = CallCounter()
         // Eight threads read every screen's client at once: each is made once.

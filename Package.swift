@@ -42,6 +42,14 @@ let package = Package(
                 .brew(["lua"]),
             ]
         ),
+        // The sandbox's own library functions in C (a pattern matcher, the
+        // table loops, finalizers): they charge their work to the state's
+        // budgets. It includes the shim's header from ../CLua.
+        .target(
+            name: "CLuaSandbox",
+            dependencies: ["CLua"],
+            cSettings: [.headerSearchPath("../CLua")]
+        ),
         // The spell engine. Nothing in it imports CLua.
         .target(
             name: "BloodMagic",
@@ -56,6 +64,7 @@ let package = Package(
             dependencies: [
                 "BloodMagic",
                 "CLua",
+                "CLuaSandbox",
                 .product(name: "Logging", package: "swift-log"),
             ],
             resources: [

@@ -3,9 +3,9 @@
  *
  * 1. Lua's API macros, which Swift cannot import, re-declared as
  *    `static inline` functions or constants with the same names.
- * 2. The per-state limits block (memory and instruction budgets), the
- *    counting allocator, the count hook, and the panic and warning functions
- *    (set up as luaL_newstate does).
+ * 2. The per-state limits block (memory, instruction and time budgets), the
+ *    counting allocator and the count hook (all in bm_limits.h), and the
+ *    panic and warning functions (set up as luaL_newstate does).
  * 3. Trampolines: Swift callbacks never raise. They return a sentinel and the
  *    C trampoline raises the error after the Swift frames are gone, so no
  *    longjmp ever crosses a Swift frame.
@@ -184,69 +184,7 @@ static inline void luaL_pushfail(lua_State *L) { lua_pushnil(L); }
 /* 2. Limits, allocator, hook, panic and warnings                            */
 /* ------------------------------------------------------------------------ */
 
-/*
- * One block per Lua state, owned by Swift, reachable from the allocator's
- * user data and from the state's extra space (so from every coroutine).
- *
- * `swift_depth` counts how deeply Swift code is in control of the state: it is
- * 1 while Swift holds the state outside any call into Lua, is set to 0 by
- * Swift around lua_pcall, and the trampolines add 1 while a Swift callback
- * runs. While it is above 0 the allocator never refuses a block for the
- * memory limit (the bytes are still counted), so an allocation made by a
- * Swift frame cannot raise. The limit is enforced as soon as Lua runs again.
- * A real allocation failure in that window aborts the process, as Swift's own
- * allocator does, rather than longjmp across Swift frames.
- */
-typedef struct bm_limits {
-    size_t used;            /* bytes currently allocated by this state */
-    size_t peak;            /* the largest `used` seen */
-    size_t memory_limit;    /* 0: no limit */
-    int swift_depth;        /* > 0: Swift is in control (see above) */
-    int memory_limit_hit;   /* set when an allocation was refused for the limit */
-    int instruction_limit_hit;
-    int hook_step;          /* instructions between two count-hook calls */
-    long long instruction_limit;   /* 0: no limit; per top-level run */
-    long long instructions_left;   /* budget of the current run */
-    long long configured_instruction_limit; /* armed at each top-level run; 0: none */
-    int run_depth;          /* protected calls made by Swift now running */
-    void *host;             /* opaque pointer back to the Swift host, unused by C */
-    lua_State *current;     /* the thread whose Swift callback runs now, or the main thread */
-} bm_limits;
-
-static inline bm_limits *bm_limits_of(lua_State *L) {
-    return *(bm_limits **)lua_getextraspace(L);
-}
-
-static inline void bm_set_limits(lua_State *L, bm_limits *limits) {
-    *(bm_limits **)lua_getextraspace(L) = limits;
-}
-
-static inline void *bm_counting_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
-    bm_limits *lim = (bm_limits *)ud;
-    size_t old = ptr ? osize : 0;
-    if (nsize == 0) {
-        free(ptr);
-        lim->used -= old;
-        return NULL;
-    }
-    if (nsize > old && lim->memory_limit != 0 && lim->swift_depth == 0
-        && lim->used - old + nsize > lim->memory_limit) {
-        lim->memory_limit_hit = 1;
-        return NULL; /* Lua raises LUA_ERRMEM; no Swift frame is on the way */
-    }
-    void *p = realloc(ptr, nsize);
-    if (p == NULL) {
-        if (nsize <= old) return ptr; /* Lua assumes shrinking never fails */
-        if (lim->swift_depth > 0) {
-            fputs("bloodmagic: out of memory while Swift holds the Lua state\n", stderr);
-            abort();
-        }
-        return NULL;
-    }
-    lim->used = lim->used - old + nsize;
-    if (lim->used > lim->peak) lim->peak = lim->used;
-    return p;
-}
+#include "bm_limits.h"
 
 static inline int bm_panic(lua_State *L) {
     const char *msg = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "error object is not a string";
@@ -287,50 +225,6 @@ static inline void bm_warnf_on(void *ud, const char *message, int tocont) {
     bm_warnf_cont(ud, message, tocont);
 }
 
-/* Instruction budget. Raises from C, with the position of the running code. */
-static inline void bm_count_hook(lua_State *L, lua_Debug *ar) {
-    bm_limits *lim = bm_limits_of(L);
-    if (lim == NULL || lim->instruction_limit <= 0) return;
-    lim->instructions_left -= lim->hook_step;
-    if (lim->instructions_left >= 0) return;
-    lim->instruction_limit_hit = 1;
-    /* Fire on every instruction from now on, so that a script which catches
-       the error with pcall cannot keep running for long. */
-    lua_sethook(L, bm_count_hook, LUA_MASKCOUNT, 1);
-    lim->hook_step = 1;
-    if (lua_getinfo(L, "Sl", ar) && ar->currentline > 0) {
-        lua_pushfstring(L, "%s:%d: instruction limit exceeded (%I instructions)",
-                        ar->short_src, ar->currentline, (LUAI_UACINT)lim->instruction_limit);
-    } else {
-        lua_pushfstring(L, "instruction limit exceeded (%I instructions)", (LUAI_UACINT)lim->instruction_limit);
-    }
-    lua_error(L);
-}
-
-/* Stops counting after a top-level run; the hit flags stay for the caller. */
-static inline void bm_disarm_instruction_budget(lua_State *L) {
-    bm_limits *lim = bm_limits_of(L);
-    lim->instruction_limit = 0;
-    lua_sethook(L, NULL, 0, 0);
-}
-
-/* Arms the budget for a new top-level run. */
-static inline void bm_arm_instruction_budget(lua_State *L, long long limit, int step) {
-    bm_limits *lim = bm_limits_of(L);
-    lim->instruction_limit = limit;
-    lim->instructions_left = limit;
-    lim->instruction_limit_hit = 0;
-    lim->memory_limit_hit = 0;
-    if (limit > 0) {
-        if (step <= 0) step = 1000;
-        if (step > limit) step = (int)(limit > 0x7fffffff ? 0x7fffffff : limit);
-        lim->hook_step = step;
-        lua_sethook(L, bm_count_hook, LUA_MASKCOUNT, step);
-    } else {
-        lua_sethook(L, NULL, 0, 0);
-    }
-}
-
 /* Opens a state with the counting allocator, panic and warning functions. */
 static inline lua_State *bm_newstate(bm_limits *limits) {
     lua_State *L = lua_newstate(bm_counting_alloc, limits);
@@ -345,7 +239,8 @@ static inline lua_State *bm_newstate(bm_limits *limits) {
  * The protected call Swift makes: calls the function below the top `nargs`
  * values with `handler` as message handler (inserted below the function and
  * removed afterwards). The outermost call arms the instruction budget of a
- * new run and disarms it afterwards; the memory limit applies while Lua runs.
+ * new run (instructions and time) and disarms it afterwards; the memory
+ * limit applies while Lua runs.
  * Returns lua_pcall's status; results or the error value are left on top.
  */
 static inline int bm_call(lua_State *L, int nargs, int nresults, lua_CFunction handler) {
@@ -353,22 +248,14 @@ static inline int bm_call(lua_State *L, int nargs, int nresults, lua_CFunction h
     int base = lua_gettop(L) - nargs;
     lua_pushcclosure(L, handler, 0);
     lua_rotate(L, base, 1);
-    int outermost = lim->run_depth == 0;
-    if (outermost) {
-        if (lim->configured_instruction_limit > 0) {
-            bm_arm_instruction_budget(L, lim->configured_instruction_limit, 1000);
-        } else {
-            lim->instruction_limit_hit = 0;
-            lim->memory_limit_hit = 0;
-        }
-    }
+    int armed = lim->run_depth == 0 ? bm_arm_run_budget(L) : 0;
     lim->run_depth += 1;
     int saved = lim->swift_depth;
     lim->swift_depth = 0;
     int status = lua_pcallk(L, nargs, nresults, base, 0, NULL);
     lim->swift_depth = saved;
     lim->run_depth -= 1;
-    if (outermost && lim->configured_instruction_limit > 0) bm_disarm_instruction_budget(L);
+    if (armed) bm_disarm_budget(L, lim);
     lua_rotate(L, base, -1);
     lua_settop(L, -2);
     return status;
@@ -472,6 +359,9 @@ static inline bm_swift_frame bm_enter_swift(lua_State *L) {
     bm_swift_frame frame = {lim, lim->current};
     lim->swift_depth += 1;
     lim->current = L;
+    /* A safe point: references that Swift dropped are released here, on the
+       thread that holds the state, rather than at the end of the run. */
+    if (bm_release_pending(lim) && lim->drain_releases != NULL) lim->drain_releases(L);
     return frame;
 }
 

@@ -10,6 +10,9 @@ struct HostOptions: ParsableArguments {
     @Option(name: .customLong("max-memory"), help: ArgumentHelp("Cap the state's memory, e.g. 16M, 512K, 1G.", valueName: "SIZE"))
     var maxMemory: String?
 
+    @Option(name: .customLong("max-time"), help: ArgumentHelp("Stop a run after SECONDS of wall-clock time (e.g. 2 or 0.5).", valueName: "SECONDS"))
+    var maxTime: Double?
+
     @Flag(help: "Open the full standard library (io, os, package, debug).")
     var unsafe = false
 
@@ -28,7 +31,7 @@ struct HostOptions: ParsableArguments {
     /// `RunCommand.orderedActions` skips their values when it reads the raw
     /// arguments; a new `@Option` here belongs in this list too (a test
     /// checks it against the help text).
-    static let optionsTakingValues = ["--max-instructions", "--max-memory", "--scripts", "--preferences", "--user-defaults"]
+    static let optionsTakingValues = ["--max-instructions", "--max-memory", "--max-time", "--scripts", "--preferences", "--user-defaults"]
 
     /// The options above that take no value, by their command-line names
     /// (they may come before a subcommand, like the ones with values).
@@ -47,11 +50,19 @@ struct HostOptions: ParsableArguments {
         if let maxInstructions, maxInstructions <= 0 {
             throw ValidationError("--max-instructions: must be a positive number, got \(maxInstructions)")
         }
+        if let maxTime, !(maxTime > 0 && maxTime <= HostOptions.longestMaxTime) {
+            throw ValidationError("--max-time: must be a number of seconds above 0 and at most \(Int(HostOptions.longestMaxTime)), got \(maxTime)")
+        }
     }
+
+    /// The largest `--max-time` accepted (a year, in seconds).
+    static let longestMaxTime: Double = 365 * 24 * 3600
 
     /// The limits these options ask for.
     var limits: LuaLimits {
-        LuaLimits(maxMemory: maxMemory.flatMap(LuaLimits.parseSize), maxInstructions: maxInstructions)
+        LuaLimits(
+            maxMemory: maxMemory.flatMap(LuaLimits.parseSize), maxInstructions: maxInstructions,
+            maxTime: maxTime.map { .nanoseconds(Int64(($0 * 1e9).rounded(.up))) })
     }
 
     /// The preference store: the file given, the user defaults of the

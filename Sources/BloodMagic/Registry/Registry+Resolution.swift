@@ -46,6 +46,7 @@ extension Registry {
         let observes = container.object is any PropertyInjectionObserving
         return state.withLock { state -> CachedResolution in
             let found = state.lookup(type: type, container: container, observes: observes)
+            if state.namedCache.count >= RegistryState.maxCachedResolutions { state.namedCache.removeAll(keepingCapacity: true) }
             state.namedCache[key] = found
             return found
         }
@@ -191,6 +192,7 @@ extension Registry {
         let observes = object is any PropertyInjectionObserving
         return state.withLock { state in
             let found = state.lookup(type: typeKey, container: container, observes: observes).with(valueIsOptional: optional != nil)
+            if state.fastCache.count >= RegistryState.maxCachedResolutions { state.fastCache.removeAll(keepingCapacity: true) }
             state.fastCache[key] = found
             return found
         }

@@ -137,7 +137,7 @@ public final class Registry: Sendable {
             )
             let slot = InitializerSlotKey(type: type, rule: container.rule)
             if let shadowed = state.latestInitializer[slot] {
-                state.diagnostics.append(SpellDiagnostic(
+                state.addDiagnostic(SpellDiagnostic(
                     message: "\(type.name) in \(container) registered at \(source) overrides the equally specific registration at \(shadowed.source) (the later wins)",
                     handles: [shadowed.handle, handle]
                 ))
@@ -236,6 +236,8 @@ public final class Registry: Sendable {
             state.customSpells.removeAll { doomed.contains($0.handle) }
             state.resolvers.removeAll { doomed.contains($0.handle) }
             state.preferenceKeyGenerators.removeAll { doomed.contains($0.handle) }
+            // A diagnostic about a registration that is gone no longer holds.
+            state.diagnostics.removeAll { $0.handles.contains(where: doomed.contains) }
             state.indexInitializers()
             state.invalidateCaches()
             return before - state.count
@@ -253,6 +255,7 @@ public final class Registry: Sendable {
             state.customSpells.removeAll()
             state.resolvers.removeAll()
             state.preferenceKeyGenerators.removeAll()
+            state.diagnostics.removeAll()
             state.invalidateCaches()
         }
     }
@@ -288,9 +291,18 @@ public final class Registry: Sendable {
 
     /// What the registry noticed and decided (e.g. two equally specific
     /// registrations, the later winning), oldest first.
+    ///
+    /// Only diagnostics about registrations that are still registered are
+    /// kept (unregistering drops those that name it), and at most the
+    /// newest ``maxDiagnostics``.
     public var diagnostics: [SpellDiagnostic] {
         state.withLock { $0.diagnostics }
     }
+
+    /// The most diagnostics the registry keeps; older ones are dropped
+    /// first, so a script that keeps shadowing registrations cannot grow
+    /// the list without bound.
+    public static let maxDiagnostics = 1000
 
     // MARK: Scoped overrides
 
@@ -667,6 +679,18 @@ struct RegistryState {
         }
     }
 
+    /// Records a diagnostic, keeping at most `Registry.maxDiagnostics`.
+    mutating func addDiagnostic(_ diagnostic: SpellDiagnostic) {
+        if diagnostics.count >= Registry.maxDiagnostics {
+            diagnostics.removeFirst(diagnostics.count - Registry.maxDiagnostics + 1)
+        }
+        diagnostics.append(diagnostic)
+    }
+
+    /// The most entries each lookup cache holds before it starts over: names
+    /// come from scripts too, and a cache keyed by them must stay bounded.
+    static let maxCachedResolutions = 4096
+
     mutating func invalidateCaches() {
         generation.bump()
         fastCache.removeAll(keepingCapacity: true)
@@ -745,7 +769,7 @@ struct RegistryState {
         if let best, !tied.isEmpty {
             let message = "\(type.name) in \(container.key.name): \(tied.count + 1) equally specific initializers match; using the latest, registered at \(best.source) (others: \(tied.map(\.source).joined(separator: ", ")))"
             if !diagnostics.contains(where: { $0.message == message }) {
-                diagnostics.append(SpellDiagnostic(message: message, handles: tied.map(\.handle) + [best.handle]))
+                addDiagnostic(SpellDiagnostic(message: message, handles: tied.map(\.handle) + [best.handle]))
             }
         }
         let hooksMayApply = !hooks(matching: container, property: nil).isEmpty

@@ -76,6 +76,7 @@ extension BMModule {
     /// cached (a singleton not made yet).
     func lookup(_ lua: LuaStack) throws -> Int32 {
         let fname = "bm.spell"
+        try BMScriptBudget.checkNames(lua, fname, [(1, "type"), (2, "protocols"), (3, "container"), (4, "property")])
         let (key, containerName): (SpellTypeKey, String?) = try BMModule.target(lua, fname: fname)
         let property: String? = try lua.argument(4, of: fname)
         let container = container(named: containerName, sender: nil)

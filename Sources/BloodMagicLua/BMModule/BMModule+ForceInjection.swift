@@ -5,8 +5,9 @@ import CLua
 // are asked, and their answers checked before Swift uses them.
 
 extension BMModule {
-    /// The longest preference key a Lua key function may make, in bytes.
-    static let maxPreferenceKeyLength = 1024
+    /// The longest preference key a Lua key function may make, in bytes
+    /// (the longest name a script may hand to bm).
+    static let maxPreferenceKeyLength = BMScriptBudget.maxNameBytes
 
     /// `core.register_resolver(ask, fn)`: `ask(container, property, type,
     /// protocols, spell, sender)` builds the request, calls the script's
@@ -14,8 +15,11 @@ extension BMModule {
     func registerResolver(_ lua: LuaStack) throws -> Int32 {
         let registry = try liveRegistry()
         guard lua.type(at: 1) == LUA_TFUNCTION else { throw BMError("bm.resolver: bad arguments") }
+        // What Swift keeps for it is charged to the script's memory budget.
+        let charge = try registrationBytes(lua, "bm.resolver", [])
         let ask = lua.reference(at: 1)
         let source = lua.callerLocation()
+        try lua.chargeSwiftMemory(charge, for: "bm.resolver")
         // Like every registration from Lua, it holds the module and the state
         // (see BMModule's note on lifetimes) and stops once they are unloaded.
         let state = retainedState
@@ -26,7 +30,7 @@ extension BMModule {
                 try self.callResolver(ask, request: request, source: source)
             }
         }
-        track(handle)
+        track(handle, charge: charge)
         return BMRegistrationToken.push(handle, lua)
     }
 
@@ -72,8 +76,10 @@ extension BMModule {
     func registerPreferenceKeys(_ lua: LuaStack) throws -> Int32 {
         let registry = try liveRegistry()
         guard lua.type(at: 1) == LUA_TFUNCTION else { throw BMError("bm.preference_keys: bad arguments") }
+        let charge = try registrationBytes(lua, "bm.preference_keys", [])
         let function = lua.reference(at: 1)
         let source = lua.callerLocation()
+        try lua.chargeSwiftMemory(charge, for: "bm.preference_keys")
         let state = retainedState
         let token = currentLoadToken
         let handle = registry.setPreferenceKeyGenerator(source: source) { [self] container, property in
@@ -84,7 +90,7 @@ extension BMModule {
                 try self.callKeyGenerator(function, container: container, property: property, source: source)
             }
         }
-        track(handle)
+        track(handle, charge: charge)
         return BMRegistrationToken.push(handle, lua)
     }
 

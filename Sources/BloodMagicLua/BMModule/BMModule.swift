@@ -62,6 +62,10 @@ final class BMModule: Sendable {
         /// Threads on which Lua is running hooks and collects their errors
         /// (a count, as hooks may nest).
         var hookCollectors: [UInt: Int] = [:]
+        /// Bytes charged to the state's memory budget for each registration
+        /// made from Lua (see ``BMScriptBudget``), by handle id, given back
+        /// when it goes.
+        var charges: [UInt64: Int] = [:]
     }
 
     /// What one startup script registered.
@@ -124,6 +128,7 @@ final class BMModule: Sendable {
 
     /// Stops recording; with `rollback`, removes everything recorded.
     func endLoad(rollback: Bool) {
+        var releasedCharge = 0
         let record = tracking.withLock { tracking -> LoadRecord? in
             let record = tracking.loading
             tracking.loading = nil
@@ -131,12 +136,14 @@ final class BMModule: Sendable {
             for handle in record.handles {
                 tracking.handles[handle.id] = nil
                 tracking.luaInitializers[handle.id] = nil
+                releasedCharge += tracking.charges.removeValue(forKey: handle.id) ?? 0
             }
             for name in record.classes { tracking.classes[name] = nil }
             return record
         }
         guard let record else { return }
         registry?.unregister(record.handles)
+        if releasedCharge > 0 { state.withStack { $0.releaseSwiftMemory(releasedCharge) } }
         guard !record.classes.isEmpty || !record.spells.isEmpty else { return }
         let prelude = tracking.withLock { $0.prelude }
         guard let prelude else { return }
@@ -163,14 +170,17 @@ final class BMModule: Sendable {
             token.revoke()
             token = LoadToken()
         }
-        let handles = tracking.withLock { tracking -> [SpellHandle] in
+        let (handles, charged) = tracking.withLock { tracking -> ([SpellHandle], Int) in
             let handles = Array(tracking.handles.values) + tracking.hostHandles
+            let charged = tracking.charges.values.reduce(0, +)
             tracking.handles.removeAll()
             tracking.luaInitializers.removeAll()
             tracking.hostHandles.removeAll()
-            return handles
+            tracking.charges.removeAll()
+            return (handles, charged)
         }
         registry?.unregister(handles)
+        if charged > 0 { state.withStack { $0.releaseSwiftMemory(charged) } }
     }
 
     /// Records a registration the host made for the scripts.
@@ -193,12 +203,22 @@ final class BMModule: Sendable {
     /// The state, retained: what registrations hold to keep it alive.
     var retainedState: LuaState { state }
 
-    func track(_ handle: SpellHandle, luaInitializer: LuaReference? = nil) {
+    /// Records a registration made from Lua, with the bytes charged for it.
+    func track(_ handle: SpellHandle, charge: Int, luaInitializer: LuaReference? = nil) {
         tracking.withLock { tracking in
             tracking.handles[handle.id] = handle
+            tracking.charges[handle.id] = charge
             tracking.loading?.handles.append(handle)
             if let luaInitializer { tracking.luaInitializers[handle.id] = luaInitializer }
         }
+    }
+
+    /// Checks the names of a registration (before anything converts them)
+    /// and returns what Swift will keep for it, to be charged with
+    /// `chargeSwiftMemory` once every argument has been read, just before
+    /// registering, and recorded by ``track(_:charge:luaInitializer:)``.
+    func registrationBytes(_ lua: LuaStack, _ fname: String, _ fields: [(Int32, String)]) throws -> Int {
+        BMScriptBudget.registrationCost + (try BMScriptBudget.checkNames(lua, fname, fields))
     }
 
     /// The Lua function of an initializer this module registered, if it still is.
@@ -386,6 +406,7 @@ final class BMModule: Sendable {
     private func registerInitializer(_ lua: LuaStack) throws -> Int32 {
         let fname = "bm.initializer"
         let registry = try liveRegistry()
+        let charge = try registrationBytes(lua, fname, [(1, "type"), (2, "protocols"), (3, "container")])
         let (key, container): (SpellTypeKey, String?) = try BMModule.target(lua, fname: fname)
         let scope: String = try lua.argument(4, of: fname)
         try checkUnambiguous(registry, scope == "singleton" ? "bm.singleton" : fname, type: key, container: container)
@@ -398,6 +419,7 @@ final class BMModule: Sendable {
         // as long as the registry keeps it (see the type's note on lifetimes).
         let state = retainedState
         let token = currentLoadToken
+        try lua.chargeSwiftMemory(charge, for: fname)
         let handle = registry.registerInitializer(
             type: key,
             container: container.map { .exactly(SpellTypeKey(name: $0)) } ?? .any,
@@ -411,12 +433,13 @@ final class BMModule: Sendable {
                 try self.callInitializer(function, sender: takesSender ? sender : nil, source: source, typeName: key.name)
             }
         }
-        track(handle, luaInitializer: function)
+        track(handle, charge: charge, luaInitializer: function)
         return BMRegistrationToken.push(handle, lua)
     }
 
     private func registerHook(_ lua: LuaStack) throws -> Int32 {
         let registry = try liveRegistry()
+        let charge = try registrationBytes(lua, "bm.hook", [(1, "container"), (2, "property")])
         let container: String? = try lua.argument(1, of: "bm.hook")
         let property: String = try lua.argument(2, of: "bm.hook")
         try checkUnambiguous(registry, "bm.hook", type: nil, container: container)
@@ -424,6 +447,7 @@ final class BMModule: Sendable {
         let source = lua.callerLocation()
         let state = retainedState
         let token = currentLoadToken
+        try lua.chargeSwiftMemory(charge, for: "bm.hook")
         let handle = registry.addHook(
             container: container.map { .exactly(SpellTypeKey(name: $0)) } ?? .any,
             property: property,
@@ -451,7 +475,7 @@ final class BMModule: Sendable {
                 }
             }
         }
-        track(handle)
+        track(handle, charge: charge)
         return BMRegistrationToken.push(handle, lua)
     }
 
@@ -483,31 +507,37 @@ final class BMModule: Sendable {
     private func registerPreference(_ lua: LuaStack) throws -> Int32 {
         let fname = "bm.preference"
         let registry = try liveRegistry()
+        var charge = try registrationBytes(lua, fname, [(1, "container"), (2, "property"), (3, "key"), (5, "suite")])
         let container: String? = try lua.argument(1, of: fname)
         try checkUnambiguous(registry, fname, type: nil, container: container)
         let property: String = try lua.argument(2, of: fname)
         let key: String? = try lua.argument(3, of: fname)
         let defaultValue = lua.isNil(at: 4) ? nil : try PreferenceValue.read(from: lua, at: 4, what: "bm.preference: field 'default'")
+        charge += defaultValue?.budgetBytes ?? 0
         let suite: String? = try lua.argument(5, of: fname)
+        let suiteStore = try suite.map { try store(forSuite: $0) }
+        try lua.chargeSwiftMemory(charge, for: fname)
         let handle = registry.overridePreference(
             container: container.map { .exactly(SpellTypeKey(name: $0)) } ?? .any,
             property: property,
-            with: PreferenceOverride(key: key, defaultValue: defaultValue, store: try suite.map { try store(forSuite: $0) }),
+            with: PreferenceOverride(key: key, defaultValue: defaultValue, store: suiteStore),
             source: lua.callerLocation())
-        track(handle)
+        track(handle, charge: charge)
         return BMRegistrationToken.push(handle, lua)
     }
 
     private func registerPartial(_ lua: LuaStack) throws -> Int32 {
         let registry = try liveRegistry()
+        let charge = try registrationBytes(lua, "bm.partial", [(1, "type")])
         let type: String = try lua.argument(1, of: "bm.partial")
         try checkUnambiguous(registry, "bm.partial", type: SpellTypeKey(name: type), container: nil)
         let function = lua.reference(at: 2)
         let source = lua.callerLocation()
+        try lua.chargeSwiftMemory(charge, for: "bm.partial")
         let handle = registry.registerTemplateProvider(
             LuaPartialTemplate(module: self, state: retainedState, function: function, source: source),
             for: SpellTypeKey(name: type), source: source)
-        track(handle)
+        track(handle, charge: charge)
         return BMRegistrationToken.push(handle, lua)
     }
 
@@ -517,16 +547,18 @@ final class BMModule: Sendable {
         guard let id = BMRegistrationToken.id(at: 1, lua) else {
             throw BMError("unregister: expected a registration made by bm (call it as registration:unregister()), got \(lua.typeName(at: 1))")
         }
-        let handle = tracking.withLock { tracking in
+        let (handle, charged) = tracking.withLock { tracking in
             tracking.luaInitializers[id] = nil
-            return tracking.handles.removeValue(forKey: id)
+            return (tracking.handles.removeValue(forKey: id), tracking.charges.removeValue(forKey: id) ?? 0)
         }
+        lua.releaseSwiftMemory(charged)
         let removed = handle.map { registry?.unregister($0) ?? false } ?? false
         lua.push(removed)
         return 1
     }
 
     private func noteClass(_ lua: LuaStack) throws -> Int32 {
+        try BMScriptBudget.checkNames(lua, "bm.class", [(1, "name"), (2, "superclass"), (3, "source")])
         let name: String = try lua.argument(1, of: "bm.class")
         let superclass: String? = try lua.argument(2, of: "bm.class")
         let source: String = try lua.argument(3, of: "bm.class")
@@ -538,6 +570,7 @@ final class BMModule: Sendable {
     }
 
     private func noteSpell(_ lua: LuaStack) throws -> Int32 {
+        try BMScriptBudget.checkNames(lua, "bm.define_spell", [(1, "name")])
         let name: String = try lua.argument(1, of: "bm.define_spell")
         tracking.withLock { $0.loading?.spells.append(name) }
         return 0
@@ -558,6 +591,7 @@ final class BMModule: Sendable {
     /// `core.resolve(type, protocols, container, sender)` for `bm.resolve`.
     private func resolve(_ lua: LuaStack) throws -> Int32 {
         let registry = try liveRegistry()
+        try BMScriptBudget.checkNames(lua, "bm.resolve", [(1, "type"), (2, "protocols"), (3, "container")])
         let (key, containerName): (SpellTypeKey, String?) = try BMModule.target(lua, fname: "bm.resolve")
         let sender = try sender(at: 4, lua, className: containerName)
         let container = container(named: containerName, sender: sender)
@@ -579,6 +613,7 @@ final class BMModule: Sendable {
     private func resolveProperty(_ lua: LuaStack) throws -> Int32 {
         let fname = "bm.spell"
         let registry = try liveRegistry()
+        try BMScriptBudget.checkNames(lua, fname, [(1, "type"), (2, "protocols"), (3, "container"), (5, "property")])
         let (key, containerName): (SpellTypeKey, String) = try BMModule.target(lua, fname: fname)
         let property: String = try lua.argument(5, of: fname)
         let kind: String? = try lua.argument(6, of: fname)
@@ -614,6 +649,7 @@ final class BMModule: Sendable {
     /// `core.run_hooks(container, property, object, value)`.
     private func runHooks(_ lua: LuaStack) throws -> Int32 {
         let registry = try liveRegistry()
+        try BMScriptBudget.checkNames(lua, "hook", [(1, "container"), (2, "property")])
         let containerName: String = try lua.argument(1, of: "hook")
         let property: String = try lua.argument(2, of: "hook")
         let object = LuaObjectHandle(reference: lua.reference(at: 3), className: containerName)
@@ -637,6 +673,7 @@ final class BMModule: Sendable {
     /// template providers for `type` — `bm.partial` templates, then
     /// `partials/<type>.lua`, then any provider Swift registered.
     private func partial(_ lua: LuaStack) throws -> Int32 {
+        try BMScriptBudget.checkNames(lua, "bm.spell.partial", [(1, "type"), (2, "container"), (4, "property")])
         let type: String = try lua.argument(1, of: "bm.spell.partial")
         let containerName: String = try lua.argument(2, of: "bm.spell.partial")
         let property: String = try lua.argument(4, of: "bm.spell.partial")
@@ -690,6 +727,7 @@ final class BMModule: Sendable {
 
     /// `core.preference_get(container, property, key, default, suite)`.
     private func preferenceGet(_ lua: LuaStack) throws -> Int32 {
+        try BMScriptBudget.checkNames(lua, "preference", [(1, "container"), (2, "property"), (3, "key"), (5, "suite")])
         let (store, key, defaultValue) = try preferenceSpec(lua, defaultAt: 4, suiteAt: 5)
         if let value = store.value(forKey: key) ?? defaultValue {
             try value.push(onto: lua)
@@ -701,6 +739,7 @@ final class BMModule: Sendable {
 
     /// `core.preference_set(container, property, key, suite, value)`.
     private func preferenceSet(_ lua: LuaStack) throws -> Int32 {
+        try BMScriptBudget.checkNames(lua, "preference", [(1, "container"), (2, "property"), (3, "key"), (4, "suite")])
         let (store, key, _) = try preferenceSpec(lua, defaultAt: nil, suiteAt: 4)
         if lua.isNil(at: 5) {
             try store.setValue(nil, forKey: key)

@@ -41,11 +41,31 @@ extension PreferenceValue {
     /// that names `what` and the offending path — so is a table that
     /// contains itself, and one nested more than ``LuaNesting/maxDepth`` deep.
     static func read(from lua: LuaStack, at index: Int32, what: String) throws -> PreferenceValue {
+        let value: PreferenceValue
         do {
             var ancestry = LuaTableAncestry()
-            return try read(lua, lua.absolute(index), path: "", ancestry: &ancestry)
+            value = try read(lua, lua.absolute(index), path: "", ancestry: &ancestry)
         } catch let error as PreferenceConversionError {
             throw BMError("\(what): \(error.message)")
+        }
+        // Swift keeps the value (and a store may write it out): its size is capped.
+        let bytes = value.budgetBytes
+        guard bytes <= BMScriptBudget.maxPreferenceValueBytes else {
+            throw BMError(
+                "\(what): the value is \(LuaLimits.formatSize(bytes)) as counted for storage; the limit is \(LuaLimits.formatSize(BMScriptBudget.maxPreferenceValueBytes))")
+        }
+        return value
+    }
+
+    /// The value's size as ``BMScriptBudget`` counts it: the bytes of its
+    /// strings and data, plus 16 bytes per other value and per table entry.
+    var budgetBytes: Int {
+        switch self {
+        case .bool, .int, .double, .date: return 16
+        case .string(let value): return 16 + value.utf8.count
+        case .data(let value): return 16 + value.count
+        case .array(let values): return values.reduce(16) { $0 + $1.budgetBytes }
+        case .dictionary(let values): return values.reduce(16) { $0 + 16 + $1.key.utf8.count + $1.value.budgetBytes }
         }
     }
 

@@ -28,7 +28,9 @@ public final class ScriptHost: Sendable {
         public var scriptsDirectory: String?
         /// The standard libraries to open (the sandbox by default).
         public var libraries: LuaLibraries
-        /// Memory and instruction limits, which also bound loading.
+        /// Memory, instruction and time limits, which also bound loading
+        /// (and what Swift keeps for the scripts' registrations is charged
+        /// to the memory limit).
         public var limits: LuaLimits
         /// The registry the scripts register into, shared with Swift.
         public var registry: Registry

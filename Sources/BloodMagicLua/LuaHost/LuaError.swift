@@ -16,6 +16,8 @@ public struct LuaError: Error, Sendable, Equatable, CustomStringConvertible {
         case memoryLimit
         /// The run's instruction budget was used up.
         case instructionLimit
+        /// The run's time budget (wall clock) was used up.
+        case timeLimit
         /// The system allocator failed (not the configured limit).
         case outOfMemory
         /// The message handler itself failed.

@@ -8,7 +8,11 @@ import CLua
 /// and `require` for Lua modules in the module directory only
 /// (``LuaStack/setModuleDirectory(_:)``; no `package.path`, `cpath`,
 /// `searchers`, `searchpath` or `loadlib`). There is no io and no debug
-/// library. ``unsafe`` opens the full standard library instead.
+/// library. In the sandbox, `string.find`, `match`, `gmatch`, `gsub` and
+/// `rep`, the loops of the table library and `setmetatable` are
+/// BloodMagic's own: they behave as Lua's, and keep their work (and `__gc`
+/// finalizers) within the state's ``LuaLimits``. ``unsafe`` opens the full
+/// standard library, Lua's own functions, instead.
 public struct LuaLibraries: OptionSet, Sendable, Hashable {
     public let rawValue: Int32
     /// Creates a set from its raw flags.
@@ -40,18 +44,30 @@ public struct LuaLibraries: OptionSet, Sendable, Hashable {
 
 /// Limits that a ``LuaState`` enforces.
 ///
-/// Exceeding either raises a Lua error that names the limit; the state stays
-/// usable afterwards.
+/// Exceeding any of them raises a Lua error that names the limit; the state
+/// stays usable afterwards. The limits bind C code too: the sandbox's string
+/// and table functions charge their work to the instruction budget and read
+/// the clock, the allocator charges what a run allocates, and `__gc`
+/// metamethods run under the same limits (see the article *How the Lua host
+/// stays safe*).
 public struct LuaLimits: Sendable, Hashable {
     /// The most bytes the state may hold at once, or nil for no limit.
+    /// What Swift keeps for a script (registrations made through `bm`) is
+    /// charged to it too.
     public var maxMemory: Int?
-    /// The most VM instructions one top-level run may execute, or nil for no limit.
+    /// The most work one top-level run may do, in VM instructions, or nil for
+    /// no limit. Work in C counts too: a step of the pattern matcher or of a
+    /// table loop is one instruction, and so are 64 bytes allocated.
     public var maxInstructions: Int?
+    /// The longest one top-level run may take, by the wall clock, or nil for
+    /// no limit (kept to the nanosecond).
+    public var maxTime: Duration?
 
     /// Creates limits; nil means unlimited.
-    public init(maxMemory: Int? = nil, maxInstructions: Int? = nil) {
+    public init(maxMemory: Int? = nil, maxInstructions: Int? = nil, maxTime: Duration? = nil) {
         self.maxMemory = maxMemory
         self.maxInstructions = maxInstructions
+        self.maxTime = maxTime
     }
 
     /// No limits.

@@ -1,4 +1,5 @@
 import CLua
+import CLuaSandbox
 import Foundation
 
 /// Typed access to a Lua stack, valid only inside ``LuaState/withStack(_:)``
@@ -124,13 +125,15 @@ public struct LuaStack {
         let block = limitsBlock.pointee
         return LuaLimits(
             maxMemory: block.memory_limit == 0 ? nil : Int(block.memory_limit),
-            maxInstructions: block.configured_instruction_limit == 0 ? nil : Int(block.configured_instruction_limit))
+            maxInstructions: block.configured_instruction_limit == 0 ? nil : Int(block.configured_instruction_limit),
+            maxTime: block.configured_time_limit_ns == 0 ? nil : .nanoseconds(block.configured_time_limit_ns))
     }
 
-    /// Changes the limits; an instruction limit applies from the next top-level run.
+    /// Changes the limits; instruction and time limits apply from the next top-level run.
     public func setLimits(_ limits: LuaLimits) {
         limitsBlock.pointee.memory_limit = limits.maxMemory.map { size_t(max(0, $0)) } ?? 0
         limitsBlock.pointee.configured_instruction_limit = Int64(max(0, limits.maxInstructions ?? 0))
+        limitsBlock.pointee.configured_time_limit_ns = limits.maxTime.map(LuaLimits.nanoseconds) ?? 0
     }
 
     /// Bytes the state holds now.
@@ -266,27 +269,43 @@ public struct LuaStack {
         case LUA_ERRSYNTAX:
             kind = .syntax
         case LUA_ERRMEM:
-            if block.memory_limit_hit != 0 {
-                kind = .memoryLimit
-                message = "memory limit exceeded (limit \(LuaLimits.formatSize(Int(block.memory_limit))))"
+            // The allocator refused a block: for which limit, if any?
+            if let refusal = Self.refusal(block) {
+                (kind, message) = refusal
             } else {
                 kind = .outOfMemory
             }
         case LUA_ERRERR:
             kind = .messageHandler
         default:
-            if block.instruction_limit_hit != 0 && message.contains("instruction limit exceeded") {
+            if block.time_limit_hit != 0 && message.contains("time limit exceeded") {
+                kind = .timeLimit
+            } else if block.instruction_limit_hit != 0 && message.contains("instruction limit exceeded") {
                 kind = .instructionLimit
-            } else if block.memory_limit_hit != 0 && message.hasSuffix("not enough memory") {
-                kind = .memoryLimit
-                message = message.replacingOccurrences(
-                    of: "not enough memory",
-                    with: "memory limit exceeded (limit \(LuaLimits.formatSize(Int(block.memory_limit))))")
+            } else if message.hasSuffix("not enough memory"), let refusal = Self.refusal(block) {
+                // A refused allocation, caught and raised again as a value.
+                kind = refusal.kind
+                message = message.replacingOccurrences(of: "not enough memory", with: refusal.message)
+            } else if block.memory_limit_hit != 0 && message.contains("memory limit exceeded") {
+                kind = .memoryLimit  // what Swift keeps for the script went over the limit
             } else {
                 kind = .runtime
             }
         }
         return LuaError(kind, message, traceback: traceback)
+    }
+
+    /// The limit for which the allocator last refused a block, with its message.
+    private static func refusal(_ block: bm_limits) -> (kind: LuaError.Kind, message: String)? {
+        switch Int(block.refused) {
+        case BM_REFUSED_TIME:
+            return (.timeLimit, "time limit exceeded (\(LuaLimits.formatSeconds(block.configured_time_limit_ns)) s)")
+        case BM_REFUSED_INSTRUCTIONS:
+            return (.instructionLimit, "instruction limit exceeded (\(block.configured_instruction_limit) instructions)")
+        default:
+            guard block.memory_limit_hit != 0 else { return nil }
+            return (.memoryLimit, "memory limit exceeded (limit \(LuaLimits.formatSize(Int(block.memory_limit))))")
+        }
     }
 
     // MARK: - Protected access (metamethods may run)
@@ -361,6 +380,11 @@ public struct LuaStack {
     func openLibraries(_ libraries: LuaLibraries) throws(LuaError) {
         ensureSpace(2)
         lua_pushcclosure(L, bm_protected_openlibs, 0)
+        lua_pushinteger(L, lua_Integer(libraries.rawValue))
+        try call(arguments: 1, results: 0)
+        // The sandbox's own string, table and setmetatable functions, which
+        // keep C code and finalizers within the limits (CLuaSandbox).
+        lua_pushcclosure(L, bm_sandbox_install, 0)
         lua_pushinteger(L, lua_Integer(libraries.rawValue))
         try call(arguments: 1, results: 0)
     }
@@ -442,6 +466,19 @@ public struct LuaStack {
 }
 
 extension LuaLimits {
+    /// A duration in whole nanoseconds, at least 1 and at most about 292 years.
+    static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 0 else { return 1 }
+        guard seconds < Int64.max / 1_000_000_000 - 1 else { return Int64.max / 2 }
+        return max(1, seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+
+    /// Seconds as Lua prints them (`%.14g`): `1`, `0.25`, `1.5`.
+    static func formatSeconds(_ nanoseconds: Int64) -> String {
+        String(format: "%.14g", Double(nanoseconds) / 1e9)
+    }
+
     /// `16 MiB`, `512 KiB` or `100 bytes`.
     static func formatSize(_ bytes: Int) -> String {
         if bytes >= 1 << 30, bytes % (1 << 30) == 0 { return "\(bytes >> 30) GiB" }

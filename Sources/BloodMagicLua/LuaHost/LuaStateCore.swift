@@ -32,6 +32,8 @@ final class LuaStateCore {
         self.releaseQueue = releaseQueue
         limits.pointee.current = L
         limits.pointee.host = Unmanaged.passUnretained(self).toOpaque()
+        limits.pointee.drain_releases = drainReleasedReferences
+        releaseQueue.attach(limits)
     }
 
     /// The thread whose Swift callback is running, or the main thread.
@@ -49,23 +51,28 @@ final class LuaStateCore {
         return LuaStack(L)
     }
 
-    /// Releases the registry references that Swift handles dropped.
+    /// Releases the registry references that Swift handles dropped, using
+    /// the stack of `thread` (the running one: the main thread at an entry,
+    /// the caller's thread at a call of a Swift function). Never raises:
+    /// `luaL_unref` writes existing registry slots, which allocates nothing.
     @usableFromInline
-    func releasePending() {
+    func releasePending(on thread: OpaquePointer? = nil) {
         let refs = releaseQueue.drain()
         guard !refs.isEmpty else { return }
+        let L = thread ?? self.L
+        guard lua_checkstack(L, 2) != 0 else { return }
         for ref in refs {
             luaL_unref(L, LUA_REGISTRYINDEX, ref)
         }
     }
 
-    /// Closes the state: finalizers run, Swift boxes are released.
+    /// Closes the state: finalizers run (under the limits, see
+    /// `bm_close_state`), Swift boxes are released.
     func close() {
         guard !closed else { return }
         closed = true
         releaseQueue.close()
-        limits.pointee.swift_depth = 1
-        lua_close(L)
+        bm_close_state(L)
         limits.deinitialize(count: 1)
         limits.deallocate()
     }
@@ -74,4 +81,11 @@ final class LuaStateCore {
     static func of(_ L: OpaquePointer) -> LuaStateCore {
         Unmanaged<LuaStateCore>.fromOpaque(bm_limits_of(L).pointee.host).takeUnretainedValue()
     }
+}
+
+/// Called by the C trampolines (`bm_enter_swift`) when references wait to be
+/// released: a safe point on the thread that holds the state.
+private let drainReleasedReferences: @convention(c) (OpaquePointer?) -> Void = { L in
+    guard let L else { return }
+    LuaStateCore.of(L).releasePending(on: L)
 }

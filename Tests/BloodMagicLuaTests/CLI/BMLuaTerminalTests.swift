@@ -72,7 +72,7 @@ struct BMLuaMoreTests {
             return String(words[0])
         }
         let samples = [
-            "--max-instructions": "1000000", "--max-memory": "64M",
+            "--max-instructions": "1000000", "--max-memory": "64M", "--max-time": "30",
             "--scripts": dir.appendingPathComponent("startup").path,
             "--preferences": dir.appendingPathComponent("prefs.plist").path,
             "--user-defaults": "com.example.bmlua-order-test",

@@ -100,7 +100,11 @@ let package = Package(
         ),
         .testTarget(
             name: "BloodMagicTests",
-            dependencies: ["BloodMagic", "TestSupport", "bm-preference-probe"]
+            dependencies: [
+                "BloodMagic", "TestSupport", "bm-preference-probe",
+                // Force injection's typical use: a Logger per container.
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "BloodMagicLuaTests",

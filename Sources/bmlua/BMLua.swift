@@ -22,10 +22,11 @@ struct BMLua: ParsableCommand {
               bmlua check Scripts            report problems in startup scripts
               bmlua list Scripts             list their registrations
               bmlua resolve Cache --scripts Scripts
+              bmlua types -o .bmlua/types     editor annotations for the bm API
               bmlua --max-instructions 1000000 -e 'while true do end'
             """,
         version: "bmlua \(version) (Lua 5.4)",
-        subcommands: [RunCommand.self, ReplCommand.self, CheckCommand.self, ListCommand.self, ResolveCommand.self],
+        subcommands: [RunCommand.self, ReplCommand.self, CheckCommand.self, ListCommand.self, ResolveCommand.self, TypesCommand.self],
         defaultSubcommand: RunCommand.self
     )
 

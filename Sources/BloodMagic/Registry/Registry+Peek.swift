@@ -21,6 +21,8 @@ package struct InitializerPeek {
     /// Whether resolving would fail although registrations name the type
     /// (an ambiguous type name): resolve to get the error.
     package let failed: Bool
+    /// Whether a resolver is registered (it may serve what nothing else does).
+    package let resolversMayApply: Bool
 }
 
 extension Registry {
@@ -37,13 +39,15 @@ extension Registry {
         let generation = self.generation.current
         let resolution = namedResolution(type: type, container: container)
         let record = resolution.record
-        let hooks = state.withLock { !$0.hooks(matching: container, property: property).isEmpty }
+        let (hooks, resolvers) = state.withLock {
+            (!$0.hooks(matching: container, property: property).isEmpty, !$0.resolvers.isEmpty)
+        }
         // The singleton's own lock is taken after the registry's is released:
         // a singleton being made holds it while its initializer resolves.
         return InitializerPeek(
             generation: generation, handle: record?.handle, scope: record?.scope ?? .instance,
             existingSingleton: record?.slot?.existing, hooksMayApply: hooks, source: record?.source,
-            failed: resolution.failure != nil)
+            failed: resolution.failure != nil, resolversMayApply: resolvers)
     }
 
     /// Whether a resolution is in progress on the calling thread (its cycle

@@ -183,8 +183,12 @@ public final class Registry: Sendable {
     ) -> SpellHandle {
         let match: ContainerMatch = includingSubclasses ? .kindOf(container) : .exactly(container)
         let typeName = SpellTypeKey(type).name
+        let source = spellSource(fileID, line)
         let withSender: @Sendable (AnyObject) throws -> Value = { sender in
             guard let typed = sender as? Container else {
+                if let holder = sender as? StaticSpellContainer {
+                    throw SpellError.staticSender(type: typeName, container: holder.spellContainerName, source: source)
+                }
                 throw SpellError.wrongValueType(
                     property: "(sender)", container: SpellTypeKey(Swift.type(of: sender)).name,
                     expected: SpellTypeKey(Container.self).name, actual: SpellTypeKey(Swift.type(of: sender)).name,
@@ -195,7 +199,7 @@ public final class Registry: Sendable {
         }
         return register(
             type: SpellTypeKey(type), container: match, scope: scope,
-            source: spellSource(fileID, line), initializer: { try withSender($0) },
+            source: source, initializer: { try withSender($0) },
             typed: TypedInitializer(withSender)
         )
     }
@@ -211,7 +215,7 @@ public final class Registry: Sendable {
     }
 
     /// Removes any registration (initializer, hook, override, provider,
-    /// custom spell) by handle. Returns whether it was registered.
+    /// custom spell, resolver, preference key generator) by handle. Returns whether it was registered.
     @discardableResult
     public func unregister(_ handle: SpellHandle) -> Bool {
         unregister([handle]) == 1
@@ -231,6 +235,8 @@ public final class Registry: Sendable {
             state.preferenceOverrides.removeAll { doomed.contains($0.handle) }
             state.templateProviders.removeAll { doomed.contains($0.handle) }
             state.customSpells.removeAll { doomed.contains($0.handle) }
+            state.resolvers.removeAll { doomed.contains($0.handle) }
+            state.preferenceKeyGenerators.removeAll { doomed.contains($0.handle) }
             // A diagnostic about a registration that is gone no longer holds.
             state.diagnostics.removeAll { $0.handles.contains(where: doomed.contains) }
             state.indexInitializers()
@@ -249,6 +255,8 @@ public final class Registry: Sendable {
             state.preferenceOverrides.removeAll()
             state.templateProviders.removeAll()
             state.customSpells.removeAll()
+            state.resolvers.removeAll()
+            state.preferenceKeyGenerators.removeAll()
             state.diagnostics.removeAll()
             state.invalidateCaches()
         }
@@ -277,6 +285,8 @@ public final class Registry: Sendable {
             result += state.preferenceOverrides.map(\.entry)
             result += state.templateProviders.map(\.entry)
             result += state.customSpells.map(\.entry)
+            result += state.resolvers.map(\.entry)
+            result += state.preferenceKeyGenerators.map(\.entry)
             return result.sorted { $0.handle.id < $1.handle.id }
         }
     }
@@ -613,6 +623,10 @@ struct RegistryState {
     var preferenceOverrides: [PreferenceOverrideRecord] = []
     var templateProviders: [TemplateProviderRecord] = []
     var customSpells: [CustomSpellRecord] = []
+    /// Consulted, newest first, when no initializer serves a property.
+    var resolvers: [ResolverRecord] = []
+    /// Make @Preference keys; the newest applies.
+    var preferenceKeyGenerators: [PreferenceKeyGeneratorRecord] = []
     var diagnostics: [SpellDiagnostic] = []
     var nextID: UInt64 = 1
     /// The registry's own counter, bumped by `invalidateCaches`.
@@ -643,6 +657,7 @@ struct RegistryState {
 
     var count: Int {
         initializers.count + hooks.count + preferenceOverrides.count + templateProviders.count + customSpells.count
+            + resolvers.count + preferenceKeyGenerators.count
     }
 
     mutating func makeHandle() -> SpellHandle {
@@ -696,13 +711,16 @@ struct RegistryState {
         let preferenceOverrides: [PreferenceOverrideRecord]
         let templateProviders: [TemplateProviderRecord]
         let customSpells: [CustomSpellRecord]
+        let resolvers: [ResolverRecord]
+        let preferenceKeyGenerators: [PreferenceKeyGeneratorRecord]
         let diagnostics: [SpellDiagnostic]
     }
 
     func snapshot() -> Snapshot {
         Snapshot(
             initializers: initializers, hooks: hooks, preferenceOverrides: preferenceOverrides,
-            templateProviders: templateProviders, customSpells: customSpells, diagnostics: diagnostics
+            templateProviders: templateProviders, customSpells: customSpells, resolvers: resolvers,
+            preferenceKeyGenerators: preferenceKeyGenerators, diagnostics: diagnostics
         )
     }
 
@@ -712,6 +730,8 @@ struct RegistryState {
         preferenceOverrides = snapshot.preferenceOverrides
         templateProviders = snapshot.templateProviders
         customSpells = snapshot.customSpells
+        resolvers = snapshot.resolvers
+        preferenceKeyGenerators = snapshot.preferenceKeyGenerators
         diagnostics = snapshot.diagnostics
         indexInitializers()
         invalidateCaches()

@@ -327,6 +327,8 @@ public final class ResolvingCell<Value>: SpellCellNaming, ProducedCell {
     }
 
     /// Makes a new value; nil means "Optional injectable, nothing registered".
+    /// Without a registered initializer the resolvers are asked first (see
+    /// `Registry.addResolver`), then the usual fallback applies.
     @inlinable
     func produce(object: AnyObject, keyPath: AnyKeyPath?, registry: Registry, resolution: CachedResolution) throws -> Value? {
         switch mode {
@@ -339,6 +341,9 @@ public final class ResolvingCell<Value>: SpellCellNaming, ProducedCell {
             return try cast(made, object: object, keyPath: keyPath, source: "template provider")
         case .lazy:
             if let made = try produceRegistered(object: object, keyPath: keyPath, resolution: resolution) { return made }
+            if let made = try produceFromResolvers(object: object, keyPath: keyPath, registry: registry, spell: .lazy) {
+                return made
+            }
             if let fallback, let made = fallback() as? Value { return made }
             let wrapped = (Value.self as? any OptionalProtocol.Type)?.wrappedType ?? Value.self
             if let constructible = wrapped as? any DefaultConstructible.Type,
@@ -350,6 +355,9 @@ public final class ResolvingCell<Value>: SpellCellNaming, ProducedCell {
             )
         case .injectable:
             if let made = try produceRegistered(object: object, keyPath: keyPath, resolution: resolution) { return made }
+            if let made = try produceFromResolvers(object: object, keyPath: keyPath, registry: registry, spell: .injectable) {
+                return made
+            }
             if resolution.valueIsOptional { return nil }
             let wrapped = SpellTypeKey(Value.self)
             throw registry.noInitializerError(type: wrapped, container: ContainerDescriptor(object), property: propertyName(keyPath, in: object))
@@ -377,9 +385,9 @@ public final class ResolvingCell<Value>: SpellCellNaming, ProducedCell {
 /// How a resolving cell produces its value when nothing is stored.
 @usableFromInline
 enum ResolvingMode {
-    /// Registered initializer, else `fallback`, else an error.
+    /// Registered initializer, else a resolver, else `fallback`, else an error.
     case lazy
-    /// Registered initializer, else nil for an Optional, else an error.
+    /// Registered initializer, else a resolver, else nil for an Optional, else an error.
     case injectable
     /// A template provider.
     case partial([any PartialTemplateProvider]?)

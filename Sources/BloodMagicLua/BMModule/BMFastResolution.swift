@@ -100,7 +100,9 @@ extension BMModule {
         }
         guard let handle = peek.handle else {
             lua.pushNil()
-            return finish(.none)
+            // A resolver may serve a property nothing is registered for:
+            // Swift asks it (bm.resolve without a container asks none).
+            return finish(containerName != nil && peek.resolversMayApply ? .slow : .none)
         }
         guard let function = luaInitializer(handle) else {
             lua.pushNil()

@@ -212,7 +212,7 @@ final class BMModule: Sendable {
     var retainedState: LuaState { state }
 
     /// Records a registration made from Lua, with the bytes charged for it.
-    private func track(_ handle: SpellHandle, charge: Int, luaInitializer: LuaReference? = nil) {
+    func track(_ handle: SpellHandle, charge: Int, luaInitializer: LuaReference? = nil) {
         tracking.withLock { tracking in
             tracking.handles[handle.id] = handle
             tracking.charges[handle.id] = charge
@@ -225,7 +225,7 @@ final class BMModule: Sendable {
     /// and returns what Swift will keep for it, to be charged with
     /// `chargeSwiftMemory` once every argument has been read, just before
     /// registering, and recorded by ``track(_:charge:luaInitializer:)``.
-    private func registrationBytes(_ lua: LuaStack, _ fname: String, _ fields: [(Int32, String)]) throws -> Int {
+    func registrationBytes(_ lua: LuaStack, _ fname: String, _ fields: [(Int32, String)]) throws -> Int {
         BMScriptBudget.registrationCost + (try BMScriptBudget.checkNames(lua, fname, fields))
     }
 
@@ -309,7 +309,7 @@ final class BMModule: Sendable {
 
     /// What a Lua initializer returned: a Swift object, or a Lua value to
     /// convert once the property's type is known.
-    private enum InitializerResult {
+    enum InitializerResult {
         case object(AnyObject)
         case value(LuaValue)
     }
@@ -401,6 +401,8 @@ final class BMModule: Sendable {
             ("register_hook", { lua in try self.registerHook(lua) }),
             ("register_preference", { lua in try self.registerPreference(lua) }),
             ("register_partial", { lua in try self.registerPartial(lua) }),
+            ("register_resolver", { lua in try self.registerResolver(lua) }),
+            ("register_preference_keys", { lua in try self.registerPreferenceKeys(lua) }),
             ("unregister", { lua in try self.unregister(lua) }),
             ("resolve", { lua in try self.resolve(lua) }),
             ("resolve_property", { lua in try self.resolveProperty(lua) }),
@@ -649,19 +651,23 @@ final class BMModule: Sendable {
     }
 
     /// `core.resolve_property(type, protocols, container, object, property, kind, optional)`:
-    /// `true, value` when an initializer matched, else `false, message`.
-    /// An initializer that returns nil for a property that is not
-    /// `optional` is an error naming it.
+    /// `true, value` when an initializer or a resolver served the property,
+    /// else `false, message`. An initializer that returns nil for a property
+    /// that is not `optional` is an error naming it.
     private func resolveProperty(_ lua: LuaStack) throws -> Int32 {
         let fname = "bm.spell"
         let registry = try liveRegistry()
         try BMScriptBudget.checkNames(lua, fname, [(1, "type"), (2, "protocols"), (3, "container"), (5, "property")])
         let (key, containerName): (SpellTypeKey, String) = try BMModule.target(lua, fname: fname)
         let property: String = try lua.argument(5, of: fname)
+        let kind: String? = try lua.argument(6, of: fname)
         let optional: Bool = try lua.argument(7, of: fname) ?? false
         let object = LuaObjectHandle(reference: lua.reference(at: 4), className: containerName)
         let container = container(named: containerName, object: object)
-        guard let (value, source) = try registry.resolveNamed(type: key, container: container, property: property) else {
+        let spell: ResolvedSpellKind = kind == "lazy" ? .lazy : .injectable
+        let found = try registry.resolveNamed(type: key, container: container, property: property)
+            ?? registry.resolveFromResolvers(type: key, container: container, property: property, spell: spell)
+        guard let (value, source) = found else {
             lua.push(false)
             lua.push(registry.noInitializerError(type: key, container: container, property: property).description)
             return 2
@@ -798,7 +804,8 @@ final class BMModule: Sendable {
         let property: String = try lua.argument(2, of: "preference")
         let key: String? = try lua.argument(3, of: "preference")
         let suite: String? = try lua.argument(suiteAt, of: "preference")
-        let override = try liveRegistry().preferenceOverride(
+        let registry = try liveRegistry()
+        let override = registry.preferenceOverride(
             container: container(named: containerName, object: nil), property: property)
         var defaultValue = override?.defaultValue
         if defaultValue == nil, let defaultAt, !lua.isNil(at: defaultAt) {
@@ -806,7 +813,8 @@ final class BMModule: Sendable {
                 from: lua, at: defaultAt, what: "default of preference property '\(property)' of \(containerName)")
         }
         let store = try override?.store ?? self.store(forSuite: suite)
-        return (store, override?.key ?? key ?? property, defaultValue)
+        if let key = override?.key ?? key { return (store, key, defaultValue) }
+        return (store, try registry.preferenceKey(container: containerName, property: property), defaultValue)
     }
 
     /// `core.suite_problem(suite)`: nil when `suite` is a valid
@@ -868,6 +876,8 @@ final class BMModule: Sendable {
         case .hook: "hook"
         case .preferenceOverride: "preference"
         case .customSpell: "spell"
+        case .resolver: "resolver"
+        case .preferenceKeys: "preference_keys"
         }
     }
 }

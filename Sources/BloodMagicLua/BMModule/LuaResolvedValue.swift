@@ -12,12 +12,15 @@ final class LuaResolvedValue: ConvertibleSpellValue, Sendable, CustomStringConve
     let source: String
     /// The type name the initializer was registered for.
     let typeName: String
+    /// What made the value, for messages: "the Lua initializer" or "the Lua resolver".
+    let producer: String
 
-    init(value: LuaValue, state: LuaState, source: String, typeName: String) {
+    init(value: LuaValue, state: LuaState, source: String, typeName: String, producer: String = "the Lua initializer") {
         self.value = value
         self.state = state
         self.source = source
         self.typeName = typeName
+        self.producer = producer
     }
 
     var description: String { value.description }
@@ -90,7 +93,7 @@ final class LuaResolvedValue: ConvertibleSpellValue, Sendable, CustomStringConve
     /// `file:line: the Lua initializer for T returned a table, which is not a T (details)`.
     private func mismatch(expected: String, detail: String?) -> BMError {
         let got = value.isNil ? "nil" : LuaResolvedValue.luaTypeName(value)
-        var message = "\(source): the Lua initializer for \(typeName) returned \(got), which is not a \(expected)"
+        var message = "\(source): \(producer) for \(typeName) returned \(got), which is not a \(expected)"
         if let detail { message += " (\(detail))" }
         return BMError(message)
     }

@@ -128,10 +128,15 @@ extension ScriptCheckRun {
             if registry.initializerEntry(for: key, in: container) != nil || row.optional { continue }
             if row.kind == "lazy", let type = row.type, classes[type] != nil { continue }
             let fallback = row.kind == "lazy" ? " and no Lua class \(key.name) to construct" : ""
-            add(.error, "\(row.class).\(row.property): no initializer for \(key.name) in \(row.class)\(fallback)" + closest(to: key),
-                at: row.source)
+            add(unservedSeverity, "\(row.class).\(row.property): no initializer for \(key.name) in \(row.class)\(fallback)"
+                + closest(to: key) + unservedHint, at: row.source)
         }
     }
+
+    /// A resolver decides at run time what it serves: with one registered,
+    /// a property no initializer serves is only a warning.
+    private var unservedSeverity: ScriptProblem.Severity { registry.hasResolvers ? .warning : .error }
+    private var unservedHint: String { registry.hasResolvers ? " (unless a bm.resolver serves it)" : "" }
 
     /// Whether a partial of `type` has a template: `bm.partial`, a file in
     /// `partials/`, or the app's Swift template providers.
@@ -160,13 +165,14 @@ extension ScriptCheckRun {
                     }
                 case .injectable where !property.optional:
                     if registry.initializerEntry(for: key, in: descriptor) == nil {
-                        add(.error, "\(label): no initializer for \(key.name) in \(container.name)" + closest(to: key), at: container.source)
+                        add(unservedSeverity, "\(label): no initializer for \(key.name) in \(container.name)" + closest(to: key) + unservedHint,
+                            at: container.source)
                     }
                 case .lazy where !property.optional && property.defaultConstructible != true:
                     if registry.initializerEntry(for: key, in: descriptor) == nil {
-                        add(.error,
+                        add(unservedSeverity,
                             "\(label): no initializer for \(key.name) in \(container.name), and \(key.name) cannot be default-constructed"
-                                + closest(to: key),
+                                + closest(to: key) + unservedHint,
                             at: container.source)
                     }
                 default:

@@ -49,7 +49,14 @@ extension ScriptHost {
     /// ``AppManifest/jsonData()`` for `bmlua check --manifest`, or hand it
     /// to ``ScriptChecker/init(manifest:)`` in a test.
     public func manifest() -> AppManifest {
-        let types = state.withStack { lua in lua.appExposedTypes.map(AppManifest.ExposedType.init) }
+        let types = state.withStack { lua in
+            let exposed = lua.appExposedTypes
+            let name: (Any.Type) -> String = { type in
+                (type as? AnyClass).flatMap { lua.exposedType(for: $0) }.flatMap { $0.isGlobal ? $0.name : nil }
+                    ?? String(describing: type)
+            }
+            return exposed.map { AppManifest.ExposedType($0, name: name) }
+        }
         let records = manifestRecords.withLock { $0 }
         let registrations = registry.entries
             .filter { !module.madeRegistration($0.handle) && !module.madeHostRegistration($0.handle) }
@@ -63,9 +70,17 @@ extension ScriptHost {
 }
 
 extension AppManifest.ExposedType {
-    /// Describes a type exposed in a state.
-    init(_ info: LuaExposedTypeInfo) {
+    /// Describes a type exposed in a state; `name` gives the Lua name of an
+    /// exposed class (for property and result types), else the Swift name is used.
+    init(_ info: LuaExposedTypeInfo, name: (Any.Type) -> String) {
         let members = info.members.values.sorted { $0.name < $1.name }
+        func type(_ result: LuaMemberResult) -> String? {
+            switch result {
+            case .nothing: "Void"
+            case .value(let type): name(type)
+            case .unknown: nil
+            }
+        }
         self.init(
             name: info.name,
             swiftType: String(describing: info.swiftType),
@@ -74,14 +89,18 @@ extension AppManifest.ExposedType {
                 AppManifest.Constructor(
                     arguments: constructor.decodes == nil
                         ? constructor.names.map { names in
-                            let required = LuaSignature(function: "", declared: constructor.names).minimum
-                            return names.enumerated().map { AppManifest.Argument(name: $0.element, optional: $0.offset >= required) }
+                            let required = LuaSignature(function: "", declared: names).minimum
+                            return names.enumerated().map { index, declared in
+                                AppManifest.Argument(
+                                    name: declared.hasSuffix("?") ? String(declared.dropLast()) : declared,
+                                    optional: index >= required)
+                            }
                         }
                         : nil,
                     decodes: constructor.decodes)
             },
             properties: members.filter(\.isProperty).map {
-                AppManifest.Property(name: $0.name, type: $0.swiftType, writable: $0.write != nil)
+                AppManifest.Property(name: $0.name, type: type($0.result), writable: $0.write != nil)
             },
             methods: members.filter { !$0.isProperty }.map { member in
                 AppManifest.Method(
@@ -89,7 +108,7 @@ extension AppManifest.ExposedType {
                     arguments: member.signature.names.map { names in
                         names.enumerated().map { AppManifest.Argument(name: $0.element, optional: $0.offset >= member.signature.minimum) }
                     },
-                    returns: member.swiftType)
+                    returns: type(member.result))
             })
     }
 }

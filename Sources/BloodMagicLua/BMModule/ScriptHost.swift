@@ -220,7 +220,8 @@ public final class ScriptHost: Sendable {
     }
 
     /// The name `bm.entries()` uses for an entry kind (`initializer`,
-    /// `singleton`, `partial`, `hook`, `preference`, `spell`).
+    /// `singleton`, `partial`, `hook`, `preference`, `spell`, `resolver`,
+    /// `preference_keys`).
     public static func luaKind(_ kind: SpellEntryKind) -> String {
         BMModule.luaKind(kind)
     }

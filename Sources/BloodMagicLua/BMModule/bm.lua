@@ -91,15 +91,25 @@ local function is_boolean(v) return type(v) == "boolean" end
 local function is_table(v) return type(v) == "table" end
 local function is_any(_) return true end
 
-local STRING = { check = is_string, what = "a string" }
-local FUNCTION = { check = is_function, what = "a function" }
-local BOOLEAN = { check = is_boolean, what = "a boolean" }
-local TABLE = { check = is_table, what = "a table" }
-local ANY = { check = is_any, what = "any value" }
+-- A rule checks one field (`check`, and `what` for the message) and names
+-- the field's type in the editor annotations (`lua`, LuaCATS syntax).
+local STRING = { check = is_string, what = "a string", lua = "string" }
+local FUNCTION = { check = is_function, what = "a function", lua = "function" }
+local BOOLEAN = { check = is_boolean, what = "a boolean", lua = "boolean" }
+local TABLE = { check = is_table, what = "a table", lua = "table" }
+local ANY = { check = is_any, what = "any value", lua = "any" }
 local CONTAINER = { check = function(v) return type(v) == "string" or type(v) == "table" end,
-                    what = "a class name or a class" }
+                    what = "a class name or a class", lua = "string|bm.Class" }
 
-local function required(rule) return { check = rule.check, what = rule.what, required = true } end
+local function required(rule) return { check = rule.check, what = rule.what, lua = rule.lua, required = true } end
+
+-- A field of a definition table: its rule, what it means in one line, and
+-- its type for the editor annotations when more precise than the rule's.
+-- `bmlua types` writes the annotations from these same tables (see
+-- internal.api), so they cannot drift from what the checks accept.
+local function field(rule, doc, lua)
+  return { check = rule.check, what = rule.what, required = rule.required, lua = lua or rule.lua, doc = doc }
+end
 
 -- The schema each definition function checks against, by function name
 -- (tools suggest the closest field for an unknown one).
@@ -227,12 +237,22 @@ local function registration(token, id, kind)
 end
 
 local INITIALIZER = {
-  type = STRING, protocols = TABLE, container = CONTAINER, init = required(FUNCTION),
-  scope = STRING,
+  type = field(STRING, "the property's declared type name (\"RequestManager\")"),
+  protocols = field(TABLE, "the property's declared protocol set, matched exactly and order-free", "string[]"),
+  container = field(CONTAINER, "only for properties of this container type, exactly (subclasses do not match)"),
+  init = field(required(FUNCTION), "makes the value; `sender` is the container object (a function without "
+    .. "parameters gets none)", "fun(sender: any): any"),
+  scope = field(STRING, "one value per object (\"instance\", the default) or one per registry (\"singleton\")",
+    "\"instance\"|\"singleton\""),
 }
+-- bm.singleton's table: the same fields but `scope`.
+local SINGLETON = {}
+for key, rule in next, INITIALIZER do
+  if key ~= "scope" then SINGLETON[key] = rule end
+end
 
 local function register_initializer(fname, definition, scope)
-  local def = check(fname, definition, INITIALIZER)
+  local def = check(fname, definition, scope == "singleton" and SINGLETON or INITIALIZER)
   local protocols = protocol_list(fname, def.protocols)
   if def.type == nil and protocols == nil then
     fail(fname .. ": missing required field 'type' (or 'protocols')")
@@ -258,14 +278,24 @@ function bm.singleton(def)
   return register_initializer("bm.singleton", def, "singleton")
 end
 
-local HOOK = { container = CONTAINER, property = required(STRING), fn = required(FUNCTION) }
+local HOOK = {
+  container = field(CONTAINER, "only for objects of this container type (default: any container)"),
+  property = field(required(STRING), "the injected property (lazy, injectable or partial) it follows"),
+  fn = field(required(FUNCTION), "runs once after the property is injected", "fun(sender: any, value: any)"),
+}
 function bm.hook(definition)
   local def = check("bm.hook", definition, HOOK)
   local token, id = core.register_hook(container_name("bm.hook", def.container), def.property, def.fn)
   return registration(token, id, "hook")
 end
 
-local PREFERENCE = { container = CONTAINER, property = required(STRING), key = STRING, default = ANY, suite = STRING }
+local PREFERENCE = {
+  container = field(CONTAINER, "only for this container type (default: any container)"),
+  property = field(required(STRING), "the preference property to override"),
+  key = field(STRING, "the store key to use instead of the property's"),
+  default = field(ANY, "the value read while the store holds none"),
+  suite = field(STRING, "the store (preference domain) to use instead of the host's"),
+}
 function bm.preference(definition)
   local def = check("bm.preference", definition, PREFERENCE)
   if def.key == nil and def.default == nil and def.suite == nil then
@@ -277,14 +307,22 @@ function bm.preference(definition)
   return registration(token, id, "preference")
 end
 
-local PARTIAL = { type = required(STRING), init = required(FUNCTION) }
+local PARTIAL = {
+  type = field(required(STRING), "the type of the partial properties it builds"),
+  init = field(required(FUNCTION), "builds a new value for each object that first reads such a property",
+    "fun(sender: any): any"),
+}
 function bm.partial(definition)
   local def = check("bm.partial", definition, PARTIAL)
   local token, id = core.register_partial(def.type, def.init)
   return registration(token, id, "partial")
 end
 
-local RESOLVE = { container = ANY, protocols = TABLE }
+local RESOLVE = {
+  container = field(ANY, "the container: a class name, a class, or an object (then the sender)",
+    "string|bm.Class|table|userdata"),
+  protocols = field(TABLE, "the protocol set to resolve instead of (or with) the type", "string[]"),
+}
 -- The resolution cache of bm.resolve(type) without options (no container):
 -- type name -> { gen, init, value } (an array, for the C side), valid while
 -- the registry's generation is `gen`, as for properties (see refill). The C
@@ -340,6 +378,55 @@ function bm.entries()
 end
 
 ---------------------------------------------------------------------------
+-- Force injection and preference keys
+---------------------------------------------------------------------------
+
+-- What a resolver is asked about a property nothing is registered for.
+-- The request is built here, from these fields only (required: always there).
+local RESOLVER_REQUEST = {
+  container = field(required(STRING),
+    "the container's type name: a Lua class, a Swift class, or the type of a static property"),
+  property = field(required(STRING), "the property's name"),
+  type = field(STRING, "the property's type name (nil for a protocol set)"),
+  protocols = field(TABLE, "the property's protocol set (nil for a type name)", "string[]"),
+  spell = field(required(STRING), "how the property is spelled", "\"lazy\"|\"injectable\""),
+  sender = field(ANY, "the container object: a Lua object, or a Swift object's userdata"),
+}
+
+-- What a resolver returns to leave a property alone (returning nil, or
+-- nothing, does the same).
+bm.skip = setmetatable({}, { __name = "bm.skip", __tostring = function() return "bm.skip" end,
+                             __newindex = function() fail("bm.skip is read-only") end })
+
+-- bm.resolver(fn): fn(request) is asked for every lazy or injectable
+-- property (Lua or Swift) that no initializer serves; it returns the value,
+-- or bm.skip / nil for "not this one" (then the usual default applies).
+function bm.resolver(fn)
+  if type(fn) ~= "function" then
+    fail("bm.resolver: argument #1 must be a function(request), got " .. typeof(fn))
+  end
+  local skip = bm.skip
+  local function ask(container, property, type_name, protocols, spell, sender)
+    local answer = fn({ container = container, property = property, type = type_name, protocols = protocols,
+                        spell = spell, sender = sender })
+    if rawequal(answer, skip) then return nil end
+    return answer
+  end
+  local token, id = core.register_resolver(ask, fn)
+  return registration(token, id, "resolver")
+end
+
+-- bm.preference_keys(fn): fn(container, property) makes the store key of
+-- every preference property that names no key (Swift's @Preference too).
+function bm.preference_keys(fn)
+  if type(fn) ~= "function" then
+    fail("bm.preference_keys: argument #1 must be a function(container, property), got " .. typeof(fn))
+  end
+  local token, id = core.register_preference_keys(fn)
+  return registration(token, id, "preference_keys")
+end
+
+---------------------------------------------------------------------------
 -- Spells
 ---------------------------------------------------------------------------
 
@@ -367,7 +454,11 @@ local function make_spell(kind, fields)
   return fields
 end
 
-local TYPED = { type = STRING, protocols = TABLE, optional = BOOLEAN }
+local TYPED = {
+  type = field(STRING, "the property's type name"),
+  protocols = field(TABLE, "the property's protocol set (order-free)", "string[]"),
+  optional = field(BOOLEAN, "nil instead of an error when nothing serves the property"),
+}
 
 -- lazy("T"), lazy { type = "T", protocols = {...}, optional = true }
 local function typed_spell(kind)
@@ -393,6 +484,14 @@ end
 bm.spell.lazy = typed_spell("lazy")
 bm.spell.injectable = typed_spell("injectable")
 
+local PARTIAL_SPELL = { type = field(required(STRING), "the template's type") }
+local FINAL_SPELL = { optional = field(BOOLEAN, "reading before the first assignment gives nil, not an error") }
+local PREFERENCE_SPELL = {
+  key = field(STRING, "the store key (default: the key generator's, else the property name)"),
+  default = field(ANY, "the value read while the store holds none"),
+  suite = field(STRING, "the store (preference domain) to use instead of the host's"),
+}
+
 local spell_table = bm.spell
 
 function spell_table.partial(arg)
@@ -400,20 +499,20 @@ function spell_table.partial(arg)
   if arg == nil then
     fail("bm.spell.partial: missing required field 'type': give the template's type, as bm.spell.partial(\"T\")")
   end
-  local fields = check("bm.spell.partial", arg, { type = required(STRING) })
+  local fields = check("bm.spell.partial", arg, PARTIAL_SPELL)
   return make_spell("partial", { type = fields.type })
 end
 
 function spell_table.final(arg)
   if arg == nil then return make_spell("final", {}) end
-  local fields = check("bm.spell.final", arg, { optional = BOOLEAN })
+  local fields = check("bm.spell.final", arg, FINAL_SPELL)
   return make_spell("final", { optional = fields.optional })
 end
 
 function spell_table.preference(arg)
   if arg == nil then return make_spell("preference", {}) end
   if type(arg) == "string" then return make_spell("preference", { key = arg }) end
-  local fields = check("bm.spell.preference", arg, { key = STRING, default = ANY, suite = STRING })
+  local fields = check("bm.spell.preference", arg, PREFERENCE_SPELL)
   local suite = check_suite("bm.spell.preference", fields.suite)
   return make_spell("preference", { key = fields.key, default = fields.default, suite = suite })
 end
@@ -421,7 +520,12 @@ end
 local builtin_spells = { lazy = true, injectable = true, partial = true, final = true, preference = true }
 local custom_spells = {}
 
-local DEFINE_SPELL = { name = required(STRING), get = FUNCTION, set = FUNCTION }
+local DEFINE_SPELL = {
+  name = field(required(STRING), "the spell's name: an identifier, used as bm.spell.<name>"),
+  get = field(FUNCTION, "the value a read gives (`value` is what is stored)",
+    "fun(sender: any, property: string, value: any): any"),
+  set = field(FUNCTION, "the value to store", "fun(sender: any, property: string, new: any, old: any): any"),
+}
 function bm.define_spell(definition)
   local def = check("bm.define_spell", definition, DEFINE_SPELL)
   local name = def.name
@@ -1052,5 +1156,143 @@ end
 
 internal.closest_key = closest_key
 internal.typeof = typeof
+
+---------------------------------------------------------------------------
+-- The API for tools: `bmlua types` writes the editor annotations from it
+---------------------------------------------------------------------------
+
+-- Shapes of what bm hands out (not checked: bm makes them; required: always there).
+local REGISTRATION = {
+  id = field(required(ANY), "the registration's number in the registry", "integer"),
+  kind = field(required(STRING), "what was registered: \"initializer\", \"hook\", \"resolver\", ..."),
+  unregister = field(required(FUNCTION), "removes the registration; true if it was still registered",
+    "fun(self: bm.Registration): boolean"),
+}
+local ENTRY = {
+  kind = field(required(STRING), "\"initializer\", \"singleton\", \"hook\", \"preference\", \"partial\", \"resolver\", "
+    .. "\"preference_keys\", or a Swift registration's kind"),
+  type = field(STRING, "the type it serves"),
+  protocols = field(TABLE, "the protocol set it serves", "string[]"),
+  container = field(STRING, "the container it is restricted to (nil: any)"),
+  scope = field(STRING, "an initializer's scope", "\"instance\"|\"singleton\""),
+  property = field(STRING, "the property a hook or preference override is for"),
+  source = field(required(STRING), "where it was registered, as file:line"),
+}
+local SPELL = {
+  kind = field(required(STRING),
+    "the spell: \"lazy\", \"injectable\", \"partial\", \"final\", \"preference\" or a custom name"),
+  type = field(STRING, "the property's type name"),
+  protocols = field(TABLE, "the property's protocol set", "string[]"),
+  optional = field(BOOLEAN, "nil instead of an error when nothing serves the property"),
+  key = field(STRING, "a preference's store key"),
+  default = field(ANY, "a preference's default"),
+  suite = field(STRING, "a preference's store (preference domain)"),
+  source = field(required(STRING), "where the spell was written, as file:line"),
+}
+local CLASS = {
+  new = field(required(FUNCTION), "makes an object: the given fields are set (spelled ones through their spell), then "
+    .. "the class's init method runs", "fun(fields?: table): table"),
+}
+local CUSTOM_SPELL = {
+  name = field(required(STRING), "the spell's name"),
+  get = field(FUNCTION, "the spell's getter", "fun(sender: any, property: string, value: any): any"),
+  set = field(FUNCTION, "the spell's setter", "fun(sender: any, property: string, new: any, old: any): any"),
+  source = field(required(STRING), "where the spell was defined, as file:line"),
+}
+
+-- Each class of the annotations: its name, what it is, and its fields.
+local CLASSES = {
+  { "bm.InitializerDef", "The definition table of bm.initializer.", INITIALIZER },
+  { "bm.SingletonDef", "The definition table of bm.singleton.", SINGLETON },
+  { "bm.HookDef", "The definition table of bm.hook.", HOOK },
+  { "bm.PreferenceDef", "The definition table of bm.preference.", PREFERENCE },
+  { "bm.PartialDef", "The definition table of bm.partial.", PARTIAL },
+  { "bm.ResolveOptions", "The options of bm.resolve.", RESOLVE },
+  { "bm.SpellDef", "The definition table of bm.define_spell.", DEFINE_SPELL },
+  { "bm.TypedSpellDef", "The table form of bm.spell.lazy and bm.spell.injectable.", TYPED },
+  { "bm.PartialSpellDef", "The table form of bm.spell.partial.", PARTIAL_SPELL },
+  { "bm.FinalSpellDef", "The table form of bm.spell.final.", FINAL_SPELL },
+  { "bm.PreferenceSpellDef", "The table form of bm.spell.preference.", PREFERENCE_SPELL },
+  { "bm.ResolverRequest", "What a bm.resolver function is asked.", RESOLVER_REQUEST },
+  { "bm.Registration", "A registration; :unregister() removes it.", REGISTRATION },
+  { "bm.Entry", "One registration, as bm.entries() lists it.", ENTRY },
+  { "bm.Spell", "A spell descriptor, the value of a spelled field in bm.class.", SPELL },
+  { "bm.Class", "A class made by bm.class.", CLASS },
+  { "bm.CustomSpell", "A spell made by bm.define_spell.", CUSTOM_SPELL },
+}
+
+-- Each function of bm: name, what it does, parameters ({ name, type,
+-- optional }) and result type.
+local FUNCTIONS = {
+  { "bm.initializer", "Registers an initializer for properties of a type or protocol set.",
+    { { "def", "bm.InitializerDef" } }, "bm.Registration" },
+  { "bm.singleton", "Registers an initializer whose value is made once per registry and shared.",
+    { { "def", "bm.SingletonDef" } }, "bm.Registration" },
+  { "bm.hook", "Runs a function once after a property is injected.", { { "def", "bm.HookDef" } }, "bm.Registration" },
+  { "bm.preference", "Overrides the key, default or store of a preference property.",
+    { { "def", "bm.PreferenceDef" } }, "bm.Registration" },
+  { "bm.partial", "Registers the template that builds partial properties of a type.",
+    { { "def", "bm.PartialDef" } }, "bm.Registration" },
+  { "bm.resolve", "Runs the most specific matching initializer and returns its value.",
+    { { "type", "string|nil" }, { "options", "bm.ResolveOptions", true } }, "any" },
+  { "bm.entries", "Lists every registration.", {}, "bm.Entry[]" },
+  { "bm.define_spell", "Defines a custom spell, usable as bm.spell.<name>(...).",
+    { { "def", "bm.SpellDef" } }, "bm.CustomSpell" },
+  { "bm.resolver", "Registers a resolver, asked for lazy and injectable properties no initializer serves; "
+    .. "it returns the value, or bm.skip (or nil) to leave the property alone.",
+    { { "fn", "fun(request: bm.ResolverRequest): any" } }, "bm.Registration" },
+  { "bm.preference_keys", "Sets the function that makes the store key of preference properties that name "
+    .. "none (an explicit key still wins).",
+    { { "fn", "fun(container: string, property: string): string" } }, "bm.Registration" },
+  { "bm.class", "Makes a class whose spelled fields are served by the registry.",
+    { { "name", "string" }, { "def", "table<string, any>", true }, { "super", "bm.Class", true } }, "bm.Class" },
+  { "bm.class_of", "The class of an object made by a bm.class, or nil.", { { "object", "any" } }, "bm.Class|nil" },
+  { "bm.is_instance", "Whether an object is an instance of a class or of one of its subclasses.",
+    { { "object", "any" }, { "class", "bm.Class" } }, "boolean" },
+  { "bm.spell.lazy", "A property made on first read: the most specific initializer, else a resolver, else "
+    .. "T.new() for a Lua class T.", { { "arg", "string|bm.TypedSpellDef" } }, "bm.Spell" },
+  { "bm.spell.injectable", "A property injected on first read by an initializer or a resolver; with neither "
+    .. "it raises (or gives nil when optional).", { { "arg", "string|bm.TypedSpellDef" } }, "bm.Spell" },
+  { "bm.spell.partial", "A property built from the template of its type, kept per object.",
+    { { "arg", "string|bm.PartialSpellDef" } }, "bm.Spell" },
+  { "bm.spell.final", "A property that can be assigned once.", { { "arg", "bm.FinalSpellDef", true } }, "bm.Spell" },
+  { "bm.spell.preference", "A property backed by the preference store shared with Swift.",
+    { { "arg", "string|bm.PreferenceSpellDef", true } }, "bm.Spell" },
+}
+
+-- Values of bm that are not functions: name, type, what it is.
+local VALUES = {
+  { "bm.spell", "bm.spells", "The spell descriptors (custom spells are added by bm.define_spell)." },
+  { "bm.skip", "bm.Skip", "What a resolver returns to leave a property alone." },
+}
+
+-- The fields of a schema, sorted by name, as plain data.
+local function field_list(schema)
+  local out = {}
+  for _, name in ipairs(sorted_keys(schema)) do
+    local rule = schema[name]
+    out[#out + 1] = { name = name, lua = rule.lua, doc = rule.doc, required = rule.required == true }
+  end
+  return out
+end
+
+-- The API as plain data (strings and booleans), for `bmlua types`.
+function internal.api()
+  local shapes, functions, values = {}, {}, {}
+  for _, row in ipairs(CLASSES) do
+    shapes[#shapes + 1] = { name = row[1], doc = row[2], fields = field_list(row[3]) }
+  end
+  for _, row in ipairs(FUNCTIONS) do
+    local params = {}
+    for _, param in ipairs(row[3]) do
+      params[#params + 1] = { name = param[1], lua = param[2], optional = param[3] == true }
+    end
+    functions[#functions + 1] = { name = row[1], doc = row[2], params = params, returns = row[4] }
+  end
+  for _, row in ipairs(VALUES) do
+    values[#values + 1] = { name = row[1], lua = row[2], doc = row[3] }
+  end
+  return { classes = shapes, functions = functions, values = values }
+end
 
 return bm, internal

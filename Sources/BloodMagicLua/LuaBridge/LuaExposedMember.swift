@@ -22,15 +22,13 @@ final class LuaExposedMember {
     let read: (UnsafeMutableRawPointer, LuaStack) throws -> Int32
     /// A property write, value at index 3; nil for a read-only property.
     let write: ((UnsafeMutableRawPointer, LuaStack) throws -> Void)?
-    /// The Swift type a property reads as, or a method returns (`Void`
-    /// when it returns nothing, nil when it pushes its own results): for
-    /// tools describing the type (``ScriptHost/manifest()``).
-    let swiftType: String?
+    /// A property's type, or what a method returns (for editor annotations).
+    let result: LuaMemberResult
 
     /// A method; `signature` is the one its `invoke` closure checks against.
     @usableFromInline
     init(
-        method name: String, signature: LuaSignature, returns: String? = nil,
+        method name: String, signature: LuaSignature, result: LuaMemberResult = .unknown,
         invoke: @escaping (UnsafeMutableRawPointer?, UnsafeRawPointer, LuaStack) throws -> Int32
     ) {
         self.name = name
@@ -39,13 +37,13 @@ final class LuaExposedMember {
         self.invoke = invoke
         self.read = { _, _ in 0 }
         self.write = nil
-        self.swiftType = returns
+        self.result = result
     }
 
     /// A property.
     @usableFromInline
     init(
-        property name: String, of typeName: String, valueType: String? = nil,
+        property name: String, of typeName: String, type: Any.Type? = nil,
         read: @escaping (UnsafeMutableRawPointer, LuaStack) throws -> Int32,
         write: ((UnsafeMutableRawPointer, LuaStack) throws -> Void)?
     ) {
@@ -55,7 +53,7 @@ final class LuaExposedMember {
         self.invoke = { _, _, _ in 0 }
         self.read = read
         self.write = write
-        self.swiftType = valueType
+        self.result = type.map { .value($0) } ?? .unknown
     }
 
     /// Why argument 1 of a call to `method` of the type `tag` is not a usable
@@ -89,4 +87,16 @@ final class LuaExposedConstructor {
         self.decodes = decodes
         self.make = make
     }
+}
+
+/// What a member gives Lua, for editor annotations: a property's type or a
+/// method's result.
+@usableFromInline
+enum LuaMemberResult {
+    /// Nothing (a method returning `Void`).
+    case nothing
+    /// One value of this Swift type.
+    case value(Any.Type)
+    /// Whatever the method pushes.
+    case unknown
 }

@@ -118,7 +118,7 @@ public struct LuaExposedType<Root: AnyObject> {
     public func property<Value: LuaPushable>(_ name: String, get: @escaping (Root) throws -> Value) -> Self {
         adding(
             LuaExposedMember(
-                property: name, of: self.name, valueType: String(describing: Value.self),
+                property: name, of: self.name, type: Value.self,
                 read: { pointer, stack in
                     stack.push(try Unmanaged<Root>.fromOpaque(pointer)._withUnsafeGuaranteedRef(get))
                     return 1
@@ -133,7 +133,7 @@ public struct LuaExposedType<Root: AnyObject> {
         let function = "\(self.name).\(name)"
         return adding(
             LuaExposedMember(
-                property: name, of: self.name, valueType: String(describing: Value.self),
+                property: name, of: self.name, type: Value.self,
                 read: { pointer, stack in
                     stack.push(try Unmanaged<Root>.fromOpaque(pointer)._withUnsafeGuaranteedRef(get))
                     return 1
@@ -162,7 +162,7 @@ public struct LuaExposedType<Root: AnyObject> {
     ) -> Self {
         let signature = LuaSignature(function: "\(self.name).\(name)", declared: arguments)
         return adding(
-            LuaExposedMember(method: name, signature: signature, returns: String(describing: Result.self)) { pointer, tag, stack in
+            LuaExposedMember(method: name, signature: signature, result: .value(Result.self)) { pointer, tag, stack in
                 try Self.dispatch(pointer, tag, stack, signature, name) { object, args in
                     args.stack.push(try body(object, args))
                     return 1
@@ -177,7 +177,7 @@ public struct LuaExposedType<Root: AnyObject> {
     ) -> Self {
         let signature = LuaSignature(function: "\(self.name).\(name)", declared: arguments)
         return adding(
-            LuaExposedMember(method: name, signature: signature, returns: "Void") { pointer, tag, stack in
+            LuaExposedMember(method: name, signature: signature, result: .nothing) { pointer, tag, stack in
                 try Self.dispatch(pointer, tag, stack, signature, name) { object, args in
                     try body(object, args)
                     return 0

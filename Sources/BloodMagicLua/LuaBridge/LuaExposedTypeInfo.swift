@@ -29,8 +29,8 @@ public final class LuaExposedTypeInfo {
     var metatableSlot: Int32 = BM_LUA_NOREF
     /// The class table's registry slot (`Name`, with `new` and the methods).
     var classTableSlot: Int32 = BM_LUA_NOREF
-    /// Whether the app exposed it (a global class table `Name`), rather than
-    /// the bridge on the fly for an object of a class never exposed.
+    /// Whether scripts see the type as a global class table (types exposed
+    /// on the fly, for senders of classes never exposed, are not).
     var isGlobal = false
 
     init(

@@ -16,6 +16,7 @@ extension LuaStack {
     /// (for classes exposed on the fly, which must not clobber a script's globals).
     func expose<Root: AnyObject>(_ type: LuaExposedType<Root>, global: Bool) -> LuaExposedTypeInfo {
         let info = type.makeInfo()
+        info.isGlobal = global
         exposedTypes.add(info)
         ensureSpace(8)
         let tag = info.tag
@@ -70,7 +71,6 @@ extension LuaStack {
             lua_setfield(L, classTable, "new")
         }
         if global {
-            info.isGlobal = true
             lua_pushvalue(L, classTable)
             setRawGlobal(info.name)
         }

@@ -165,6 +165,17 @@ struct BMLuaToolTests {
         #expect(result.stderr.isEmpty)
     }
 
+    /// A resolver decides at run time which properties it serves: check
+    /// cannot know, so an unserved property is a warning, not an error.
+    @Test func checkWarnsInsteadOfFailingWhenAResolverMayServe() throws {
+        let dir = try scratchDirectory([
+            "10-ui.lua": "bm.class('Screen', { log = bm.spell.injectable('Logger') })",
+            "20-resolver.lua": "bm.resolver(function(request) return bm.skip end)",
+        ])
+        let result = try bmlua(["check", dir.path])
+        #expect(result.stdout == "\(dir.path)/10-ui.lua:1: warning: Screen.log: no initializer for Logger in Screen (unless a bm.resolver serves it)\n")
+    }
+
     @Test func checkSpeaksJSON() throws {
         let dir = try scratchDirectory(["typo.lua": "bm.hook { property = 'p', fn = print, extra = 1 }"])
         let result = try bmlua(["check", "--format", "json", dir.appendingPathComponent("typo.lua").path])

@@ -1,5 +1,6 @@
 import BloodMagic
 import Foundation
+import Synchronization
 import Testing
 
 /// Runs the `bm-preference-probe` helper with a temporary HOME (and no
@@ -9,46 +10,23 @@ private struct Probe {
     let home: URL
     var xdgConfigHome: URL?
 
-    static var executable: URL {
-        let here = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        var directory = here.deletingLastPathComponent()
-        for _ in 0..<6 {
-            let candidate = directory.appendingPathComponent("bm-preference-probe")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory.deleteLastPathComponent()
-        }
-        return URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent(".build/debug/bm-preference-probe")
-    }
-
     init() throws {
         home = FileManager.default.temporaryDirectory.appendingPathComponent("bm-prefs-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
     }
 
-    func start(_ arguments: [String]) throws -> (Process, Pipe) {
-        let process = Process()
-        process.executableURL = Probe.executable
-        process.arguments = arguments
+    /// Runs the probe to its end (a `--crash` run is expected to abort) and
+    /// returns its status and standard output.
+    @discardableResult
+    func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
         var environment = ProcessInfo.processInfo.environment
         environment["HOME"] = home.path
         environment.removeValue(forKey: "XDG_CONFIG_HOME")
         if let xdgConfigHome { environment["XDG_CONFIG_HOME"] = xdgConfigHome.path }
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return (process, output)
-    }
-
-    @discardableResult
-    func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let (process, pipe) = try start(arguments)
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let result = try Subprocess.run(
+            builtExecutable("bm-preference-probe"), arguments, environment: environment,
+            expectation: arguments.contains("--crash") ? .crashes : .exits, stderrToNull: true)
+        return (result.status, result.stdout)
     }
 }
 
@@ -91,13 +69,14 @@ private struct Probe {
         let probe = try Probe()
         let suite = "bm.test.merge"
         let count = 25
-        let first = try probe.start(["write-many", suite, "a", "\(count)"])
-        let second = try probe.start(["write-many", suite, "b", "\(count)"])
-        for (process, pipe) in [first, second] {
-            _ = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
+        // The two writers run at the same time.
+        let statuses = Mutex<[String: Int32]>([:])
+        DispatchQueue.concurrentPerform(iterations: 2) { index in
+            let prefix = index == 0 ? "a" : "b"
+            let status = (try? probe.run(["write-many", suite, prefix, "\(count)"]))?.status ?? -1
+            statuses.withLock { $0[prefix] = status }
         }
+        #expect(statuses.withLock { $0 } == ["a": 0, "b": 0])
         let keys = (0..<count).flatMap { ["a\($0)", "b\($0)"] }
         let read = try probe.run(["read", suite] + keys)
         let missing = read.output.split(separator: "\n").filter { $0.hasSuffix("=missing") }

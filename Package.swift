@@ -57,9 +57,17 @@ let package = Package(
             dependencies: ["BloodMagic"],
             path: "Examples/FeedReader/Sources"
         ),
+        // The fuzz targets, one function per target taking the fuzzer's
+        // bytes: the libFuzzer executables of the Fuzz/ package call them
+        // (scripts/fuzz), and the tests run the seed corpora through them.
+        // Not a product.
+        .target(
+            name: "BloodMagicFuzzTargets",
+            dependencies: ["BloodMagic"]
+        ),
         .testTarget(
             name: "BloodMagicTests",
-            dependencies: ["BloodMagic", "bm-preference-probe"]
+            dependencies: ["BloodMagic", "BloodMagicFuzzTargets", "bm-preference-probe"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,1 @@
+local t = { name = "loop" } t.child = { document = t } t.children = { t } return t

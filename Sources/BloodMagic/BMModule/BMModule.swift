@@ -74,7 +74,7 @@ final class BMModule: Sendable {
     /// Runs the prelude and sets the global `bm` (and `package.loaded.bm`).
     func install() throws(LuaError) {
         try state.withStack { (lua) throws(LuaError) in
-            try lua.load(bmPreludeSource, name: "=[bm]")
+            try lua.loadPrelude()
             pushCoreTable(lua)
             try lua.call(arguments: 1, results: 2)
             let prelude = lua.reference(at: -1)

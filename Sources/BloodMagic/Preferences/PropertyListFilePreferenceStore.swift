@@ -11,6 +11,10 @@ import Darwin
 /// A preference store in one property-list file at a path you choose
 /// (`bmlua --preferences PATH`).
 ///
+/// The file is written as a binary property list, which keeps every value
+/// exactly (XML would round dates to the second); any property-list format
+/// is read.
+///
 /// Every write takes an exclusive `flock` on `<path>.lock`, re-reads the file,
 /// changes one key, writes a temporary file, `fsync`s it and renames it over
 /// the old one, then `fsync`s the directory. So a write is durable when
@@ -48,6 +52,10 @@ public final class PropertyListFilePreferenceStore: PreferenceStore {
 
     private func read() throws -> [String: PreferenceValue] {
         guard let data = try? Data(contentsOf: fileURL), !data.isEmpty else { return [:] }
+        if let problem = BinaryPropertyListCheck.problem(in: data) {
+            throw SpellError.preferenceEncodingFailed(
+                key: fileURL.path, type: "property list", reason: "the file is not a property list: \(problem)")
+        }
         let object: Any
         do {
             object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
@@ -64,7 +72,9 @@ public final class PropertyListFilePreferenceStore: PreferenceStore {
 
     private func write(_ values: [String: PreferenceValue]) throws {
         let object = values.mapValues(\.propertyListObject)
-        let data = try PropertyListSerialization.data(fromPropertyList: object, format: .xml, options: 0)
+        // Binary, not XML: XML keeps dates to the second and cannot hold
+        // control characters, so values would not come back as stored.
+        let data = try PropertyListSerialization.data(fromPropertyList: object, format: .binary, options: 0)
         let directory = fileURL.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let temporary = directory.appendingPathComponent(".\(fileURL.lastPathComponent).\(getpid()).tmp")

@@ -1,0 +1,3 @@
+-- Deep tables (issue 11): a document nested 50,000 levels (within the fuzz
+-- target's memory limit) overflows the decoder's stack.
+local t = { name = "leaf" } for i = 1, 50000 do t = { name = "n", children = { t } } end return t

@@ -8,16 +8,28 @@ import PackageDescription
 let package = Package(
     name: "BloodMagic",
     platforms: [
-        // `Mutex` from the Synchronization module needs macOS 15.
-        .macOS(.v15)
+        // `Mutex` and `Atomic` from the Synchronization module set these
+        // minimums; nothing the library uses is macOS-only.
+        .macOS(.v15),
+        .iOS(.v18),
+        .tvOS(.v18),
+        .watchOS(.v11),
+        .visionOS(.v2),
     ],
     products: [
+        // The spell engine: spells, registry, preferences. Pure Swift; it
+        // builds on a machine without Lua.
         .library(name: "BloodMagic", targets: ["BloodMagic"]),
+        // The Lua host, the bridge, the `bm` module, ScriptHost and
+        // ScriptChecker, on top of the engine (which it re-exports).
+        .library(name: "BloodMagicLua", targets: ["BloodMagicLua"]),
         .executable(name: "bmlua", targets: ["bmlua"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        // `swift package generate-documentation` builds the DocC catalogs.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
         // liblua5.4 from the system, plus a C shim header that re-declares
@@ -30,17 +42,39 @@ let package = Package(
                 .brew(["lua"]),
             ]
         ),
+        // The sandbox's own library functions in C (a pattern matcher, the
+        // table loops, finalizers): they charge their work to the state's
+        // budgets. It includes the shim's header from ../CLua.
+        .target(
+            name: "CLuaSandbox",
+            dependencies: ["CLua"],
+            cSettings: [.headerSearchPath("../CLua")]
+        ),
+        // The spell engine. Nothing in it imports CLua.
         .target(
             name: "BloodMagic",
             dependencies: [
-                "CLua",
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The Lua side. The Lua half of the `bm` module is a real Lua file,
+        // embedded into the binary at build time (no file to find at run time).
+        .target(
+            name: "BloodMagicLua",
+            dependencies: [
+                "BloodMagic",
+                "CLua",
+                "CLuaSandbox",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [
+                .embedInCode("BMModule/bm.lua"),
             ]
         ),
         .executableTarget(
             name: "bmlua",
             dependencies: [
-                "BloodMagic",
+                "BloodMagicLua",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -54,8 +88,14 @@ let package = Package(
         // Examples/FeedReader/Scripts/*.lua (an executable target, not a product).
         .executableTarget(
             name: "feedreader",
-            dependencies: ["BloodMagic"],
+            dependencies: ["BloodMagicLua"],
             path: "Examples/FeedReader/Sources"
+        ),
+        // Helpers both test targets use (threads released at once, counters,
+        // child processes with a deadline).
+        .target(
+            name: "TestSupport",
+            path: "Tests/TestSupport"
         ),
         // The fuzz targets, one function per target taking the fuzzer's
         // bytes: the libFuzzer executables of the Fuzz/ package call them
@@ -63,11 +103,19 @@ let package = Package(
         // Not a product.
         .target(
             name: "BloodMagicFuzzTargets",
-            dependencies: ["BloodMagic"]
+            dependencies: ["BloodMagicLua"]
         ),
         .testTarget(
             name: "BloodMagicTests",
-            dependencies: ["BloodMagic", "BloodMagicFuzzTargets", "bm-preference-probe"]
+            dependencies: [
+                "BloodMagic", "TestSupport", "bm-preference-probe",
+                // Force injection's typical use: a Logger per container.
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "BloodMagicLuaTests",
+            dependencies: ["BloodMagicLua", "BloodMagicFuzzTargets", "TestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -27,17 +27,23 @@ let package = Package(
         ),
         .executableTarget(
             name: "LuaHostBenchmarks",
-            dependencies: ["BenchSupport", "CLuaBench", .product(name: "BloodMagic", package: "BloodMagic")]
+            dependencies: ["BenchSupport", "CLuaBench", .product(name: "BloodMagicLua", package: "BloodMagic")]
         ),
         .executableTarget(
             name: "BMBenchmarks",
-            dependencies: ["BenchSupport", "CLuaBench", .product(name: "BloodMagic", package: "BloodMagic")]
+            dependencies: ["BenchSupport", "CLuaBench", .product(name: "BloodMagicLua", package: "BloodMagic")]
         ),
         .executableTarget(
             name: "LuaBenchmarks",
-            dependencies: ["CLuaBench", .product(name: "BloodMagic", package: "BloodMagic")]
+            dependencies: ["CLuaBench", .product(name: "BloodMagicLua", package: "BloodMagic")]
         ),
         .executableTarget(name: "StartupBenchmarks"),
+        // Instruction counts of single spell operations (run under
+        // callgrind), for when the machine is too busy for wall time.
+        .executableTarget(
+            name: "SpellInstructionCounts",
+            dependencies: ["BenchSupport", .product(name: "BloodMagic", package: "BloodMagic")]
+        ),
         .executableTarget(
             name: "SpellBenchmarks",
             dependencies: [

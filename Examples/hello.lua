@@ -7,7 +7,10 @@
 -- classes only declare what they need, and the spells do the rest: a lazy
 -- value is made on first use and kept, an injectable one comes from the
 -- registry, a final one can be set only once, and a preference survives
--- between runs (bmlua keeps it in the user defaults of the domain `bmlua`).
+-- between runs when bmlua is given a store: by default bmlua keeps
+-- preferences in memory, so this example never writes to your files;
+--   ./scripts/bmlua --preferences /tmp/hello.plist Examples/hello.lua
+-- keeps the count below in that file.
 
 local names = { ... }
 if #names == 0 then names = { "world" } end
@@ -56,4 +59,4 @@ print("one clock for everybody: " .. tostring(a.clock == b.clock))
 
 local stats = Stats.new()
 stats.runs = stats.runs + 1
-print(string.format("this script has run %d time(s) on this machine", stats.runs))
+print(string.format("this script has run %d time(s) with this preference store", stats.runs))

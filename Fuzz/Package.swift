@@ -22,7 +22,7 @@ let package = Package(
     targets: [
         .target(
             name: "BloodMagicFuzzTargets",
-            dependencies: [.product(name: "BloodMagic", package: "BloodMagic")]
+            dependencies: [.product(name: "BloodMagicLua", package: "BloodMagic")]
         ),
         // libFuzzer's driver entry, and the Swift call that starts it.
         .systemLibrary(name: "CLibFuzzer"),

@@ -1,8 +1,12 @@
-// BloodMagic: property-wrapper spells, a registry of initializers matched by
-// property type, protocol and container, and a safe Lua 5.4 host on top.
+// BloodMagic, the spell engine: property-wrapper spells, a registry of
+// initializers matched by property type, protocol and container, and
+// preference stores. Pure Swift: nothing here knows Lua exists.
 //
 // Layers, each in its own folder:
-// - Registry/, Spells/, Preferences/, Partials/: the spell engine (pure Swift, no Lua).
-// - LuaHost/: a safe Lua 5.4 state (the only folder that imports CLua directly,
-//   besides the bridge).
-// - LuaBridge/: the `bm` module that puts the spell engine into Lua.
+// - Registry/: registrations, resolution, hooks, cycles, diagnostics.
+// - Spells/: the property wrappers.
+// - Preferences/: the stores behind @Preference.
+// - Partials/: template providers behind @Partial.
+//
+// The Lua host, the bridge and the `bm` module live in the BloodMagicLua
+// product, which depends on this one.

@@ -2,7 +2,7 @@ import Logging
 
 /// Where BloodMagic reports what it cannot hand back to a caller (swift-log;
 /// the app chooses the backend with `LoggingSystem.bootstrap`).
-enum Diagnostics {
+package enum Diagnostics {
     /// The library's logger, label `BloodMagic`.
-    static let logger = Logger(label: "BloodMagic")
+    package static let logger = Logger(label: "BloodMagic")
 }

@@ -1,4 +1,4 @@
-import BloodMagic
+import BloodMagicLua
 import Foundation
 
 extension FuzzTargets {

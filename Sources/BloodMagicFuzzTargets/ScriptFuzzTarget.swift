@@ -1,4 +1,4 @@
-import BloodMagic
+import BloodMagicLua
 import Foundation
 
 extension FuzzTargets {
@@ -12,25 +12,30 @@ extension FuzzTargets {
     ///
     /// Invariants: the run ends (with or without an error), a failing script
     /// leaves no registration behind, the state answers a plain chunk
-    /// afterwards, and the host leaves its registry empty when it goes away
-    /// (so nothing keeps the host alive either).
+    /// afterwards, `unload()` leaves the registry empty, and once the host
+    /// is unloaded and released its Lua state is freed (nothing the script
+    /// did keeps it alive).
     @Sendable
     public static func runScript(_ bytes: UnsafeRawBufferPointer) -> FuzzResult {
         let registry = Registry()
         var result = FuzzResult(outcome: "ok")
+        weak var state: LuaState?
         do {
             let host = try ScriptHost(
                 options: .init(
                     libraries: .safe, limits: scriptLimits, registry: registry,
                     preferences: InMemoryPreferenceStore()))
+            state = host.state
             result = FuzzScratch.withFile(containing: bytes, suffix: ".lua") { file in
                 runStartupScript(file, in: host, registry: registry)
             }
+            host.unload()
+            result.check(registry.entries.isEmpty, "unload() left \(registry.entries.count) registrations behind")
         } catch {
             result.outcome = "host: \(error)"
             result.violations.append("a limited ScriptHost could not be made: \(error)")
         }
-        result.check(registry.entries.isEmpty, "the host left \(registry.entries.count) registrations behind after it went away")
+        result.check(state == nil, "the Lua state outlived its unloaded and released host")
         return result
     }
 

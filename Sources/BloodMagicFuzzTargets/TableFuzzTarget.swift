@@ -1,4 +1,4 @@
-import BloodMagic
+import BloodMagicLua
 
 extension FuzzTargets {
     /// The limits the Lua code that builds a table runs under.

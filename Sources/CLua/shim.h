@@ -3,9 +3,9 @@
  *
  * 1. Lua's API macros, which Swift cannot import, re-declared as
  *    `static inline` functions or constants with the same names.
- * 2. The per-state limits block (memory and instruction budgets), the
- *    counting allocator, the count hook, and the panic and warning functions
- *    (set up as luaL_newstate does).
+ * 2. The per-state limits block (memory, instruction and time budgets), the
+ *    counting allocator and the count hook (all in bm_limits.h), and the
+ *    panic and warning functions (set up as luaL_newstate does).
  * 3. Trampolines: Swift callbacks never raise. They return a sentinel and the
  *    C trampoline raises the error after the Swift frames are gone, so no
  *    longjmp ever crosses a Swift frame.
@@ -14,6 +14,8 @@
  * 5. Exposed Swift objects (LuaBridge): the object block, and the C method,
  *    __index, __newindex and __eq entries that check `self` in C.
  * 6. The bm module's resolution cache: bm.resolve in C for cached entries.
+ *    4a. Files below a directory: the sandbox's `require`, confined to the
+ *    module directory, and the path check partial templates share.
  *
  * Everything here is static inline: the module is a system library and has
  * no object file of its own.
@@ -24,9 +26,12 @@
 #include <lua.h>
 #include <lauxlib.h>
 #include <lualib.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* ------------------------------------------------------------------------ */
 /* 1. Macros re-declared as functions and constants                           */
@@ -179,69 +184,7 @@ static inline void luaL_pushfail(lua_State *L) { lua_pushnil(L); }
 /* 2. Limits, allocator, hook, panic and warnings                            */
 /* ------------------------------------------------------------------------ */
 
-/*
- * One block per Lua state, owned by Swift, reachable from the allocator's
- * user data and from the state's extra space (so from every coroutine).
- *
- * `swift_depth` counts how deeply Swift code is in control of the state: it is
- * 1 while Swift holds the state outside any call into Lua, is set to 0 by
- * Swift around lua_pcall, and the trampolines add 1 while a Swift callback
- * runs. While it is above 0 the allocator never refuses a block for the
- * memory limit (the bytes are still counted), so an allocation made by a
- * Swift frame cannot raise. The limit is enforced as soon as Lua runs again.
- * A real allocation failure in that window aborts the process, as Swift's own
- * allocator does, rather than longjmp across Swift frames.
- */
-typedef struct bm_limits {
-    size_t used;            /* bytes currently allocated by this state */
-    size_t peak;            /* the largest `used` seen */
-    size_t memory_limit;    /* 0: no limit */
-    int swift_depth;        /* > 0: Swift is in control (see above) */
-    int memory_limit_hit;   /* set when an allocation was refused for the limit */
-    int instruction_limit_hit;
-    int hook_step;          /* instructions between two count-hook calls */
-    long long instruction_limit;   /* 0: no limit; per top-level run */
-    long long instructions_left;   /* budget of the current run */
-    long long configured_instruction_limit; /* armed at each top-level run; 0: none */
-    int run_depth;          /* protected calls made by Swift now running */
-    void *host;             /* opaque pointer back to the Swift host, unused by C */
-    lua_State *current;     /* the thread whose Swift callback runs now, or the main thread */
-} bm_limits;
-
-static inline bm_limits *bm_limits_of(lua_State *L) {
-    return *(bm_limits **)lua_getextraspace(L);
-}
-
-static inline void bm_set_limits(lua_State *L, bm_limits *limits) {
-    *(bm_limits **)lua_getextraspace(L) = limits;
-}
-
-static inline void *bm_counting_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
-    bm_limits *lim = (bm_limits *)ud;
-    size_t old = ptr ? osize : 0;
-    if (nsize == 0) {
-        free(ptr);
-        lim->used -= old;
-        return NULL;
-    }
-    if (nsize > old && lim->memory_limit != 0 && lim->swift_depth == 0
-        && lim->used - old + nsize > lim->memory_limit) {
-        lim->memory_limit_hit = 1;
-        return NULL; /* Lua raises LUA_ERRMEM; no Swift frame is on the way */
-    }
-    void *p = realloc(ptr, nsize);
-    if (p == NULL) {
-        if (nsize <= old) return ptr; /* Lua assumes shrinking never fails */
-        if (lim->swift_depth > 0) {
-            fputs("bloodmagic: out of memory while Swift holds the Lua state\n", stderr);
-            abort();
-        }
-        return NULL;
-    }
-    lim->used = lim->used - old + nsize;
-    if (lim->used > lim->peak) lim->peak = lim->used;
-    return p;
-}
+#include "bm_limits.h"
 
 static inline int bm_panic(lua_State *L) {
     const char *msg = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "error object is not a string";
@@ -282,50 +225,6 @@ static inline void bm_warnf_on(void *ud, const char *message, int tocont) {
     bm_warnf_cont(ud, message, tocont);
 }
 
-/* Instruction budget. Raises from C, with the position of the running code. */
-static inline void bm_count_hook(lua_State *L, lua_Debug *ar) {
-    bm_limits *lim = bm_limits_of(L);
-    if (lim == NULL || lim->instruction_limit <= 0) return;
-    lim->instructions_left -= lim->hook_step;
-    if (lim->instructions_left >= 0) return;
-    lim->instruction_limit_hit = 1;
-    /* Fire on every instruction from now on, so that a script which catches
-       the error with pcall cannot keep running for long. */
-    lua_sethook(L, bm_count_hook, LUA_MASKCOUNT, 1);
-    lim->hook_step = 1;
-    if (lua_getinfo(L, "Sl", ar) && ar->currentline > 0) {
-        lua_pushfstring(L, "%s:%d: instruction limit exceeded (%I instructions)",
-                        ar->short_src, ar->currentline, (LUAI_UACINT)lim->instruction_limit);
-    } else {
-        lua_pushfstring(L, "instruction limit exceeded (%I instructions)", (LUAI_UACINT)lim->instruction_limit);
-    }
-    lua_error(L);
-}
-
-/* Stops counting after a top-level run; the hit flags stay for the caller. */
-static inline void bm_disarm_instruction_budget(lua_State *L) {
-    bm_limits *lim = bm_limits_of(L);
-    lim->instruction_limit = 0;
-    lua_sethook(L, NULL, 0, 0);
-}
-
-/* Arms the budget for a new top-level run. */
-static inline void bm_arm_instruction_budget(lua_State *L, long long limit, int step) {
-    bm_limits *lim = bm_limits_of(L);
-    lim->instruction_limit = limit;
-    lim->instructions_left = limit;
-    lim->instruction_limit_hit = 0;
-    lim->memory_limit_hit = 0;
-    if (limit > 0) {
-        if (step <= 0) step = 1000;
-        if (step > limit) step = (int)(limit > 0x7fffffff ? 0x7fffffff : limit);
-        lim->hook_step = step;
-        lua_sethook(L, bm_count_hook, LUA_MASKCOUNT, step);
-    } else {
-        lua_sethook(L, NULL, 0, 0);
-    }
-}
-
 /* Opens a state with the counting allocator, panic and warning functions. */
 static inline lua_State *bm_newstate(bm_limits *limits) {
     lua_State *L = lua_newstate(bm_counting_alloc, limits);
@@ -340,7 +239,8 @@ static inline lua_State *bm_newstate(bm_limits *limits) {
  * The protected call Swift makes: calls the function below the top `nargs`
  * values with `handler` as message handler (inserted below the function and
  * removed afterwards). The outermost call arms the instruction budget of a
- * new run and disarms it afterwards; the memory limit applies while Lua runs.
+ * new run (instructions and time) and disarms it afterwards; the memory
+ * limit applies while Lua runs.
  * Returns lua_pcall's status; results or the error value are left on top.
  */
 static inline int bm_call(lua_State *L, int nargs, int nresults, lua_CFunction handler) {
@@ -348,22 +248,14 @@ static inline int bm_call(lua_State *L, int nargs, int nresults, lua_CFunction h
     int base = lua_gettop(L) - nargs;
     lua_pushcclosure(L, handler, 0);
     lua_rotate(L, base, 1);
-    int outermost = lim->run_depth == 0;
-    if (outermost) {
-        if (lim->configured_instruction_limit > 0) {
-            bm_arm_instruction_budget(L, lim->configured_instruction_limit, 1000);
-        } else {
-            lim->instruction_limit_hit = 0;
-            lim->memory_limit_hit = 0;
-        }
-    }
+    int armed = lim->run_depth == 0 ? bm_arm_run_budget(L) : 0;
     lim->run_depth += 1;
     int saved = lim->swift_depth;
     lim->swift_depth = 0;
     int status = lua_pcallk(L, nargs, nresults, base, 0, NULL);
     lim->swift_depth = saved;
     lim->run_depth -= 1;
-    if (outermost && lim->configured_instruction_limit > 0) bm_disarm_instruction_budget(L);
+    if (armed) bm_disarm_budget(L, lim);
     lua_rotate(L, base, -1);
     lua_settop(L, -2);
     return status;
@@ -433,11 +325,43 @@ typedef struct bm_swift_frame {
     lua_State *saved_current;
 } bm_swift_frame;
 
+/*
+ * Free stack slots every Swift entry point starts with. Lua guarantees a C
+ * function only LUA_MINSTACK (20); a script can fill its stack to within
+ * that of Lua's limit (table.unpack into a call, deep recursion) before it
+ * calls Swift. So the room Swift code may use without asking is checked here,
+ * in C, before any Swift frame exists: when the stack cannot grow by this
+ * much, the call fails with a Lua error instead. Values whose push needs more
+ * (nested tables) check again, from Swift, and fail with a Lua error too.
+ */
+static const int BM_SWIFT_STACK_RESERVE = 256;
+
+/* Raises, from C, when the stack cannot hold BM_SWIFT_STACK_RESERVE more;
+   the message starts with the nearest script position (bm_push_location:
+   the bm module's own frames are skipped). LUA_MINSTACK slots are
+   guaranteed here, which is all the message needs. */
+
+static inline void bm_reserve_swift_stack(lua_State *L) {
+    if (lua_checkstack(L, BM_SWIFT_STACK_RESERVE)) return;
+    bm_limits *lim = bm_limits_of(L);
+    bm_push_location(L, 1, 1);
+    if (lim != NULL && lim->memory_limit_hit) {
+        lua_pushliteral(L, "not enough memory");
+    } else {
+        lua_pushfstring(L, "stack overflow (a call into Swift needs %d free stack slots)", BM_SWIFT_STACK_RESERVE);
+    }
+    lua_concat(L, 2);
+    lua_error(L);
+}
+
 static inline bm_swift_frame bm_enter_swift(lua_State *L) {
     bm_limits *lim = bm_limits_of(L);
     bm_swift_frame frame = {lim, lim->current};
     lim->swift_depth += 1;
     lim->current = L;
+    /* A safe point: references that Swift dropped are released here, on the
+       thread that holds the state, rather than at the end of the run. */
+    if (bm_release_pending(lim) && lim->drain_releases != NULL) lim->drain_releases(L);
     return frame;
 }
 
@@ -455,6 +379,7 @@ static inline int bm_leave_swift(lua_State *L, bm_swift_frame frame, int n) {
  */
 static inline int bm_trampoline(lua_State *L) {
     bm_swift_function fn = (bm_swift_function)lua_touserdata(L, lua_upvalueindex(1));
+    bm_reserve_swift_stack(L);
     bm_swift_frame frame = bm_enter_swift(L);
     int n = fn(L);
     return bm_leave_swift(L, frame, n);
@@ -476,6 +401,7 @@ typedef struct bm_swift_box {
 /* The trampoline of a boxed Swift closure; upvalue 1 is its bm_swift_box. */
 static inline int bm_box_trampoline(lua_State *L) {
     const bm_swift_box *box = (const bm_swift_box *)lua_touserdata(L, lua_upvalueindex(1));
+    bm_reserve_swift_stack(L);
     bm_swift_frame frame = bm_enter_swift(L);
     int n = box->entry(L, box->object);
     return bm_leave_swift(L, frame, n);
@@ -487,6 +413,24 @@ static inline void bm_pushswiftclosure(lua_State *L, bm_swift_function fn, int n
     lua_pushlightuserdata(L, (void *)fn);
     lua_insert(L, -(nup + 1));
     lua_pushcclosure(L, bm_trampoline, nup + 1);
+}
+
+/*
+ * The trampoline of a Swift `__gc` metamethod: as bm_trampoline, without the
+ * stack reserve (a finalizer pushes nothing, and one that failed for want of
+ * stack would never release what it holds).
+ */
+static inline int bm_finalizer_trampoline(lua_State *L) {
+    bm_swift_function fn = (bm_swift_function)lua_touserdata(L, lua_upvalueindex(1));
+    bm_swift_frame frame = bm_enter_swift(L);
+    int n = fn(L);
+    return bm_leave_swift(L, frame, n);
+}
+
+/* Pushes a Swift entry point as a `__gc` metamethod (see bm_finalizer_trampoline). */
+static inline void bm_pushswiftfinalizer(lua_State *L, bm_swift_function fn) {
+    lua_pushlightuserdata(L, (void *)fn);
+    lua_pushcclosure(L, bm_finalizer_trampoline, 1);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -527,6 +471,32 @@ static inline int bm_protected_settable(lua_State *L) {
 /* tostring(v) with __tostring and __name: (v) -> s */
 static inline int bm_protected_tostring(lua_State *L) {
     luaL_tolstring(L, 1, NULL);
+    return 1;
+}
+
+/* A table's pairs, copied into a new sequence {k1, v1, k2, v2, ...}: (t) -> s.
+   Raw reads only (no metamethod runs), but the copy allocates, so it runs as
+   a protected call: a memory error comes back as a status. */
+static inline int bm_protected_pairs_snapshot(lua_State *L) {
+    lua_Integer n = 0;
+    lua_settop(L, 1);
+    lua_createtable(L, 0, 0);
+    lua_pushnil(L);
+    while (lua_next(L, 1) != 0) {
+        lua_pushvalue(L, -2);
+        lua_rawseti(L, 2, ++n);
+        lua_rawseti(L, 2, ++n);
+    }
+    return 1;
+}
+
+/* Whether v should be shown by tostring rather than expanded: not a table,
+   or a table whose metatable has __tostring or __name: (v) -> boolean */
+static inline int bm_protected_shows_itself(lua_State *L) {
+    int itself = lua_type(L, 1) != LUA_TTABLE
+        || luaL_getmetafield(L, 1, "__tostring") != LUA_TNIL
+        || luaL_getmetafield(L, 1, "__name") != LUA_TNIL;
+    lua_pushboolean(L, itself);
     return 1;
 }
 
@@ -578,6 +548,279 @@ static inline void bm_deny(lua_State *L, int table, const char *field, const cha
     lua_setfield(L, table, field);
 }
 
+/* ------------------------------------------------------------------------ */
+/* 4a. Files below a directory: the confined `require`                      */
+/* ------------------------------------------------------------------------ */
+
+/* The registry field holding the module directory of a sandboxed state (a
+   string, as the host gave it), or nil: then `require` finds no files. */
+static const char *const BM_MODULE_DIRECTORY_KEY = "bloodmagic.moduledirectory";
+
+/* The longest module name `require` accepts, in bytes. */
+static const size_t BM_MODULE_NAME_MAX = 200;
+
+/* Whether the byte is one of [A-Za-z0-9_-], the characters of a name segment. */
+static inline int bm_is_name_byte(unsigned char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+}
+
+/* Whether `name` (`length` bytes) is a module name the sandbox resolves:
+   segments of [A-Za-z0-9_-], separated by single dots (a dot is a directory,
+   as in Lua), none empty, at most BM_MODULE_NAME_MAX bytes in all. So no
+   '/', no '..', no absolute path and no embedded NUL can reach a path. */
+static inline int bm_is_module_name(const char *name, size_t length) {
+    if (length == 0 || length > BM_MODULE_NAME_MAX) return 0;
+    size_t segment = 0;
+    for (size_t i = 0; i < length; i++) {
+        unsigned char c = (unsigned char)name[i];
+        if (c == '.') {
+            if (segment == 0) return 0;
+            segment = 0;
+        } else if (bm_is_name_byte(c)) {
+            segment++;
+        } else {
+            return 0;
+        }
+    }
+    return segment > 0;
+}
+
+/* What bm_confined_path found. */
+static const int BM_PATH_FOUND = 0;        /* a regular file below the directory */
+static const int BM_PATH_MISSING = 1;      /* no such file (or not a regular file) */
+static const int BM_PATH_OUTSIDE = 2;      /* it exists, but its real path leaves the directory */
+static const int BM_PATH_NO_DIRECTORY = 3; /* the directory itself does not resolve */
+
+/*
+ * Resolves `relative` (a path the caller built from validated names) below
+ * `directory`, following symbolic links (realpath) for both. BM_PATH_FOUND
+ * writes the file's real path into `resolved` (PATH_MAX bytes) only when it
+ * is a regular file whose real path lies inside the directory's real path,
+ * so a link inside the directory that points elsewhere is never used.
+ */
+static inline int bm_confined_path(const char *directory, const char *relative, char *resolved) {
+    char root[PATH_MAX];
+    char candidate[PATH_MAX];
+    if (directory == NULL || relative == NULL || realpath(directory, root) == NULL) return BM_PATH_NO_DIRECTORY;
+    size_t root_length = strlen(root);
+    int written = snprintf(candidate, sizeof candidate, "%s/%s", root, relative);
+    if (written < 0 || (size_t)written >= sizeof candidate) return BM_PATH_MISSING;
+    if (realpath(candidate, resolved) == NULL) return BM_PATH_MISSING;
+    /* Inside means below the root: "<root>/..." ("/" itself is a root whose
+       children start with "/"). */
+    int inside = strncmp(resolved, root, root_length) == 0
+        && (resolved[root_length] == '/' || (root_length == 1 && root[0] == '/'));
+    if (!inside) return BM_PATH_OUTSIDE;
+    struct stat info;
+    if (stat(resolved, &info) != 0 || !S_ISREG(info.st_mode)) return BM_PATH_MISSING;
+    return BM_PATH_FOUND;
+}
+
+/* Streams a module file to lua_load; a first line starting with '#' (a
+   shebang) is dropped but its newline kept, as lua's own loader does. */
+typedef struct bm_module_reader {
+    FILE *file;
+    int started;
+    char buffer[4096];
+} bm_module_reader;
+
+static inline const char *bm_read_module(lua_State *L, void *data, size_t *size) {
+    bm_module_reader *reader = (bm_module_reader *)data;
+    (void)L;
+    if (!reader->started) {
+        reader->started = 1;
+        int c = getc(reader->file);
+        if (c == '#') {
+            while ((c = getc(reader->file)) != EOF && c != '\n') {}
+            if (c == '\n') {
+                reader->buffer[0] = '\n';
+                *size = 1;
+                return reader->buffer;
+            }
+        } else if (c != EOF) {
+            ungetc(c, reader->file);
+        }
+    }
+    *size = fread(reader->buffer, 1, sizeof reader->buffer, reader->file);
+    return *size > 0 ? reader->buffer : NULL;
+}
+
+/* Loads the file at `resolved` as a text chunk named `@<shown>`; pushes the
+   function, or raises with Lua's "error loading module" message. */
+static inline void bm_load_module_file(lua_State *L, const char *name, const char *resolved, const char *shown) {
+    bm_module_reader reader;
+    reader.started = 0;
+    reader.file = fopen(resolved, "rb");
+    if (reader.file == NULL)
+        luaL_error(L, "error loading module '%s' from file '%s':\n\tcannot open it", name, shown);
+    lua_pushfstring(L, "@%s", shown);
+    int status = lua_load(L, bm_read_module, &reader, lua_tostring(L, -1), "t");
+    int failed = ferror(reader.file);
+    fclose(reader.file);
+    lua_remove(L, -2); /* the chunk name */
+    if (failed && status == LUA_OK)
+        luaL_error(L, "error loading module '%s' from file '%s':\n\tcannot read it", name, shown);
+    if (status != LUA_OK)
+        luaL_error(L, "error loading module '%s' from file '%s':\n\t%s", name, shown, lua_tostring(L, -1));
+}
+
+/*
+ * Looks for module `name` in the module directory: <dir>/a/b.lua, then
+ * <dir>/a/b/init.lua for "a.b". Pushes the loader and its data (the file
+ * name shown in messages) and returns -1; or pushes one string per place it
+ * tried ("\n\tno file ...") and returns how many. Never reads a file outside
+ * the directory, and says nothing of such a file but that it was refused.
+ */
+/* Not inlined into bm_confined_require: its path buffers must not stay on
+   the C stack while the module runs (and requires others). */
+__attribute__((noinline)) static int bm_search_module_directory(lua_State *L, const char *name, size_t length) {
+    if (!bm_is_module_name(name, length)) {
+        lua_pushliteral(L, "\n\tinvalid module name (names are letters, digits, '_' and '-', "
+                           "with dots between directories, as in 'lib.strings')");
+        return 1;
+    }
+    if (lua_getfield(L, LUA_REGISTRYINDEX, BM_MODULE_DIRECTORY_KEY) != LUA_TSTRING) {
+        lua_pop(L, 1);
+        lua_pushliteral(L, "\n\tno module directory (the host set none)");
+        return 1;
+    }
+    int directory_index = lua_gettop(L);
+    const char *directory = lua_tostring(L, directory_index);
+    static const char *const suffixes[] = {".lua", "/init.lua"};
+    char relative[BM_MODULE_NAME_MAX + 16];
+    char resolved[PATH_MAX];
+    int notes = 0;
+    for (int i = 0; i < 2; i++) {
+        size_t j = 0;
+        for (; j < length; j++) relative[j] = name[j] == '.' ? '/' : name[j];
+        strcpy(relative + j, suffixes[i]);
+        int status = bm_confined_path(directory, relative, resolved);
+        if (status == BM_PATH_FOUND) {
+            lua_settop(L, directory_index);
+            lua_pushfstring(L, "%s/%s", directory, relative);   /* the name shown */
+            bm_load_module_file(L, name, resolved, lua_tostring(L, -1));
+            lua_insert(L, -2);                                   /* loader, shown */
+            lua_remove(L, directory_index);
+            return -1;
+        }
+        notes++;
+        if (status == BM_PATH_OUTSIDE) {
+            lua_pushfstring(L, "\n\trefused '%s/%s': it leads outside the module directory", directory, relative);
+        } else if (status == BM_PATH_NO_DIRECTORY) {
+            lua_pushfstring(L, "\n\tno module directory '%s'", directory);
+            break;
+        } else {
+            lua_pushfstring(L, "\n\tno file '%s/%s'", directory, relative);
+        }
+    }
+    lua_remove(L, directory_index);
+    return notes;
+}
+
+/*
+ * The sandbox's `require(name)`. As Lua's: package.loaded first, then
+ * package.preload, then files; a loader gets (name, data) and its result
+ * (or true) is stored in package.loaded; returns the module and the loader
+ * data. Unlike Lua's it ignores package.path and package.searchers: files
+ * come from the module directory only (bm_search_module_directory).
+ */
+static inline int bm_confined_require(lua_State *L) {
+    size_t length;
+    const char *name = luaL_checklstring(L, 1, &length);
+    lua_settop(L, 1);
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);   /* 2 */
+    lua_pushvalue(L, 1);
+    if (lua_rawget(L, 2) != LUA_TNIL && lua_toboolean(L, -1)) return 1;
+    lua_settop(L, 2);
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);  /* 3 */
+    lua_pushvalue(L, 1);
+    if (lua_rawget(L, 3) == LUA_TFUNCTION) {
+        lua_pushliteral(L, ":preload:");                          /* 4, 5 */
+    } else {
+        lua_settop(L, 3);
+        lua_pushfstring(L, "module '%s' not found:\n\tno field package.preload['%s']", name, name);
+        int found = bm_search_module_directory(L, name, length);
+        if (found >= 0) {
+            luaL_where(L, 1);
+            lua_insert(L, 4);
+            lua_concat(L, found + 2);
+            return lua_error(L);
+        }
+        lua_remove(L, 4);                                           /* loader, data at 4, 5 */
+    }
+    lua_pushvalue(L, 4);
+    lua_pushvalue(L, 1);
+    lua_pushvalue(L, 5);
+    lua_call(L, 2, 1);
+    if (!lua_isnil(L, -1)) {
+        lua_pushvalue(L, 1);
+        lua_insert(L, -2);
+        lua_rawset(L, 2);
+    } else {
+        lua_pop(L, 1);
+    }
+    lua_pushvalue(L, 1);
+    if (lua_rawget(L, 2) == LUA_TNIL) {
+        lua_pop(L, 1);
+        lua_pushboolean(L, 1);
+        lua_pushvalue(L, 1);
+        lua_pushvalue(L, -2);
+        lua_rawset(L, 2);
+    }
+    lua_pushvalue(L, 5);
+    return 2;
+}
+
+/* The package fields the sandbox cannot honour: reads give a function that
+   says so (loadlib, searchpath) or nil, and assignments are refused. */
+static inline int bm_package_is_frozen(const char *key) {
+    static const char *const frozen[] = {"path", "cpath", "searchers", "searchpath", "loadlib", NULL};
+    for (int i = 0; frozen[i] != NULL; i++)
+        if (strcmp(key, frozen[i]) == 0) return 1;
+    return 0;
+}
+
+/* __newindex of the sandbox's `package`: (t, k, v). */
+static inline int bm_package_newindex(lua_State *L) {
+    const char *key = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
+    if (key != NULL && bm_package_is_frozen(key))
+        return luaL_error(L, "package.%s cannot be set in the sandbox (require finds modules in the module directory only)", key);
+    lua_settop(L, 3);
+    lua_rawset(L, 1);
+    return 0;
+}
+
+/*
+ * Makes the `package` table on top of the stack the sandbox's: path, cpath
+ * and searchers removed, loadlib and searchpath answering that they are not
+ * available (from a protected metatable's __index, so they cannot be
+ * replaced), assignments to any of those refused; and sets the global
+ * `require` to bm_confined_require.
+ */
+static inline void bm_confine_package(lua_State *L) {
+    int package = lua_gettop(L);
+    static const char *const removed[] = {"path", "cpath", "searchers", "searchpath", "loadlib", NULL};
+    for (int i = 0; removed[i] != NULL; i++) {
+        lua_pushnil(L);
+        lua_setfield(L, package, removed[i]);
+    }
+    lua_createtable(L, 0, 3);                       /* the metatable */
+    lua_createtable(L, 0, 2);                       /* its __index */
+    bm_deny(L, -1, "loadlib", "package.loadlib");
+    bm_deny(L, -1, "searchpath", "package.searchpath");
+    lua_setfield(L, -2, "__index");
+    lua_pushcclosure(L, bm_package_newindex, 0);
+    lua_setfield(L, -2, "__newindex");
+    lua_pushliteral(L, "package");
+    lua_setfield(L, -2, "__metatable");
+    lua_setmetatable(L, package);
+    lua_pushcclosure(L, bm_confined_require, 0);
+    lua_setglobal(L, "require");
+    /* Present (false until the host names a directory): require is confined. */
+    lua_pushboolean(L, 0);
+    lua_setfield(L, LUA_REGISTRYINDEX, BM_MODULE_DIRECTORY_KEY);
+}
+
 /* (flags) -> (); opens the chosen libraries and applies the sandbox. */
 static inline int bm_protected_openlibs(lua_State *L) {
     int flags = (int)lua_tointeger(L, 1);
@@ -599,19 +842,10 @@ static inline int bm_protected_openlibs(lua_State *L) {
     }
     if (flags & BM_LIB_PACKAGE) {
         luaL_requiref(L, LUA_LOADLIBNAME, luaopen_package, 1);
-        /* package.loadlib denied; only the preload and Lua-file searchers;
-           no C paths. The host sets package.path. */
-        bm_deny(L, -1, "loadlib", "package.loadlib");
-        lua_pushliteral(L, "");
-        lua_setfield(L, -2, "cpath");
-        lua_pushliteral(L, "");
-        lua_setfield(L, -2, "path");
-        lua_getfield(L, -1, "searchers");
-        lua_pushnil(L);
-        lua_rawseti(L, -2, 4); /* all-in-one C searcher */
-        lua_pushnil(L);
-        lua_rawseti(L, -2, 3); /* C searcher */
-        lua_pop(L, 2);
+        /* require confined to the module directory (which the host sets);
+           no search paths, searchers or C loading (see section 7). */
+        bm_confine_package(L);
+        lua_pop(L, 1);
     }
     {
         /* No io library: a table whose functions say so, so that scripts get
@@ -720,6 +954,7 @@ static inline bm_exposed_object *bm_exposed_check(lua_State *L, int idx, const v
 
 /* Calls a Swift entry with the same bookkeeping as bm_trampoline. */
 static inline int bm_exposed_call(lua_State *L, bm_exposed_entry fn, void *object, const void *tag, void *member) {
+    bm_reserve_swift_stack(L);
     bm_swift_frame frame = bm_enter_swift(L);
     int n = fn(L, object, tag, member);
     return bm_leave_swift(L, frame, n);

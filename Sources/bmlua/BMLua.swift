@@ -1,5 +1,5 @@
 import ArgumentParser
-import BloodMagic
+import BloodMagicLua
 import Foundation
 
 /// `bmlua`: runs, checks and lists Lua scripts against BloodMagic's registry,
@@ -22,18 +22,24 @@ struct BMLua: ParsableCommand {
               bmlua check Scripts            report problems in startup scripts
               bmlua list Scripts             list their registrations
               bmlua resolve Cache --scripts Scripts
+              bmlua types -o .bmlua/types     editor annotations for the bm API
               bmlua --max-instructions 1000000 -e 'while true do end'
             """,
         version: "bmlua \(version) (Lua 5.4)",
-        subcommands: [RunCommand.self, ReplCommand.self, CheckCommand.self, ListCommand.self, ResolveCommand.self],
+        subcommands: [RunCommand.self, ReplCommand.self, CheckCommand.self, ListCommand.self, ResolveCommand.self, TypesCommand.self],
         defaultSubcommand: RunCommand.self
     )
 
     /// Parses and runs, with usage errors exiting 2 (not ArgumentParser's 64),
     /// script errors 1, and success 0.
     static func main() {
+        let arguments = CommandLineShape.hoistingHostOptions(Array(CommandLine.arguments.dropFirst()))
+        if CommandLineShape.asksForTopLevelHelp(arguments) {
+            print(CommandLineShape.topLevelHelp(), terminator: "")
+            return
+        }
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(arguments)
             try command.run()
         } catch {
             let code = exitCode(for: error)

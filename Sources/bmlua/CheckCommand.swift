@@ -1,5 +1,5 @@
 import ArgumentParser
-import BloodMagic
+import BloodMagicLua
 import Foundation
 
 /// `bmlua check DIR|FILES...`: reports every problem in startup scripts.

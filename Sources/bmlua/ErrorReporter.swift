@@ -1,4 +1,4 @@
-import BloodMagic
+import BloodMagicLua
 import Foundation
 
 /// Writes errors to standard error as `bmlua: file:line: message`, then the

@@ -1,5 +1,5 @@
 import ArgumentParser
-import BloodMagic
+import BloodMagicLua
 import Foundation
 
 /// `bmlua resolve TYPE`: runs the most specific initializer and prints the value.

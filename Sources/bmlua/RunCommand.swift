@@ -1,5 +1,5 @@
 import ArgumentParser
-import BloodMagic
+import BloodMagicLua
 import Foundation
 
 /// `bmlua [options] [script [args...]]`: runs `-l` modules, `-e` code, then
@@ -30,6 +30,14 @@ struct RunCommand: ParsableCommand {
         parsing: .captureForPassthrough,
         help: ArgumentHelp("The script to run (`-` for standard input), then its arguments.", valueName: "script"))
     var scriptAndArguments: [String] = []
+
+    func validate() throws {
+        // `bmlua --bogus` is a mistyped option, not a script named --bogus
+        // (`-` alone is standard input; a script's own options follow it).
+        if let first = scriptAndArguments.first, first.hasPrefix("-"), first != "-" {
+            throw ValidationError("unknown option '\(first)'")
+        }
+    }
 
     func run() throws {
         if showVersion {
@@ -125,8 +133,9 @@ struct RunCommand: ParsableCommand {
             } else {
                 try lua.loadFile(script)
             }
+            try lua.requireSpace(Int32(clamping: arguments.count))
             for argument in arguments { lua.push(argument) }
-            try lua.call(arguments: Int32(arguments.count), results: 0)
+            try lua.call(arguments: Int32(clamping: arguments.count), results: 0)
         }
     }
 }

@@ -45,3 +45,21 @@ bm_ensure_swift() {
         return 1
     fi
 }
+
+bm_ensure_luacheck() {
+    if command -v luacheck >/dev/null 2>&1; then
+        return 0
+    fi
+    if command -v apt-get >/dev/null 2>&1; then
+        bm_log "luacheck is missing; installing Debian's lua-check with apt-get"
+        export DEBIAN_FRONTEND=noninteractive
+        bm_as_root apt-get update -qq >&2
+        bm_as_root apt-get install -y -qq lua-check >&2
+    elif command -v brew >/dev/null 2>&1; then
+        bm_log "luacheck is missing; installing it with Homebrew"
+        brew install luacheck >&2
+    else
+        bm_log "luacheck is missing and no package manager is known to install it"
+        return 1
+    fi
+}

@@ -4,7 +4,7 @@
 //   swift run -c release --package-path Benchmarks BMBenchmarks
 
 import BenchSupport
-import BloodMagic
+import BloodMagicLua
 import CLuaBench
 import Foundation
 

@@ -70,4 +70,16 @@ static inline void bmbench_push_c_object(lua_State *L) {
     lua_setmetatable(L, -2);
 }
 
+/* A count hook that does nothing, set every `step` instructions on `L`:
+   the floor of any instruction budget, since Lua 5.4 runs its hook check on
+   every instruction as soon as a count hook is set. */
+static inline void bmbench_noop_hook(lua_State *L, lua_Debug *ar) {
+    (void)L;
+    (void)ar;
+}
+
+static inline void bmbench_set_noop_count_hook(lua_State *L, int step) {
+    lua_sethook(L, bmbench_noop_hook, LUA_MASKCOUNT, step);
+}
+
 #endif

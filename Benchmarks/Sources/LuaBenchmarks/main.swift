@@ -13,7 +13,7 @@
 // `valgrind --tool=callgrind` at two iteration counts and divide the
 // difference by the difference in iterations.
 
-import BloodMagic
+import BloodMagicLua
 import CLuaBench
 import Foundation
 

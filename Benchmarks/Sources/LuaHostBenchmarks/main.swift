@@ -4,7 +4,7 @@
 //   swift run -c release --package-path Benchmarks LuaHostBenchmarks
 
 import BenchSupport
-import BloodMagic
+import BloodMagicLua
 import CLuaBench
 
 let state = try LuaState()
@@ -80,6 +80,98 @@ suite.measure("Swift -> Lua call, entering the state each time", operations: 1_0
 }
 
 suite.printReport()
+
+// MARK: - Issue 11: what the limits in C cost
+
+/// The sandbox's string.find (our matcher, charging its steps) next to Lua's
+/// own (an unsafe state opens the stock library); and the paths the limits
+/// touch on every call or instruction: the Lua -> Swift call with budgets
+/// armed (the trampoline's release check, the count hook) and a plain Lua
+/// loop under each budget.
+let limitsSuite = BenchmarkSuite("Lua host: the limits in C (issue 11)")
+
+let stockState = try LuaState(libraries: .unsafe)
+let limitedState = try LuaState(limits: LuaLimits(maxMemory: 256 << 20, maxInstructions: 1 << 50, maxTime: .seconds(3600)))
+let instructionLimitedState = try LuaState(limits: LuaLimits(maxInstructions: 1 << 50))
+let timeLimitedState = try LuaState(limits: LuaLimits(maxTime: .seconds(3600)))
+
+/// A Lua function `f(n)` made by `code` in `state`, run with `n` by `measure`.
+func loop(_ state: LuaState, _ code: String) throws -> (Int) -> Void {
+    let function = try state.run(code)[0]
+    return { n in
+        state.withStack { lua in
+            lua.push(function)
+            lua.push(n)
+            try! lua.call(arguments: 1, results: 1)
+            blackHole(lua.type(at: -1))
+            lua.pop()
+        }
+    }
+}
+
+let findLoop = """
+    return function(n)
+      local line, hits = "server_name = example.org", 0
+      for i = 1, n do if line:find("^(%w+)%s*=%s*([%w%.]+)$") then hits = hits + 1 end end
+      return hits
+    end
+    """
+let plainFindLoop = """
+    return function(n)
+      local text, hits = "the quick brown fox jumps over the lazy dog", 0
+      for i = 1, n do if text:find("lazy", 1, true) then hits = hits + 1 end end
+      return hits
+    end
+    """
+let gsubLoop = """
+    return function(n)
+      local line, out = "a-b-c-d-e-f", nil
+      for i = 1, n do out = line:gsub("%-", "+") end
+      return out
+    end
+    """
+limitsSuite.measure("string.find, pattern, Lua's own", operations: 300_000, try loop(stockState, findLoop))
+limitsSuite.measure("string.find, pattern, sandbox", operations: 300_000, baseline: "string.find, pattern, Lua's own", try loop(state, findLoop))
+limitsSuite.measure("string.find, pattern, sandbox with all limits", operations: 300_000, baseline: "string.find, pattern, Lua's own", try loop(limitedState, findLoop))
+limitsSuite.measure("string.find, plain, Lua's own", operations: 1_000_000, try loop(stockState, plainFindLoop))
+limitsSuite.measure("string.find, plain, sandbox", operations: 1_000_000, baseline: "string.find, plain, Lua's own", try loop(state, plainFindLoop))
+limitsSuite.measure("string.gsub, Lua's own", operations: 300_000, try loop(stockState, gsubLoop))
+limitsSuite.measure("string.gsub, sandbox", operations: 300_000, baseline: "string.gsub, Lua's own", try loop(state, gsubLoop))
+
+limitedState.withStack { lua in
+    bmbench_push_c_increment(lua.pointer)
+    lua.setRawGlobal("c_increment")
+    lua.register("swift_increment") { lua in
+        let n: Int = try lua.argument(1, of: "swift_increment")
+        lua.push(n + 1)
+        return 1
+    }
+}
+let callLoop = """
+    local c, s = c_increment, swift_increment
+    return function(n) local x = 0 for i = 1, n do x = s(x) end return x end
+    """
+let cCallLoop = """
+    local c, s = c_increment, swift_increment
+    return function(n) local x = 0 for i = 1, n do x = c(x) end return x end
+    """
+limitsSuite.measure("Lua -> C call, all limits armed", operations: 2_000_000, try loop(limitedState, cCallLoop))
+limitsSuite.measure("Lua -> Swift closure call, all limits armed", operations: 2_000_000, baseline: "Lua -> C call, all limits armed", try loop(limitedState, callLoop))
+
+let spin = "return function(n) local x = 0 for i = 1, n do x = x + i % 7 end return x end"
+let hookedState = try LuaState()
+let hookedSpin = try loop(hookedState, spin)
+limitsSuite.measure("Lua loop, no limits", operations: 5_000_000, try loop(state, spin))
+limitsSuite.measure("Lua loop, a no-op C count hook every 1000", operations: 5_000_000, baseline: "Lua loop, no limits") { n in
+    hookedState.withStack { bmbench_set_noop_count_hook($0.pointer, 1000) }
+    hookedSpin(n)
+}
+let hookFloor = "Lua loop, a no-op C count hook every 1000"
+limitsSuite.measure("Lua loop, instruction limit (count hook)", operations: 5_000_000, baseline: hookFloor, try loop(instructionLimitedState, spin))
+limitsSuite.measure("Lua loop, time limit (count hook reads the clock)", operations: 5_000_000, baseline: hookFloor, try loop(timeLimitedState, spin))
+limitsSuite.measure("Lua loop, all limits", operations: 5_000_000, baseline: hookFloor, try loop(limitedState, spin))
+
+limitsSuite.printReport()
 
 // Making states: a host that runs scripts in fresh states (a fuzzer, a test
 // suite, an app that reloads its wiring) pays this for every one.

@@ -1,4 +1,4 @@
-import BloodMagic
+import BloodMagicLua
 
 /// Prints, feed by feed, the items about `settings.keyword`, with their
 /// summaries, and says which feeds the cache served.

@@ -1,4 +1,4 @@
-import BloodMagic
+import BloodMagicLua
 
 /// A feed and where it came from.
 struct LoadedFeed {

@@ -1,4 +1,4 @@
-import BloodMagic
+import BloodMagicLua
 
 /// The reader: a headline list, a digest, and a report of what the shared
 /// RequestManager and Cache did. Every dependency is a spell; the startup

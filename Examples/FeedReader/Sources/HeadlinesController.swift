@@ -1,4 +1,4 @@
-import BloodMagic
+import BloodMagicLua
 import Foundation
 
 /// Prints the newest items across every subscribed feed, newest first.

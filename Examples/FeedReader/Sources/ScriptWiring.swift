@@ -1,4 +1,4 @@
-import BloodMagic
+import BloodMagicLua
 import Foundation
 
 /// Builds the Lua host that wires the reader: exposes the Swift classes the

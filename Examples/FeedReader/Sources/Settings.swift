@@ -1,4 +1,4 @@
-import BloodMagic
+import BloodMagicLua
 
 /// The reader's settings. Each is a `@Preference`: the value comes from the
 /// preference store, and when the store has none, from the default the

@@ -1,7 +1,7 @@
 // feedreader: a command-line feed reader whose wiring lives entirely in
 // Lua startup scripts (Examples/FeedReader/Scripts). Change a script and
 // rerun: no recompiling.
-import BloodMagic
+import BloodMagicLua
 import Foundation
 
 /// Prints `message` on standard error, prefixed with the program name.

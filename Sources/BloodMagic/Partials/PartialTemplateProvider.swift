@@ -21,7 +21,8 @@ extension Registry {
         source: String
     ) -> SpellHandle {
         state.withLock { state in
-            state.add(into: \.templateProviders, invalidatingCaches: false) { handle in
+            if let type { _ = state.catalog.note(type) }
+            return state.add(into: \.templateProviders, invalidatingCaches: false) { handle in
                 TemplateProviderRecord(handle: handle, type: type, provider: provider, source: source)
             }
         }
@@ -41,7 +42,9 @@ extension Registry {
     /// The providers to try for `type`, in order.
     public func templateProviders(for type: SpellTypeKey) -> [any PartialTemplateProvider] {
         state.withLock { state in
-            let specific = state.templateProviders.filter { $0.type == type }.reversed().map(\.provider)
+            let specific = state.templateProviders.filter { record in
+                record.type.map { state.catalog.match($0, type).isUnambiguous } ?? false
+            }.reversed().map(\.provider)
             let general = state.templateProviders.filter { $0.type == nil }.reversed().map(\.provider)
             return specific + general
         }

@@ -2,6 +2,10 @@ import Foundation
 
 /// A value a preference store holds: the property-list types, so that
 /// integers stay integers and dates stay dates when read back.
+///
+/// Equality is exact, as a store must keep values: doubles and dates are
+/// equal when their bits are (`.double(.nan) == .double(.nan)`, and
+/// `.double(-0.0) != .double(0.0)`).
 public enum PreferenceValue: Sendable, Equatable, CustomStringConvertible {
     /// A boolean.
     case bool(Bool)
@@ -19,6 +23,22 @@ public enum PreferenceValue: Sendable, Equatable, CustomStringConvertible {
     case array([PreferenceValue])
     /// A dictionary with string keys.
     case dictionary([String: PreferenceValue])
+
+    /// Whether the two values are the same, bit for bit (see the type).
+    public static func == (lhs: PreferenceValue, rhs: PreferenceValue) -> Bool {
+        switch (lhs, rhs) {
+        case let (.bool(a), .bool(b)): return a == b
+        case let (.int(a), .int(b)): return a == b
+        case let (.double(a), .double(b)): return a.bitPattern == b.bitPattern
+        case let (.string(a), .string(b)): return a.unicodeScalars.elementsEqual(b.unicodeScalars)
+        case let (.data(a), .data(b)): return a == b
+        case let (.date(a), .date(b)):
+            return a.timeIntervalSinceReferenceDate.bitPattern == b.timeIntervalSinceReferenceDate.bitPattern
+        case let (.array(a), .array(b)): return a == b
+        case let (.dictionary(a), .dictionary(b)): return a == b
+        default: return false
+        }
+    }
 
     /// The value written as Swift source would show it.
     public var description: String {
@@ -239,7 +259,10 @@ public enum PreferenceCoding {
             return native.preferenceValue
         }
         do {
-            return .data(try JSONEncoder().encode(value))
+            // Sorted keys: the same value is always the same bytes.
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            return .data(try encoder.encode(value))
         } catch {
             throw SpellError.preferenceEncodingFailed(key: key, type: "\(Value.self)", reason: "\(error)")
         }

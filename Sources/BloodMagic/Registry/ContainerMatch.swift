@@ -69,16 +69,20 @@ public struct ContainerMatch: Sendable, CustomStringConvertible {
 
     /// How specific this match is for `container`, or nil if it does not
     /// match. Higher wins: exact > kind-of (nearer ancestor higher) > any.
-    func specificity(for container: ContainerDescriptor) -> Int? {
+    ///
+    /// A container named by a script matches the Swift class the catalog
+    /// lists under that name; a name that refers to several classes
+    /// matches none of them.
+    func specificity(for container: ContainerDescriptor, catalog: TypeCatalog) -> Int? {
         switch rule {
         case .any:
             return 0
         case .exactly(let key):
-            return key == container.key ? 3_000_000 : nil
+            return catalog.match(key, container.key).isUnambiguous ? 3_000_000 : nil
         case .kindOf(let key):
-            if key == container.key { return 2_000_000 }
+            if catalog.match(key, container.key).isUnambiguous { return 2_000_000 }
             let ancestry = container.resolvedAncestry
-            if let index = ancestry.firstIndex(of: key) {
+            if let index = ancestry.firstIndex(where: { catalog.match(key, $0).isUnambiguous }) {
                 return 2_000_000 - 1 - index
             }
             if let isInstance, let object = container.object, isInstance(object) {

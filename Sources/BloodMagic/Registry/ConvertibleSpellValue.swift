@@ -10,4 +10,14 @@ public protocol ConvertibleSpellValue {
     /// This value as a `T`, or an error that names both types and where the
     /// value came from.
     func converted<T>(to type: T.Type) throws -> T
+
+    /// Whether the value stands for nothing (a script's nil): the spells
+    /// then report an initializer that returned nil for a property that is
+    /// not Optional, instead of asking for a conversion.
+    var isNilValue: Bool { get }
+}
+
+extension ConvertibleSpellValue {
+    /// Not nil, by default.
+    public var isNilValue: Bool { false }
 }

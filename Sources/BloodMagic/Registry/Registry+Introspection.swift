@@ -15,7 +15,39 @@ extension Registry {
     /// Whether any template provider is registered specifically for `type`.
     public func hasTemplateProvider(specificallyFor type: SpellTypeKey) -> Bool {
         state.withLock { state in
-            state.templateProviders.contains { $0.type == type }
+            state.templateProviders.contains { record in
+                record.type.map { state.catalog.match($0, type).isUnambiguous } ?? false
+            }
         }
+    }
+}
+
+extension Registry {
+    /// Notes that Swift type `type` exists, under its own names and
+    /// `alias` (the name a script host exposes it under), so that scripts
+    /// naming it reach it, and a name that several known types share is
+    /// reported as ambiguous. Registrations and lookups note their types
+    /// themselves.
+    package func noteSwiftType(_ type: Any.Type, alias: String? = nil) {
+        state.withLock { state in
+            if state.catalog.note(SpellTypeKey(type), alias: alias) { state.invalidateCaches() }
+        }
+    }
+
+    /// The Swift types a name (or each name of a protocol set) may refer
+    /// to, when it refers to more than one of the types this registry
+    /// knows; nil when the name is unambiguous, unknown, or `key` was made
+    /// from a Swift type.
+    package func ambiguity(of key: SpellTypeKey) -> (name: String, candidates: [String])? {
+        state.withLock { state in
+            state.catalog.ambiguity(of: key).map { ($0.name, $0.candidates) }
+        }
+    }
+
+    /// For a resolution that ran out of stack somewhere below the Swift
+    /// steps in progress on this thread (a script host's Lua C stack): the
+    /// dependency cycle those steps repeat, or nil when they do not repeat.
+    package static func repeatingResolutionCycle() -> SpellError? {
+        ResolutionStack.repeatingCycle(in: resolutionsInProgress).map { .dependencyCycle(chain: $0) }
     }
 }

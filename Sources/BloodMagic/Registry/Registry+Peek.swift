@@ -3,46 +3,57 @@
 /// For bridges that keep a cache of their own (the Lua prelude keeps one per
 /// class and property): the answer holds for as long as the registry's
 /// generation equals `generation`.
-struct InitializerPeek {
+package struct InitializerPeek {
     /// The registry's generation read before the lookup: the answer is at
     /// least as new as it.
-    let generation: UInt64
+    package let generation: UInt64
     /// The winning initializer, or nil when nothing matches.
-    let handle: SpellHandle?
+    package let handle: SpellHandle?
     /// The winner's scope.
-    let scope: SpellScope
+    package let scope: SpellScope
     /// For a singleton, its value if it has been made already.
-    let existingSingleton: Any?
+    package let existingSingleton: Any?
     /// Whether any registry hook could run after injecting `property` into
     /// this container (with no property given: after injecting any property).
-    let hooksMayApply: Bool
+    package let hooksMayApply: Bool
+    /// Where the winner was registered ("file:line"), or nil.
+    package let source: String?
+    /// Whether resolving would fail although registrations name the type
+    /// (an ambiguous type name): resolve to get the error.
+    package let failed: Bool
+    /// Whether a resolver is registered (it may serve what nothing else does).
+    package let resolversMayApply: Bool
 }
 
 extension Registry {
     /// The registry's generation: it moves on every change that can alter a
     /// lookup (registrations, removals, overrides, resets), so an answer
     /// tagged with it is valid while it stays the same. Lock-free.
-    var currentGeneration: UInt64 { generation.current }
+    package var currentGeneration: UInt64 { generation.current }
 
     /// Which initializer `resolveIfRegistered(type:container:property:)`
     /// would run for `type` in `container`, and whether hooks could follow,
     /// without running it (the same lookup and cache as resolution).
-    func peekInitializer(type: SpellTypeKey, container: ContainerDescriptor, property: String?) -> InitializerPeek {
+    package func peekInitializer(type: SpellTypeKey, container: ContainerDescriptor, property: String?) -> InitializerPeek {
         // Read the generation first: the lookup below is at least as new.
         let generation = self.generation.current
-        let record = namedResolution(type: type, container: container).record
-        let hooks = state.withLock { !$0.hooks(matching: container, property: property).isEmpty }
+        let resolution = namedResolution(type: type, container: container)
+        let record = resolution.record
+        let (hooks, resolvers) = state.withLock {
+            (!$0.hooks(matching: container, property: property).isEmpty, !$0.resolvers.isEmpty)
+        }
         // The singleton's own lock is taken after the registry's is released:
         // a singleton being made holds it while its initializer resolves.
         return InitializerPeek(
             generation: generation, handle: record?.handle, scope: record?.scope ?? .instance,
-            existingSingleton: record?.slot?.existing, hooksMayApply: hooks)
+            existingSingleton: record?.slot?.existing, hooksMayApply: hooks, source: record?.source,
+            failed: resolution.failure != nil, resolversMayApply: resolvers)
     }
 
     /// Whether a resolution is in progress on the calling thread (its cycle
     /// tracker holds a step). A bridge that resolves without the tracker
     /// must not do so then, or a cycle found later would miss its steps.
-    static var isResolvingOnThisThread: Bool {
+    package static var isResolvingOnThisThread: Bool {
         Unmanaged<ResolutionStack>.fromOpaque(ResolutionStack.currentPointer)._withUnsafeGuaranteedRef {
             $0.count > 0
         }

@@ -58,7 +58,8 @@ extension Registry {
             var best: PreferenceOverrideRecord?
             var bestScore = Int.min
             for record in state.preferenceOverrides where record.property == property {
-                guard let score = record.container.specificity(for: container), score >= bestScore else { continue }
+                guard let score = record.container.specificity(for: container, catalog: state.catalog), score >= bestScore
+                else { continue }
                 best = record
                 bestScore = score
             }

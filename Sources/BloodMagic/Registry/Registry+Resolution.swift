@@ -11,14 +11,30 @@ extension Registry {
         container: ContainerDescriptor,
         property: String
     ) throws -> Any? {
-        guard let record = namedResolution(type: type, container: container).record else { return nil }
+        let resolution = namedResolution(type: type, container: container)
+        guard let record = resolution.record else {
+            if let failure = resolution.failure { throw failure }
+            return nil
+        }
+        let stack = ResolutionStack.currentPointer
         guard let sender = container.object else {
-            return try record.produce(for: NoSender.instance)
+            let value: Any = try ResolutionStack.whileResolving(self, on: stack) { try record.produce(for: NoSender.instance) }
+            return value
         }
         let value: Any = try Registry.trackResolution(container: container.key.name, property: property, object: sender) {
-            try record.produce(for: sender)
+            try ResolutionStack.whileResolving(self, on: stack) { try record.produce(for: sender) }
         }
         return value
+    }
+
+    /// `resolveIfRegistered`, with where the initializer that ran was
+    /// registered ("file:line"), for messages about its value.
+    package func resolveNamed(type: SpellTypeKey, container: ContainerDescriptor, property: String) throws -> (value: Any, source: String)? {
+        guard let record = namedResolution(type: type, container: container).record else {
+            return try resolveIfRegistered(type: type, container: container, property: property).map { ($0, "?") }
+        }
+        guard let value = try resolveIfRegistered(type: type, container: container, property: property) else { return nil }
+        return (value, record.source)
     }
 
     /// The cached lookup for `type` in a container known by name (one hash
@@ -30,6 +46,7 @@ extension Registry {
         let observes = container.object is any PropertyInjectionObserving
         return state.withLock { state -> CachedResolution in
             let found = state.lookup(type: type, container: container, observes: observes)
+            if state.namedCache.count >= RegistryState.maxCachedResolutions { state.namedCache.removeAll(keepingCapacity: true) }
             state.namedCache[key] = found
             return found
         }
@@ -57,15 +74,16 @@ extension Registry {
         let stack = ResolutionStack.currentPointer
         return try withCachedResolution(valueType: Value.self, object: sender, stack: stack) { resolution in
             guard let record = resolution.record else {
-                throw noInitializerError(type: SpellTypeKey(Value.self), container: ContainerDescriptor(sender), property: property)
+                throw resolution.failure
+                    ?? noInitializerError(type: SpellTypeKey(Value.self), container: ContainerDescriptor(sender), property: property)
             }
             if resolution.makesTyped(Value.self) {
                 return try Registry.trackTypedResolution(object: sender, property: property, on: stack) {
-                    try resolution.makeTyped(Value.self, for: sender)
+                    try ResolutionStack.whileResolving(self, on: stack) { try resolution.makeTyped(Value.self, for: sender) }
                 }
             }
             let value = try Registry.trackTypedResolution(object: sender, property: property, on: stack) {
-                try record.produce(for: sender)
+                try ResolutionStack.whileResolving(self, on: stack) { try record.produce(for: sender) }
             }
             return try Registry.cast(value, to: Value.self, property: property, sender: sender, source: record.source)
         }
@@ -85,14 +103,26 @@ extension Registry {
     }
 
     /// ``cast(_:to:property:sender:source:)`` for a value of another type, out of line.
+    ///
+    /// Nil (an Optional that is empty, or a script value that is nil) for a
+    /// property that is not Optional is `initializerReturnedNil`, naming the
+    /// property, the container and where the initializer was registered.
     @usableFromInline
     static func convert<Value>(
         _ value: Any, to: Value.Type, property: String, sender: AnyObject, source: String
     ) throws -> Value {
-        guard let convertible = value as? any ConvertibleSpellValue else {
+        let convertible = value as? any ConvertibleSpellValue
+        let isNil = convertible?.isNilValue ?? ((value as? any OptionalProtocol)?.isNil ?? false)
+        if isNil && !(Value.self is any OptionalProtocol.Type) {
+            throw SpellError.initializerReturnedNil(
+                property: property, container: SpellNames.containerName(of: sender),
+                type: SpellTypeKey(Value.self).name, source: source)
+        }
+        guard let convertible else {
+            let (expected, actual) = SpellTypeKey.distinctNames(SpellTypeKey(Value.self), SpellTypeKey(Swift.type(of: value)))
             throw SpellError.wrongValueType(
-                property: property, container: SpellNames.containerName(of: sender), expected: "\(Value.self)",
-                actual: "\(Swift.type(of: value))", source: source
+                property: property, container: SpellNames.containerName(of: sender), expected: expected,
+                actual: actual, source: source
             )
         }
         return try convertible.converted(to: Value.self)
@@ -110,12 +140,12 @@ extension Registry {
     /// other containers first, then the same name as protocol vs concrete
     /// type, then similar names. At most `limit`.
     public func closestRegistrations(to type: SpellTypeKey, limit: Int = 3) -> [SpellEntry] {
-        let names = Set(type.protocols ?? [type.name]).map { $0.lowercased() }
+        let names = type.shortNames
         let scored: [(Int, InitializerRecord)] = state.withLock { state in
             state.initializers.compactMap { record in
-                if record.type == type { return (3, record) }
-                let theirs = Set(record.type.protocols ?? [record.type.name]).map { $0.lowercased() }
-                if Set(theirs) == Set(names) { return (2, record) }
+                if state.catalog.match(record.type, type).fits { return (3, record) }
+                let theirs = record.type.shortNames
+                if theirs == names { return (2, record) }
                 let similar = theirs.contains { mine in names.contains { $0.contains(mine) || mine.contains($0) } }
                 return similar ? (1, record) : nil
             }
@@ -162,6 +192,7 @@ extension Registry {
         let observes = object is any PropertyInjectionObserving
         return state.withLock { state in
             let found = state.lookup(type: typeKey, container: container, observes: observes).with(valueIsOptional: optional != nil)
+            if state.fastCache.count >= RegistryState.maxCachedResolutions { state.fastCache.removeAll(keepingCapacity: true) }
             state.fastCache[key] = found
             return found
         }
@@ -169,6 +200,6 @@ extension Registry {
 }
 
 /// The sender handed to initializers when a resolution has no container object.
-final class NoSender: Sendable {
-    static let instance = NoSender()
+package final class NoSender: Sendable {
+    package static let instance = NoSender()
 }

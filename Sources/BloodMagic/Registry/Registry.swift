@@ -13,7 +13,7 @@ public final class Registry: Sendable {
     let state: Mutex<RegistryState>
     /// Bumped on every change that can alter a lookup; per-thread lookup
     /// caches compare it to know whether an entry is still valid.
-    @usableFromInline let generation: GenerationCounter
+    @usableFromInline package let generation: GenerationCounter
     /// Distinguishes registries in per-thread caches (never reused, unlike
     /// an object address).
     @usableFromInline let serial = GenerationCounter.nextRegistrySerial()
@@ -30,14 +30,67 @@ public final class Registry: Sendable {
 
     @TaskLocal static var taskRegistry: Registry?
 
-    /// The registry in effect: the one installed with `withCurrent` for the
-    /// current task, else `shared`.
+    /// The registry a container created now remembers, or nil for
+    /// `shared`: the one installed with `withCurrent` around the calling
+    /// code, else the registry whose initializer is running on this thread
+    /// (so that objects an initializer makes resolve where it does).
+    static var scopedRegistry: Registry? { taskRegistry ?? ResolutionStack.resolvingRegistryOnThisThread }
+
+    /// The registry installed with `withCurrent` around the calling code, if any.
+    @usableFromInline
+    static var scopedAtRead: Registry? { taskRegistry }
+
+    /// The registry in effect: the one installed with `withCurrent` around
+    /// the calling code, else `shared`.
+    ///
+    /// Which registry a spelled property resolves through, first match wins:
+    ///
+    /// 1. the registry given to its wrapper (`@Injectable(registry: r)`);
+    /// 2. the one installed with `withCurrent` around the read;
+    /// 3. the one that was current **when its container was created**:
+    ///    installed with `withCurrent` then, or the registry whose
+    ///    initializer created the container;
+    /// 4. `shared`.
+    ///
+    /// So a container keeps the registry it was made with on every thread:
+    ///
+    /// ```swift
+    /// let screen = Registry.withCurrent(testRegistry) { Screen() }
+    /// Thread { _ = screen.loader }.start()                   // testRegistry
+    /// Registry.withCurrent(testRegistry) {
+    ///     DispatchQueue.global().async { _ = Screen().loader }   // shared!
+    /// }
+    /// ```
+    ///
+    /// `withCurrent` is task-local: `Task { }` inherits it, but a `Thread`
+    /// or a Dispatch block does not, so a container created there, outside
+    /// any initializer, uses `shared`. Carry the registry over with
+    /// ``bindingCurrent(_:)``, or wrap the block's body in `withCurrent`.
     public static var current: Registry { taskRegistry ?? shared }
 
     /// Runs `body` with `registry` as `Registry.current` (task-local, so
-    /// tests running in parallel each see their own).
+    /// tests running in parallel each see their own). Containers created in
+    /// `body` keep resolving through `registry` after it returns.
     public static func withCurrent<Result>(_ registry: Registry, _ body: () throws -> Result) rethrows -> Result {
         try $taskRegistry.withValue(registry, operation: body)
+    }
+
+    /// `body`, bound to the registry current now: wherever and whenever it
+    /// runs (another thread, a Dispatch queue), it runs with that registry
+    /// as `Registry.current`.
+    ///
+    /// ```swift
+    /// Registry.withCurrent(testRegistry) {
+    ///     DispatchQueue.global().async(execute: Registry.bindingCurrent {
+    ///         _ = Screen().loader          // resolved through testRegistry
+    ///     })
+    /// }
+    /// ```
+    public static func bindingCurrent<Result>(
+        _ body: @escaping @Sendable () -> Result
+    ) -> @Sendable () -> Result {
+        let registry = current
+        return { withCurrent(registry, body) }
     }
 
     /// Async form of `withCurrent(_:_:)`.
@@ -75,6 +128,8 @@ public final class Registry: Sendable {
         initializer: @escaping @Sendable (AnyObject) throws -> Any, typed: (any TypedInitializing)?
     ) -> SpellHandle {
         state.withLock { state in
+            _ = state.catalog.note(type)
+            if let key = container.key { _ = state.catalog.note(key) }
             let handle = state.makeHandle()
             let record = InitializerRecord(
                 handle: handle, type: type, container: container, scope: scope, source: source,
@@ -82,7 +137,7 @@ public final class Registry: Sendable {
             )
             let slot = InitializerSlotKey(type: type, rule: container.rule)
             if let shadowed = state.latestInitializer[slot] {
-                state.diagnostics.append(SpellDiagnostic(
+                state.addDiagnostic(SpellDiagnostic(
                     message: "\(type.name) in \(container) registered at \(source) overrides the equally specific registration at \(shadowed.source) (the later wins)",
                     handles: [shadowed.handle, handle]
                 ))
@@ -127,8 +182,12 @@ public final class Registry: Sendable {
     ) -> SpellHandle {
         let match: ContainerMatch = includingSubclasses ? .kindOf(container) : .exactly(container)
         let typeName = SpellTypeKey(type).name
+        let source = spellSource(fileID, line)
         let withSender: @Sendable (AnyObject) throws -> Value = { sender in
             guard let typed = sender as? Container else {
+                if let holder = sender as? StaticSpellContainer {
+                    throw SpellError.staticSender(type: typeName, container: holder.spellContainerName, source: source)
+                }
                 throw SpellError.wrongValueType(
                     property: "(sender)", container: SpellTypeKey(Swift.type(of: sender)).name,
                     expected: SpellTypeKey(Container.self).name, actual: SpellTypeKey(Swift.type(of: sender)).name,
@@ -139,7 +198,7 @@ public final class Registry: Sendable {
         }
         return register(
             type: SpellTypeKey(type), container: match, scope: scope,
-            source: spellSource(fileID, line), initializer: { try withSender($0) },
+            source: source, initializer: { try withSender($0) },
             typed: TypedInitializer(withSender)
         )
     }
@@ -155,7 +214,7 @@ public final class Registry: Sendable {
     }
 
     /// Removes any registration (initializer, hook, override, provider,
-    /// custom spell) by handle. Returns whether it was registered.
+    /// custom spell, resolver, preference key generator) by handle. Returns whether it was registered.
     @discardableResult
     public func unregister(_ handle: SpellHandle) -> Bool {
         unregister([handle]) == 1
@@ -175,6 +234,10 @@ public final class Registry: Sendable {
             state.preferenceOverrides.removeAll { doomed.contains($0.handle) }
             state.templateProviders.removeAll { doomed.contains($0.handle) }
             state.customSpells.removeAll { doomed.contains($0.handle) }
+            state.resolvers.removeAll { doomed.contains($0.handle) }
+            state.preferenceKeyGenerators.removeAll { doomed.contains($0.handle) }
+            // A diagnostic about a registration that is gone no longer holds.
+            state.diagnostics.removeAll { $0.handles.contains(where: doomed.contains) }
             state.indexInitializers()
             state.invalidateCaches()
             return before - state.count
@@ -190,6 +253,9 @@ public final class Registry: Sendable {
             state.preferenceOverrides.removeAll()
             state.templateProviders.removeAll()
             state.customSpells.removeAll()
+            state.resolvers.removeAll()
+            state.preferenceKeyGenerators.removeAll()
+            state.diagnostics.removeAll()
             state.invalidateCaches()
         }
     }
@@ -198,8 +264,10 @@ public final class Registry: Sendable {
     public func reset() {
         state.withLock { state in
             let next = state.nextID
+            let catalog = state.catalog
             state = RegistryState(generation: state.generation)
             state.nextID = next
+            state.catalog = catalog
             state.invalidateCaches()
         }
     }
@@ -215,15 +283,26 @@ public final class Registry: Sendable {
             result += state.preferenceOverrides.map(\.entry)
             result += state.templateProviders.map(\.entry)
             result += state.customSpells.map(\.entry)
+            result += state.resolvers.map(\.entry)
+            result += state.preferenceKeyGenerators.map(\.entry)
             return result.sorted { $0.handle.id < $1.handle.id }
         }
     }
 
     /// What the registry noticed and decided (e.g. two equally specific
     /// registrations, the later winning), oldest first.
+    ///
+    /// Only diagnostics about registrations that are still registered are
+    /// kept (unregistering drops those that name it), and at most the
+    /// newest ``maxDiagnostics``.
     public var diagnostics: [SpellDiagnostic] {
         state.withLock { $0.diagnostics }
     }
+
+    /// The most diagnostics the registry keeps; older ones are dropped
+    /// first, so a script that keeps shadowing registrations cannot grow
+    /// the list without bound.
+    public static let maxDiagnostics = 1000
 
     // MARK: Scoped overrides
 
@@ -399,13 +478,13 @@ struct CustomSpellRecord: Sendable {
 
 /// A monotonically increasing counter, readable without a lock.
 @usableFromInline
-final class GenerationCounter: Sendable {
+package final class GenerationCounter: Sendable {
     @usableFromInline let value = Atomic<UInt64>(0)
     private static let serials = Atomic<UInt64>(0)
 
     /// The current generation (acquire: state changed before a bump is visible).
     @inlinable
-    var current: UInt64 { value.load(ordering: .acquiring) }
+    package var current: UInt64 { value.load(ordering: .acquiring) }
 
     /// Marks a change.
     func bump() { value.add(1, ordering: .releasing) }
@@ -484,12 +563,19 @@ public final class CachedResolution: Sendable {
     /// Swift); see `makesTyped` and `makeTyped`.
     @usableFromInline let typed: (any TypedInitializing)?
     @usableFromInline let typedValueType: ObjectIdentifier?
+    /// Why the lookup found no initializer although registrations named
+    /// the type: the name that would have won refers to several types.
+    @usableFromInline let failure: SpellError?
 
-    init(record: InitializerRecord?, hooksMayApply: Bool, containerObserves: Bool, valueIsOptional: Bool = false) {
+    init(
+        record: InitializerRecord?, hooksMayApply: Bool, containerObserves: Bool, valueIsOptional: Bool = false,
+        failure: SpellError? = nil
+    ) {
         self.record = record
         self.hooksMayApply = hooksMayApply
         self.containerObserves = containerObserves
         self.valueIsOptional = valueIsOptional
+        self.failure = failure
         let direct = record?.slot == nil ? record?.typed : nil
         self.typed = direct
         self.typedValueType = direct?.valueType
@@ -512,7 +598,9 @@ public final class CachedResolution: Sendable {
 
     /// The same lookup, for a property whose type is (or is not) Optional.
     func with(valueIsOptional: Bool) -> CachedResolution {
-        CachedResolution(record: record, hooksMayApply: hooksMayApply, containerObserves: containerObserves, valueIsOptional: valueIsOptional)
+        CachedResolution(
+            record: record, hooksMayApply: hooksMayApply, containerObserves: containerObserves,
+            valueIsOptional: valueIsOptional, failure: failure)
     }
 
     /// Whether anything must run after the value is stored.
@@ -533,6 +621,10 @@ struct RegistryState {
     var preferenceOverrides: [PreferenceOverrideRecord] = []
     var templateProviders: [TemplateProviderRecord] = []
     var customSpells: [CustomSpellRecord] = []
+    /// Consulted, newest first, when no initializer serves a property.
+    var resolvers: [ResolverRecord] = []
+    /// Make @Preference keys; the newest applies.
+    var preferenceKeyGenerators: [PreferenceKeyGeneratorRecord] = []
     var diagnostics: [SpellDiagnostic] = []
     var nextID: UInt64 = 1
     /// The registry's own counter, bumped by `invalidateCaches`.
@@ -543,6 +635,9 @@ struct RegistryState {
     /// The newest initializer per (type, container rule), so that noticing
     /// a shadowed registration costs one hash lookup, not a scan.
     var latestInitializer: [InitializerSlotKey: InitializerRecord] = [:]
+    /// The Swift types known by name, to match script names to them. Kept
+    /// by `reset` and `removeAll`: it describes types, not registrations.
+    var catalog = TypeCatalog()
 
     /// Rebuilds `latestInitializer` after removals.
     mutating func indexInitializers() {
@@ -554,6 +649,7 @@ struct RegistryState {
 
     var count: Int {
         initializers.count + hooks.count + preferenceOverrides.count + templateProviders.count + customSpells.count
+            + resolvers.count + preferenceKeyGenerators.count
     }
 
     mutating func makeHandle() -> SpellHandle {
@@ -577,11 +673,23 @@ struct RegistryState {
     /// The hooks that run after `property` is injected into `container`, in
     /// registration order; with no property, those that could run after any.
     func hooks(matching container: ContainerDescriptor, property: String?) -> LazyFilterSequence<[HookRecord]> {
-        hooks.lazy.filter { hook in
+        hooks.lazy.filter { [catalog] hook in
             (property == nil || hook.property == nil || hook.property == property)
-                && hook.container.specificity(for: container) != nil
+                && hook.container.specificity(for: container, catalog: catalog) != nil
         }
     }
+
+    /// Records a diagnostic, keeping at most `Registry.maxDiagnostics`.
+    mutating func addDiagnostic(_ diagnostic: SpellDiagnostic) {
+        if diagnostics.count >= Registry.maxDiagnostics {
+            diagnostics.removeFirst(diagnostics.count - Registry.maxDiagnostics + 1)
+        }
+        diagnostics.append(diagnostic)
+    }
+
+    /// The most entries each lookup cache holds before it starts over: names
+    /// come from scripts too, and a cache keyed by them must stay bounded.
+    static let maxCachedResolutions = 4096
 
     mutating func invalidateCaches() {
         generation.bump()
@@ -595,13 +703,16 @@ struct RegistryState {
         let preferenceOverrides: [PreferenceOverrideRecord]
         let templateProviders: [TemplateProviderRecord]
         let customSpells: [CustomSpellRecord]
+        let resolvers: [ResolverRecord]
+        let preferenceKeyGenerators: [PreferenceKeyGeneratorRecord]
         let diagnostics: [SpellDiagnostic]
     }
 
     func snapshot() -> Snapshot {
         Snapshot(
             initializers: initializers, hooks: hooks, preferenceOverrides: preferenceOverrides,
-            templateProviders: templateProviders, customSpells: customSpells, diagnostics: diagnostics
+            templateProviders: templateProviders, customSpells: customSpells, resolvers: resolvers,
+            preferenceKeyGenerators: preferenceKeyGenerators, diagnostics: diagnostics
         )
     }
 
@@ -611,6 +722,8 @@ struct RegistryState {
         preferenceOverrides = snapshot.preferenceOverrides
         templateProviders = snapshot.templateProviders
         customSpells = snapshot.customSpells
+        resolvers = snapshot.resolvers
+        preferenceKeyGenerators = snapshot.preferenceKeyGenerators
         diagnostics = snapshot.diagnostics
         indexInitializers()
         invalidateCaches()
@@ -618,28 +731,45 @@ struct RegistryState {
 
     /// The most specific initializer for `type` in `container`; between
     /// equally specific ones the later wins and a diagnostic is recorded.
+    ///
+    /// Registrations made with a name match the Swift types the catalog
+    /// lists under that name; when the winner's name refers to several
+    /// types, the lookup finds nothing and carries the ambiguity error.
     mutating func lookup(type: SpellTypeKey, container: ContainerDescriptor, observes: Bool) -> CachedResolution {
+        if catalog.note(type) { invalidateCaches() }
+        if catalog.note(container.key) { invalidateCaches() }
         var best: InitializerRecord?
+        var bestMatch = TypeMatch.none
         var bestScore = Int.min
         var tied: [InitializerRecord] = []
-        for record in initializers where record.type == type {
-            guard let score = record.container.specificity(for: container) else { continue }
+        for record in initializers {
+            let match = catalog.match(record.type, type)
+            guard match.fits, let score = record.container.specificity(for: container, catalog: catalog) else { continue }
             if score > bestScore {
                 best = record
+                bestMatch = match
                 bestScore = score
                 tied = []
             } else if score == bestScore {
                 if let current = best { tied.append(current) }
                 best = record
+                bestMatch = match
             }
         }
-        // Ties between registrations with the same rule were already
-        // reported when the later one was registered.
-        if let winner = best { tied.removeAll { $0.container.rule == winner.container.rule } }
+        if case .ambiguous(let ambiguity) = bestMatch, let best {
+            // The name is the registration's, or (a Swift registration
+            // found by a script's name) the lookup's.
+            let failure = SpellError.ambiguousTypeName(
+                name: ambiguity.name, candidates: ambiguity.candidates, source: best.type.isSwiftType ? nil : best.source)
+            return CachedResolution(record: nil, hooksMayApply: false, containerObserves: observes, failure: failure)
+        }
+        // Ties between registrations with the same key and rule were
+        // already reported when the later one was registered.
+        if let winner = best { tied.removeAll { $0.type == winner.type && $0.container.rule == winner.container.rule } }
         if let best, !tied.isEmpty {
             let message = "\(type.name) in \(container.key.name): \(tied.count + 1) equally specific initializers match; using the latest, registered at \(best.source) (others: \(tied.map(\.source).joined(separator: ", ")))"
             if !diagnostics.contains(where: { $0.message == message }) {
-                diagnostics.append(SpellDiagnostic(message: message, handles: tied.map(\.handle) + [best.handle]))
+                addDiagnostic(SpellDiagnostic(message: message, handles: tied.map(\.handle) + [best.handle]))
             }
         }
         let hooksMayApply = !hooks(matching: container, property: nil).isEmpty

@@ -94,6 +94,10 @@ final class ResolutionStack {
     /// no lock.
     @usableFromInline let lookups: UnsafeMutablePointer<ThreadResolutionCacheEntry>
     @usableFromInline static let lookupSlots = 64
+    /// The registry whose initializer runs on this thread now (unretained:
+    /// whoever runs the initializer holds the registry), so that containers
+    /// it creates resolve through it too (see `Registry.scopedRegistry`).
+    @usableFromInline @exclusivity(unchecked) var resolvingRegistry: Unmanaged<Registry>?
 
     init() {
         frames = .allocate(capacity: capacity)
@@ -119,6 +123,29 @@ final class ResolutionStack {
         let raw = Unmanaged.passRetained(ResolutionStack()).toOpaque()
         pthread_setspecific(resolutionStackKey, raw)
         return raw
+    }
+
+    /// The registry whose initializer runs on the calling thread, if any
+    /// (without creating the thread's stack when it has none).
+    static var resolvingRegistryOnThisThread: Registry? {
+        guard let raw = pthread_getspecific(resolutionStackKey) else { return nil }
+        return Unmanaged<ResolutionStack>.fromOpaque(raw)._withUnsafeGuaranteedRef {
+            $0.resolvingRegistry?.takeUnretainedValue()
+        }
+    }
+
+    /// Runs `body` with `registry` as the thread's resolving registry.
+    @inlinable
+    static func whileResolving<Result>(
+        _ registry: Registry, on stack: UnsafeMutableRawPointer, _ body: () throws -> Result
+    ) rethrows -> Result {
+        let previous = borrow(stack) { stack -> Unmanaged<Registry>? in
+            let previous = stack.resolvingRegistry
+            stack.resolvingRegistry = Unmanaged.passUnretained(registry)
+            return previous
+        }
+        defer { borrow(stack) { $0.resolvingRegistry = previous } }
+        return try body()
     }
 
     /// The stack behind a pointer from `currentPointer`, borrowed: the
@@ -152,6 +179,7 @@ final class ResolutionStack {
         for index in 0..<count where frames[index].kind == .cell && frames[index].cell == frame.cell && frames[index].object == frame.object {
             throw cycleError(from: index, closingWith: frame)
         }
+        try checkDepth(adding: frame)
         append(frame)
     }
 
@@ -164,7 +192,94 @@ final class ResolutionStack {
             && ResolutionStack.detail(of: frames[index]).isSameStep(as: detail.pointee) {
             throw cycleError(from: index, closingWith: frame)
         }
+        if count > 0 { try checkDepth(adding: frame) }
         append(frame)
+    }
+
+    /// How many steps may nest on one thread (as Swinject's 200).
+    static let maxDepth = 200
+
+    /// The lowest stack address this thread may reach before a nested step
+    /// is refused (0 until the first nested step computes it).
+    private var stackFloor: UInt = 0
+
+    /// Throws when one more nested step would go past `maxDepth`, or when
+    /// the thread's stack is nearly used up: the chain so far is the error.
+    ///
+    /// A resolution may re-enter its own initializers, through new objects
+    /// (a tree whose initializer stops at some depth); what re-enters the
+    /// same steps without end reaches this backstop, which reports it as a
+    /// dependency cycle showing one round of the repetition.
+    @usableFromInline
+    func checkDepth(adding frame: ResolutionFrame) throws {
+        if stackFloor == 0 { stackFloor = ResolutionStack.currentStackFloor() }
+        var marker: UInt8 = 0
+        let here = withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
+        guard count >= ResolutionStack.maxDepth || here < stackFloor else { return }
+        var chain = labels
+        chain.append(label(of: frame))
+        throw ResolutionStack.runawayError(chain: chain, limit: ResolutionStack.maxDepth)
+    }
+
+    /// The error for a chain that reached the backstop: a dependency cycle
+    /// (one round of the repetition, closed) when its innermost steps keep
+    /// repeating, else "too deep" with the chain.
+    static func runawayError(chain: [String], limit: Int) -> SpellError {
+        if let cycle = repeatingCycle(in: chain) { return .dependencyCycle(chain: cycle) }
+        return .resolutionTooDeep(chain: chain, limit: limit)
+    }
+
+    /// The repetition that `chain` ends with, as one round closed by its
+    /// first step (`[A.next, B.next, A.next]`), when the same `p` steps
+    /// come back at least three times in a row; nil otherwise. The round
+    /// starts where the repetition starts, so a chain that repeats from its
+    /// outermost step is shown from there.
+    static func repeatingCycle(in chain: [String]) -> [String]? {
+        let count = chain.count
+        guard count >= 3 else { return nil }
+        for period in 1...(count / 3) {
+            // How far back from the end the chain repeats with this period.
+            var run = 0
+            while run + period < count && chain[count - 1 - run] == chain[count - 1 - run - period] {
+                run += 1
+            }
+            guard run >= 2 * period else { continue }
+            let start = count - run - period
+            return Array(chain[start..<(start + period)]) + [chain[start]]
+        }
+        return nil
+    }
+
+    /// The lowest address the calling thread's stack may use for nested
+    /// resolutions: its stack's low end plus a reserve for what runs between
+    /// two steps (a quarter of the stack, within 64 KiB to 256 KiB). 1 when
+    /// the bounds are unknown (no check).
+    static func currentStackFloor() -> UInt {
+        var low: UInt = 0
+        var size: UInt = 0
+        #if canImport(Darwin)
+        let thread = pthread_self()
+        size = UInt(pthread_get_stacksize_np(thread))
+        low = UInt(bitPattern: pthread_get_stackaddr_np(thread)) &- size
+        #elseif canImport(Glibc) || canImport(Musl)
+        // A GNU extension the Glibc module does not export: found at run time.
+        typealias GetAttributes = @convention(c) (pthread_t, UnsafeMutablePointer<pthread_attr_t>) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pthread_getattr_np") else { return 1 }
+        let getAttributes = unsafeBitCast(symbol, to: GetAttributes.self)
+        var attributes = pthread_attr_t()
+        if getAttributes(pthread_self(), &attributes) == 0 {
+            var address: UnsafeMutableRawPointer?
+            var length = 0
+            if pthread_attr_getstack(&attributes, &address, &length) == 0 {
+                low = UInt(bitPattern: address)
+                size = UInt(length)
+            }
+            pthread_attr_destroy(&attributes)
+        }
+        #endif
+        guard low != 0, size != 0 else { return 1 }
+        let reserve = min(max(size / 4, 64 << 10), 256 << 10)
+        return low + reserve
     }
 
     /// The names a named or typed frame points at.

@@ -29,6 +29,10 @@ public enum SpellEntryKind: String, Sendable, CustomStringConvertible {
     case preferenceOverride
     /// A named custom spell.
     case customSpell
+    /// A resolver consulted when no initializer serves a property (force injection).
+    case resolver
+    /// The function that makes @Preference keys from container and property.
+    case preferenceKeys
 
     /// The kind's name.
     public var description: String { rawValue }
@@ -54,7 +58,7 @@ public struct SpellEntry: Sendable, CustomStringConvertible {
     /// The containers it applies to.
     public let container: ContainerMatch
     /// The property name it is keyed by (hooks, preference overrides) or the
-    /// spell name (custom spells).
+    /// spell name (custom spells); nil for registry-wide ones.
     public let property: String?
     /// The scope, for initializers.
     public let scope: SpellScope?

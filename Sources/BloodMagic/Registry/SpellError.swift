@@ -9,6 +9,11 @@ public enum SpellError: Error, Equatable, Sendable, CustomStringConvertible {
     case notConstructible(property: String, container: String, type: String)
     /// An initializer returned a value of the wrong type.
     case wrongValueType(property: String, container: String, expected: String, actual: String, source: String)
+    /// A resolver (force injection) answered with a value of the wrong type.
+    case wrongResolvedType(property: String, container: String, expected: String, actual: String, source: String)
+    /// An initializer registered with a typed sender (an instance of the
+    /// container) was asked to serve a static property, which has none.
+    case staticSender(type: String, container: String, source: String)
     /// An initializer needed, directly or through others, the property being
     /// resolved. `chain` is like ["ViewController.loader", "ResourceLoader.session", "ViewController.loader"].
     case dependencyCycle(chain: [String])
@@ -28,6 +33,20 @@ public enum SpellError: Error, Equatable, Sendable, CustomStringConvertible {
     case templateInvalid(type: String, file: String, reason: String)
     /// A named custom spell is not registered.
     case unknownSpell(name: String)
+    /// The preference key generator failed or made an unusable key.
+    case preferenceKeyInvalid(property: String, container: String, reason: String)
+    /// A resolution went deeper than `limit` nested steps (or than the
+    /// thread's stack allows) without repeating itself: `chain` lists the
+    /// steps in progress, outermost first. (One that keeps repeating the
+    /// same steps is reported as `dependencyCycle`.)
+    case resolutionTooDeep(chain: [String], limit: Int)
+    /// An initializer gave nil for a property that is not Optional.
+    /// `source` is where the initializer was registered ("file:line").
+    case initializerReturnedNil(property: String, container: String, type: String, source: String)
+    /// A type name used by a script (or a name-keyed registration) refers
+    /// to several Swift types; `candidates` are their qualified names.
+    /// `source`, when known, is where the name was used ("file:line").
+    case ambiguousTypeName(name: String, candidates: [String], source: String?)
 
     /// The human message.
     public var description: String {
@@ -39,6 +58,10 @@ public enum SpellError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(container).\(property): no initializer for \(type) in \(container), and \(type) cannot be default-constructed (conform it to DefaultConstructible or register an initializer)"
         case let .wrongValueType(property, container, expected, actual, source):
             return "\(container).\(property): the initializer registered at \(source) returned \(actual), expected \(expected)"
+        case let .wrongResolvedType(property, container, expected, actual, source):
+            return "\(container).\(property): the resolver registered at \(source) returned \(actual), expected \(expected)"
+        case let .staticSender(type, container, source):
+            return "the initializer for \(type) registered at \(source) takes a \(container) instance as its sender and cannot serve a static property of \(container) (register one whose sender is any object, e.g. register(_:) or registerInitializer(type:container:))"
         case let .dependencyCycle(chain):
             return "dependency cycle: " + chain.joined(separator: " -> ")
         case let .finalAlreadySet(property, container, oldValue, newValue):
@@ -58,7 +81,26 @@ public enum SpellError: Error, Equatable, Sendable, CustomStringConvertible {
             return "template \(file) for \(type) is invalid: \(reason)"
         case let .unknownSpell(name):
             return "no custom spell named \"\(name)\" is registered"
+        case let .preferenceKeyInvalid(property, container, reason):
+            return "\(container).\(property): no preference key: \(reason)"
+        case let .resolutionTooDeep(chain, limit):
+            return "resolution deeper than \(limit) nested steps (a runaway recursion through initializers?): "
+                + SpellError.abbreviated(chain).joined(separator: " -> ")
+        case let .initializerReturnedNil(property, container, type, source):
+            return "\(container).\(property): the initializer registered at \(source) returned nil, but the property is a non-optional \(type) (return a value, or declare the property optional)"
+        case let .ambiguousTypeName(name, candidates, source):
+            let listed = candidates.count == 2 ? candidates.joined(separator: " or ") : candidates.joined(separator: ", ")
+            let used = source.map { " (used at \($0))" } ?? ""
+            return "type name \"\(name)\"\(used) is ambiguous: it may mean \(listed); use a qualified name such as \"\(candidates.first ?? name)\""
         }
+    }
+}
+
+extension SpellError {
+    /// A long chain with its middle elided: the first 4 and the last 12 steps.
+    static func abbreviated(_ chain: [String]) -> [String] {
+        guard chain.count > 20 else { return chain }
+        return Array(chain.prefix(4)) + ["… \(chain.count - 16) more …"] + Array(chain.suffix(12))
     }
 }
 

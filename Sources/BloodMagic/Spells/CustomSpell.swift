@@ -54,6 +54,8 @@ public struct Spelled<Spell: CustomSpell> {
     let spell: Spell
     let explicitName: String?
     let registry: Registry?
+    /// The registry current when the container was created (see `Registry.current`).
+    let creationRegistry: Registry?
 
     /// A property holding `wrappedValue` initially, under `spell`.
     public init(wrappedValue: Spell.Value, _ spell: Spell, name: String? = nil, registry: Registry? = nil) {
@@ -61,6 +63,14 @@ public struct Spelled<Spell: CustomSpell> {
         self.spell = spell
         self.explicitName = name
         self.registry = registry
+        self.creationRegistry = registry == nil ? Registry.scopedRegistry : nil
+    }
+
+    /// Not available: a custom spell wraps a stored value, so the property
+    /// needs one to start with.
+    @available(*, unavailable, message: "@Spelled needs an initial value: write `@Spelled(MySpell()) var name: String = \"\"`")
+    public init(_ spell: Spell, name: String? = nil, registry: Registry? = nil) {
+        fatalError("unavailable")
     }
 
     /// Not available: spells work on properties of classes only.
@@ -94,7 +104,7 @@ public struct Spelled<Spell: CustomSpell> {
     func context(_ object: AnyObject, _ keyPath: AnyKeyPath) -> SpellContext {
         SpellContext(
             sender: object, property: explicitName ?? SpellNames.propertyName(of: keyPath),
-            registry: registry ?? Registry.current
+            registry: registry ?? Registry.scopedAtRead ?? creationRegistry ?? Registry.shared
         )
     }
 }

@@ -16,15 +16,16 @@ public struct Final<Value> {
         explicitName = name
     }
 
-    /// Not available: spells work on properties of classes only.
-    @available(*, unavailable, message: "@Final works only on properties of classes")
+    /// Not available: spells work on instance properties of classes only
+    /// (the compiler says so, and names the static form where there is one).
+    @available(*, unavailable, message: "@Final works only on instance properties of classes (not on static properties, structs or globals)")
     public var wrappedValue: Value {
         get { fatalError() }
         set { fatalError() }
     }
 
     /// Not available directly; `$property` goes through the enclosing instance.
-    @available(*, unavailable, message: "@Final works only on properties of classes")
+    @available(*, unavailable, message: "@Final works only on instance properties of classes (not on static properties, structs or globals)")
     public var projectedValue: FinalProjection<Value> { fatalError() }
 
     /// Reads and writes the property of `object`.

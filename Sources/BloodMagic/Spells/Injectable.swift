@@ -21,21 +21,22 @@ public struct Injectable<Value>: ResolvingSpellStorage {
 
     /// - Parameters:
     ///   - name: the property name for hooks and messages (default: from the key path).
-    ///   - registry: the registry to use (default: `Registry.current` at first read).
+    ///   - registry: the registry to use (default: `Registry.current` when the container is created).
     @inlinable
     public init(name: String? = nil, registry: Registry? = nil) {
         cell = ResolvingCell(mode: .injectable, name: name, registry: registry)
     }
 
-    /// Not available: spells work on properties of classes only.
-    @available(*, unavailable, message: "@Injectable works only on properties of classes")
+    /// Not available: spells work on instance properties of classes only
+    /// (the compiler says so, and names the static form where there is one).
+    @available(*, unavailable, message: "@Injectable works only on instance properties of classes; on a static property write @StaticInjectable(in: Container.self, name: \"property\")")
     public var wrappedValue: Value {
         get { fatalError() }
         set { fatalError() }
     }
 
     /// Not available directly; `$property` goes through the enclosing instance.
-    @available(*, unavailable, message: "@Injectable works only on properties of classes")
+    @available(*, unavailable, message: "@Injectable works only on instance properties of classes; on a static property write @StaticInjectable(in: Container.self, name: \"property\")")
     public var projectedValue: ResolvingProjection<Value> { fatalError() }
 
     /// Reads and writes the property of `object`.

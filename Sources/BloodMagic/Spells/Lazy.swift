@@ -31,15 +31,16 @@ public struct Lazy<Value>: ResolvingSpellStorage {
         cell = ResolvingCell(mode: .lazy, name: name, registry: registry, fallback: { wrappedValue() })
     }
 
-    /// Not available: spells work on properties of classes only.
-    @available(*, unavailable, message: "@Lazy works only on properties of classes")
+    /// Not available: spells work on instance properties of classes only
+    /// (the compiler says so, and names the static form where there is one).
+    @available(*, unavailable, message: "@Lazy works only on instance properties of classes; on a static property write @StaticLazy(in: Container.self, name: \"property\")")
     public var wrappedValue: Value {
         get { fatalError() }
         set { fatalError() }
     }
 
     /// Not available directly; `$property` goes through the enclosing instance.
-    @available(*, unavailable, message: "@Lazy works only on properties of classes")
+    @available(*, unavailable, message: "@Lazy works only on instance properties of classes; on a static property write @StaticLazy(in: Container.self, name: \"property\")")
     public var projectedValue: ResolvingProjection<Value> { fatalError() }
 
     /// Reads and writes the property of `object`.

@@ -14,21 +14,22 @@ public struct Partial<Value>: ResolvingSpellStorage {
     /// - Parameters:
     ///   - name: the property name for hooks and messages (default: from the key path).
     ///   - provider: the provider to use (default: the registry's providers for the type).
-    ///   - registry: the registry to use (default: `Registry.current` at first read).
+    ///   - registry: the registry to use (default: `Registry.current` when the container is created).
     @inlinable
     public init(name: String? = nil, provider: (any PartialTemplateProvider)? = nil, registry: Registry? = nil) {
         cell = ResolvingCell(mode: .partial(provider.map { [$0] }), name: name, registry: registry)
     }
 
-    /// Not available: spells work on properties of classes only.
-    @available(*, unavailable, message: "@Partial works only on properties of classes")
+    /// Not available: spells work on instance properties of classes only
+    /// (the compiler says so, and names the static form where there is one).
+    @available(*, unavailable, message: "@Partial works only on instance properties of classes (not on static properties, structs or globals)")
     public var wrappedValue: Value {
         get { fatalError() }
         set { fatalError() }
     }
 
     /// Not available directly; `$property` goes through the enclosing instance.
-    @available(*, unavailable, message: "@Partial works only on properties of classes")
+    @available(*, unavailable, message: "@Partial works only on instance properties of classes (not on static properties, structs or globals)")
     public var projectedValue: ResolvingProjection<Value> { fatalError() }
 
     /// Reads and writes the property of `object`.

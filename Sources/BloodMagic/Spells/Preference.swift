@@ -1,7 +1,9 @@
 /// A property backed by a preference store (the seeds' `preference`,
 /// DeluxeInjection's DIDefaults).
 ///
-/// The key defaults to the property name; the default value is the initial
+/// The key defaults to the registry's key generator's key for the container
+/// and property (see `Registry.setPreferenceKeyGenerator`), else the
+/// property name; the default value is the initial
 /// value (or nil for an Optional); the store defaults to the registry's
 /// `defaultPreferenceStore` (UserDefaults). Key, default and store can be
 /// overridden from the registry by (container type, property name).
@@ -15,6 +17,8 @@ public struct Preference<Value: Codable> {
     let defaultValue: Value?
     let store: (any PreferenceStore)?
     let registry: Registry?
+    /// The registry current when the container was created (see `Registry.current`).
+    let creationRegistry: Registry?
     let explicitName: String?
 
     /// A preference whose default is the initial value:
@@ -27,6 +31,7 @@ public struct Preference<Value: Codable> {
         self.defaultValue = wrappedValue
         self.store = store
         self.registry = registry
+        self.creationRegistry = registry == nil ? Registry.scopedRegistry : nil
         self.explicitName = name
     }
 
@@ -40,6 +45,7 @@ public struct Preference<Value: Codable> {
         self.defaultValue = defaultValue
         self.store = store
         self.registry = registry
+        self.creationRegistry = registry == nil ? Registry.scopedRegistry : nil
         self.explicitName = name
     }
 
@@ -55,15 +61,16 @@ public struct Preference<Value: Codable> {
         self.init(key: key, default: defaultValue, store: UserDefaultsPreferenceStore(suiteName: suite), registry: registry, name: name)
     }
 
-    /// Not available: spells work on properties of classes only.
-    @available(*, unavailable, message: "@Preference works only on properties of classes")
+    /// Not available: spells work on instance properties of classes only
+    /// (the compiler says so, and names the static form where there is one).
+    @available(*, unavailable, message: "@Preference works only on instance properties of classes; on a static property write @StaticPreference(in: Container.self, name: \"property\")")
     public var wrappedValue: Value {
         get { fatalError() }
         set { fatalError() }
     }
 
     /// Not available directly; `$property` goes through the enclosing instance.
-    @available(*, unavailable, message: "@Preference works only on properties of classes")
+    @available(*, unavailable, message: "@Preference works only on instance properties of classes; on a static property write @StaticPreference(in: Container.self, name: \"property\")")
     public var projectedValue: PreferenceProjection<Value> { fatalError() }
 
     /// Reads and writes the property of `object` through the store.
@@ -99,28 +106,20 @@ public struct Preference<Value: Codable> {
 
     /// The effective key, default and store after registry overrides.
     func binding(object: AnyObject, keyPath: AnyKeyPath) -> PreferenceProjection<Value> {
-        let property = explicitName ?? SpellNames.propertyName(of: keyPath)
-        let registry = self.registry ?? Registry.current
-        var key = self.key ?? property
-        var store = self.store
-        var fallback: PreferenceValue?
-        if registry.hasPreferenceOverrides,
-           let override = registry.preferenceOverride(container: ContainerDescriptor(object), property: property) {
-            key = override.key ?? key
-            store = override.store ?? store
-            fallback = override.defaultValue
-        }
-        return PreferenceProjection(
-            key: key, store: store ?? registry.defaultPreferenceStore, defaultValue: defaultValue,
-            overriddenDefault: fallback, property: property, container: SpellNames.containerName(of: object)
-        )
+        PreferenceProjection.bind(
+            key: key, defaultValue: defaultValue, store: store,
+            registry: registry ?? Registry.scopedAtRead ?? creationRegistry ?? Registry.shared,
+            property: explicitName ?? SpellNames.propertyName(of: keyPath),
+            container: ContainerDescriptor(object), containerName: SpellNames.containerName(of: object))
     }
 }
 
 /// What `$property` gives for @Preference: the effective key and store,
 /// and throwing access.
 public struct PreferenceProjection<Value: Codable> {
-    /// The key the value is stored under.
+    /// The key the value is stored under. When the registry's key
+    /// generator failed this is the property name, and `get`, `set` and
+    /// `remove` throw the generator's error.
     public let key: String
     /// The store in use.
     public let store: any PreferenceStore
@@ -128,10 +127,43 @@ public struct PreferenceProjection<Value: Codable> {
     let overriddenDefault: PreferenceValue?
     let property: String
     let container: String
+    /// Why no key could be made (the key generator's error), if so.
+    let keyProblem: (any Error)?
+
+    /// The effective key, default and store of a preference property:
+    /// the override's key, else the property's own, else the registry's key
+    /// generator's (else the property name); the override's store, else the
+    /// property's, else the registry's default store.
+    static func bind(
+        key ownKey: String?, defaultValue: Value?, store ownStore: (any PreferenceStore)?, registry: Registry,
+        property: String, container: ContainerDescriptor, containerName: String
+    ) -> PreferenceProjection<Value> {
+        var key = ownKey
+        var store = ownStore
+        var fallback: PreferenceValue?
+        if registry.hasPreferenceOverrides,
+           let override = registry.preferenceOverride(container: container, property: property) {
+            key = override.key ?? key
+            store = override.store ?? store
+            fallback = override.defaultValue
+        }
+        var keyProblem: (any Error)?
+        if key == nil {
+            do {
+                key = try registry.preferenceKey(container: containerName, property: property)
+            } catch {
+                keyProblem = error
+            }
+        }
+        return PreferenceProjection(
+            key: key ?? property, store: store ?? registry.defaultPreferenceStore, defaultValue: defaultValue,
+            overriddenDefault: fallback, property: property, container: containerName, keyProblem: keyProblem)
+    }
 
     /// The stored value, else the default; throws when neither exists
     /// (non-Optional) or the stored value has another type.
     public func get() throws -> Value {
+        if let keyProblem { throw keyProblem }
         if let stored = store.value(forKey: key) {
             if let value = PreferenceCoding.decode(stored, as: Value.self) { return value }
             throw SpellError.preferenceTypeMismatch(
@@ -146,11 +178,13 @@ public struct PreferenceProjection<Value: Codable> {
 
     /// Stores `newValue` (nil removes the key); durable when it returns.
     public func set(_ newValue: Value) throws {
+        if let keyProblem { throw keyProblem }
         try store.setValue(try PreferenceCoding.encode(newValue, key: key), forKey: key)
     }
 
     /// Removes the stored value, so reads give the default again.
     public func remove() throws {
+        if let keyProblem { throw keyProblem }
         try store.setValue(nil, forKey: key)
     }
 }

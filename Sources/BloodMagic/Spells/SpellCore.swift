@@ -107,7 +107,12 @@ public final class ResolvingCell<Value>: SpellCellNaming, ProducedCell {
     @usableFromInline let state = Atomic<UInt>(0)
     @usableFromInline let mode: ResolvingMode
     @usableFromInline let explicitName: String?
+    /// The registry given to the wrapper, if any: it always wins.
     @usableFromInline let registry: Registry?
+    /// The registry current when the cell was made (its container was
+    /// created): installed with `withCurrent`, or the registry whose
+    /// initializer created the container; nil for `shared`.
+    @usableFromInline let creationRegistry: Registry?
     /// The default-construction closure, type-erased so the cell's code
     /// needs no generic metadata for it (the result is cast back on use).
     @usableFromInline let fallback: (() -> Any)?
@@ -119,12 +124,24 @@ public final class ResolvingCell<Value>: SpellCellNaming, ProducedCell {
     @usableFromInline static var runningHooks: UInt { 3 }
     @usableFromInline static var phaseMask: UInt { 3 }
 
+    /// Without an explicit `registry`, the cell remembers the registry
+    /// current when it is made (its container is created); see
+    /// `resolvingRegistry` for which one a read uses.
     @usableFromInline
     init(mode: ResolvingMode, name: String?, registry: Registry?, fallback: (() -> Any)? = nil) {
         self.mode = mode
         self.explicitName = name
         self.registry = registry
+        self.creationRegistry = registry == nil ? Registry.scopedRegistry : nil
         self.fallback = fallback
+    }
+
+    /// The registry a read resolves through: the wrapper's own, else the
+    /// one installed with `withCurrent` around the read, else the one
+    /// current when the container was created, else `shared`.
+    @usableFromInline
+    var resolvingRegistry: Registry {
+        registry ?? Registry.scopedAtRead ?? creationRegistry ?? Registry.shared
     }
 
     /// Whether the wrapper's value is published (acquire load: the value
@@ -138,7 +155,7 @@ public final class ResolvingCell<Value>: SpellCellNaming, ProducedCell {
     var stateWord: UInt { state.load(ordering: .acquiring) }
 
     /// The registry this cell resolves through.
-    var registryInUse: Registry { registry ?? Registry.current }
+    var registryInUse: Registry { resolvingRegistry }
 
     /// Runs the hooks for a value the caller has just stored in the
     /// wrapper, then publishes it.
@@ -162,7 +179,7 @@ public final class ResolvingCell<Value>: SpellCellNaming, ProducedCell {
     @usableFromInline
     func runHooks(object: AnyObject, value: Value, keyPath: AnyKeyPath?) {
         state.store(UInt(bitPattern: ResolutionStack.currentPointer) | Self.runningHooks, ordering: .releasing)
-        let registry = self.registry ?? Registry.current
+        let registry = resolvingRegistry
         let property = propertyName(keyPath, in: object)
         registry.withCachedResolution(valueType: Value.self, object: object, stack: ResolutionStack.currentPointer) { resolution in
             registry.runHooks(after: resolution, sender: object, property: property, value: value)
@@ -269,7 +286,7 @@ public final class ResolvingCell<Value>: SpellCellNaming, ProducedCell {
                 try produceClaimed(object: object, keyPath: keyPath, stack: stack, registry: registry)
             }
         }
-        return try produceClaimed(object: object, keyPath: keyPath, stack: stack, registry: Registry.current)
+        return try produceClaimed(object: object, keyPath: keyPath, stack: stack, registry: resolvingRegistry)
     }
 
     @inlinable
@@ -280,7 +297,10 @@ public final class ResolvingCell<Value>: SpellCellNaming, ProducedCell {
             return try registry.withCachedResolution(valueType: Value.self, object: object, stack: stack) { resolution in
                 try ResolutionStack.borrow(stack) { try $0.pushCell(object: object, cell: self, keyPath: keyPath) }
                 defer { ResolutionStack.borrow(stack) { $0.pop() } }
-                if let made = try produce(object: object, keyPath: keyPath, registry: registry, resolution: resolution) {
+                let made = try ResolutionStack.whileResolving(registry, on: stack) {
+                    try produce(object: object, keyPath: keyPath, registry: registry, resolution: resolution)
+                }
+                if let made {
                     return .produced(made, needsHooks: resolution.needsHooks)
                 }
                 releaseClaim()
@@ -307,6 +327,8 @@ public final class ResolvingCell<Value>: SpellCellNaming, ProducedCell {
     }
 
     /// Makes a new value; nil means "Optional injectable, nothing registered".
+    /// Without a registered initializer the resolvers are asked first (see
+    /// `Registry.addResolver`), then the usual fallback applies.
     @inlinable
     func produce(object: AnyObject, keyPath: AnyKeyPath?, registry: Registry, resolution: CachedResolution) throws -> Value? {
         switch mode {
@@ -319,6 +341,9 @@ public final class ResolvingCell<Value>: SpellCellNaming, ProducedCell {
             return try cast(made, object: object, keyPath: keyPath, source: "template provider")
         case .lazy:
             if let made = try produceRegistered(object: object, keyPath: keyPath, resolution: resolution) { return made }
+            if let made = try produceFromResolvers(object: object, keyPath: keyPath, registry: registry, spell: .lazy) {
+                return made
+            }
             if let fallback, let made = fallback() as? Value { return made }
             let wrapped = (Value.self as? any OptionalProtocol.Type)?.wrappedType ?? Value.self
             if let constructible = wrapped as? any DefaultConstructible.Type,
@@ -330,6 +355,9 @@ public final class ResolvingCell<Value>: SpellCellNaming, ProducedCell {
             )
         case .injectable:
             if let made = try produceRegistered(object: object, keyPath: keyPath, resolution: resolution) { return made }
+            if let made = try produceFromResolvers(object: object, keyPath: keyPath, registry: registry, spell: .injectable) {
+                return made
+            }
             if resolution.valueIsOptional { return nil }
             let wrapped = SpellTypeKey(Value.self)
             throw registry.noInitializerError(type: wrapped, container: ContainerDescriptor(object), property: propertyName(keyPath, in: object))
@@ -341,7 +369,10 @@ public final class ResolvingCell<Value>: SpellCellNaming, ProducedCell {
     @inlinable
     func produceRegistered(object: AnyObject, keyPath: AnyKeyPath?, resolution: CachedResolution) throws -> Value?? {
         if resolution.makesTyped(Value.self) { return .some(try resolution.makeTyped(Value.self, for: object)) }
-        guard let record = resolution.record else { return nil }
+        guard let record = resolution.record else {
+            if let failure = resolution.failure { throw failure }
+            return nil
+        }
         return .some(try cast(try record.produce(for: object), object: object, keyPath: keyPath, source: record.source))
     }
 
@@ -354,9 +385,9 @@ public final class ResolvingCell<Value>: SpellCellNaming, ProducedCell {
 /// How a resolving cell produces its value when nothing is stored.
 @usableFromInline
 enum ResolvingMode {
-    /// Registered initializer, else `fallback`, else an error.
+    /// Registered initializer, else a resolver, else `fallback`, else an error.
     case lazy
-    /// Registered initializer, else nil for an Optional, else an error.
+    /// Registered initializer, else a resolver, else nil for an Optional, else an error.
     case injectable
     /// A template provider.
     case partial([any PartialTemplateProvider]?)

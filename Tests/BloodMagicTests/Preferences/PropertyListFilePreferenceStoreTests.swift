@@ -38,28 +38,6 @@ struct PropertyListFilePreferenceStoreTests {
         #expect(try String(contentsOf: file, encoding: .utf8) == "not a property list")
     }
 
-    /// Found by the plist fuzz target: the store wrote XML, which keeps
-    /// dates to the second and cannot hold control characters, so a date
-    /// came back changed and a string with U+0001 made the whole file
-    /// unreadable on the next write. Every value must come back as stored.
-    @Test func everyValueComesBackExactlyAsStored() throws {
-        let file = scratchFile()
-        let store = PropertyListFilePreferenceStore(fileURL: file)
-        let values: [String: PreferenceValue] = [
-            "date": .date(Date(timeIntervalSince1970: 1_700_000_000.123_456)),
-            "control": .string("a\u{1}b\u{8}c\u{1F}"),
-            "nul": .string("a\u{0}b"),
-            "huge": .int(Int.max),
-            "tiny": .double(5e-324),
-            "nested": .dictionary(["when": .date(Date(timeIntervalSince1970: -0.5)), "list": .array([.data(Data([0, 255]))])]),
-        ]
-        for (key, value) in values { try store.setValue(value, forKey: key) }
-        let fresh = PropertyListFilePreferenceStore(fileURL: file)
-        #expect(fresh.allValues == values)
-        try fresh.setValue(.bool(true), forKey: "one more write")
-        #expect(fresh.allValues.count == values.count + 1)
-    }
-
     /// Found by the plist fuzz target: Foundation crashed the process while
     /// bridging a binary property list that holds a set. A file holding
     /// anything a preference cannot be is an error that names it, for reads

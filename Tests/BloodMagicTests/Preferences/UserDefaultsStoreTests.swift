@@ -3,33 +3,6 @@ import Foundation
 import Synchronization
 import Testing
 
-/// Runs the `bm-preference-probe` helper with a temporary HOME (and no
-/// XDG_CONFIG_HOME unless given), so the real UserDefaults files of the
-/// machine are never touched and each run is a fresh process.
-private struct Probe {
-    let home: URL
-    var xdgConfigHome: URL?
-
-    init() throws {
-        home = FileManager.default.temporaryDirectory.appendingPathComponent("bm-prefs-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-    }
-
-    /// Runs the probe to its end (a `--crash` run is expected to abort) and
-    /// returns its status and standard output.
-    @discardableResult
-    func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        var environment = ProcessInfo.processInfo.environment
-        environment["HOME"] = home.path
-        environment.removeValue(forKey: "XDG_CONFIG_HOME")
-        if let xdgConfigHome { environment["XDG_CONFIG_HOME"] = xdgConfigHome.path }
-        let result = try Subprocess.run(
-            builtExecutable("bm-preference-probe"), arguments, environment: environment,
-            expectation: arguments.contains("--crash") ? .crashes : .exits, stderrToNull: true)
-        return (result.status, result.stdout)
-    }
-}
-
 @Suite struct UserDefaultsStoreTests {
     @Test func aPreferenceSurvivesACrashRightAfterTheWriteAndAFreshProcess() throws {
         let probe = try Probe()

@@ -1,0 +1,66 @@
+// Instruction counts of a spell's first read, for a machine too busy for
+// wall-clock figures. Run it twice under callgrind, with and without the
+// reads; the difference divided by the count is the cost of one read:
+//
+//   valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+//     .build/release/SpellInstructionCounts first-read 100000 skip
+//   valgrind ... SpellInstructionCounts first-read 100000 read
+//
+// Modes: `first-read` (containers made beforehand, then each one's first
+// @Injectable read, as SpellBenchmarks' goal row), `new-and-read` (making
+// the container is part of the measured work), `warm-read` (one container,
+// read again and again), `resolve` (`registry.resolve`).
+import BenchSupport
+import BloodMagic
+import Foundation
+
+final class RequestManager {
+    var requests = 0
+}
+
+final class InjectableContainer {
+    @Injectable(registry: countRegistry) var manager: RequestManager
+}
+
+final class CurrentRegistryContainer {
+    @Injectable var manager: RequestManager
+}
+
+let countRegistry = Registry()
+countRegistry.register(RequestManager.self) { _ in RequestManager() }
+Registry.shared.register(RequestManager.self) { _ in RequestManager() }
+
+let arguments = CommandLine.arguments
+guard arguments.count == 4, let count = Int(arguments[2]) else {
+    print("usage: SpellInstructionCounts first-read|new-and-read|warm-read|resolve|first-read-current COUNT read|skip")
+    exit(2)
+}
+let reads = arguments[3] == "read"
+
+switch arguments[1] {
+case "first-read":
+    let containers = (0..<count).map { _ in identity(InjectableContainer()) }
+    if reads { for container in containers { blackHole(container.manager) } }
+    blackHole(containers)
+case "first-read-current":
+    let containers = (0..<count).map { _ in identity(CurrentRegistryContainer()) }
+    if reads { for container in containers { blackHole(container.manager) } }
+    blackHole(containers)
+case "new-and-read":
+    if reads {
+        for _ in 0..<count {
+            let container = InjectableContainer()
+            blackHole(container.manager)
+        }
+    }
+case "warm-read":
+    let container = identity(InjectableContainer())
+    blackHole(container.manager)
+    if reads { for _ in 0..<count { blackHole(container.manager) } }
+case "resolve":
+    let sender = identity(RequestManager())
+    if reads { for _ in 0..<count { blackHole(try! countRegistry.resolve(RequestManager.self, for: sender, property: "manager")) } }
+default:
+    print("unknown mode \(arguments[1])")
+    exit(2)
+}

@@ -1,0 +1,122 @@
+import CLua
+
+// The Swift half of `bm.resolver` (force injection) and `bm.preference_keys`:
+// Lua functions registered in the registry, called from Swift with what they
+// are asked, and their answers checked before Swift uses them.
+
+extension BMModule {
+    /// The longest preference key a Lua key function may make, in bytes
+    /// (the longest name a script may hand to bm).
+    static let maxPreferenceKeyLength = BMScriptBudget.maxNameBytes
+
+    /// `core.register_resolver(ask, fn)`: `ask(container, property, type,
+    /// protocols, spell, sender)` builds the request, calls the script's
+    /// `fn` and returns its answer (nil for skip).
+    func registerResolver(_ lua: LuaStack) throws -> Int32 {
+        let registry = try liveRegistry()
+        guard lua.type(at: 1) == LUA_TFUNCTION else { throw BMError("bm.resolver: bad arguments") }
+        // What Swift keeps for it is charged to the script's memory budget.
+        let charge = try registrationBytes(lua, "bm.resolver", [])
+        let ask = lua.reference(at: 1)
+        let source = lua.callerLocation()
+        try lua.chargeSwiftMemory(charge, for: "bm.resolver")
+        // Like every registration from Lua, it holds the module and the state
+        // (see BMModule's note on lifetimes) and stops once they are unloaded.
+        let state = retainedState
+        let token = currentLoadToken
+        let handle = registry.addResolver(source: source) { [self] request in
+            guard !token.isRevoked else { return .skip }
+            return try withExtendedLifetime(state) {
+                try self.callResolver(ask, request: request, source: source)
+            }
+        }
+        track(handle, charge: charge)
+        return BMRegistrationToken.push(handle, lua)
+    }
+
+    /// Asks a Lua resolver; its value is converted to the property's type
+    /// as an initializer's is (a mismatch names the resolver's `file:line`).
+    func callResolver(_ ask: LuaReference, request: SpellResolutionRequest, source: String) throws -> SpellResolverAnswer {
+        let result = try state.withStack { (lua) throws -> InitializerResult? in
+            lua.push(ask)
+            lua.push(request.container.name)
+            lua.push(request.property)
+            if let protocols = request.type.protocols {
+                lua.pushNil()
+                lua.push(protocols)
+            } else {
+                lua.push(request.type.name)
+                lua.pushNil()
+            }
+            lua.push(request.spell.rawValue)
+            if let sender = request.sender {
+                try crossing.pushSender(sender, lua)
+            } else {
+                lua.pushNil()
+            }
+            try lua.call(arguments: 6, results: 1)
+            defer { lua.pop() }
+            if lua.isNil(at: -1) { return nil }
+            if let object = try crossing.swiftObject(at: -1, lua) { return .object(object) }
+            return .value(LuaValue(stack: lua, at: -1))
+        }
+        switch result {
+        case nil:
+            return .skip
+        case .object(let object):
+            return .value(BMModule.boxOpened(object))
+        case .value(let value):
+            return .value(LuaResolvedValue(
+                value: value, state: state, source: source, typeName: request.type.name, producer: "the Lua resolver"))
+        }
+    }
+
+    /// `core.register_preference_keys(fn)`: `fn(container, property)` makes
+    /// preference keys for the registry.
+    func registerPreferenceKeys(_ lua: LuaStack) throws -> Int32 {
+        let registry = try liveRegistry()
+        guard lua.type(at: 1) == LUA_TFUNCTION else { throw BMError("bm.preference_keys: bad arguments") }
+        let charge = try registrationBytes(lua, "bm.preference_keys", [])
+        let function = lua.reference(at: 1)
+        let source = lua.callerLocation()
+        try lua.chargeSwiftMemory(charge, for: "bm.preference_keys")
+        let state = retainedState
+        let token = currentLoadToken
+        let handle = registry.setPreferenceKeyGenerator(source: source) { [self] container, property in
+            guard !token.isRevoked else {
+                throw BMError("\(source): the preference key function was unloaded with its script host")
+            }
+            return try withExtendedLifetime(state) {
+                try self.callKeyGenerator(function, container: container, property: property, source: source)
+            }
+        }
+        track(handle, charge: charge)
+        return BMRegistrationToken.push(handle, lua)
+    }
+
+    /// Calls a Lua key function and checks its key: a string of valid UTF-8,
+    /// not empty, without NUL bytes, at most ``maxPreferenceKeyLength`` bytes.
+    func callKeyGenerator(_ function: LuaReference, container: String, property: String, source: String) throws -> String {
+        try state.withStack { (lua) throws -> String in
+            lua.push(function)
+            lua.push(container)
+            lua.push(property)
+            try lua.call(arguments: 2, results: 1)
+            defer { lua.pop() }
+            let what = "bm.preference_keys: the key function registered at \(source) returned"
+            let target = "for \(container).\(property)"
+            guard lua.type(at: -1) == LUA_TSTRING else {
+                throw BMError("\(what) \(lua.typeName(at: -1)) \(target) (expected a string)")
+            }
+            var length = 0
+            _ = lua_tolstring(lua.pointer, -1, &length)
+            guard length > 0 else { throw BMError("\(what) an empty string \(target)") }
+            guard length <= BMModule.maxPreferenceKeyLength else {
+                throw BMError("\(what) a key of \(length) bytes \(target) (at most \(BMModule.maxPreferenceKeyLength))")
+            }
+            guard let key = lua.rawString(at: -1) else { throw BMError("\(what) a string that is not UTF-8 \(target)") }
+            guard !key.utf8.contains(0) else { throw BMError("\(what) a key with a NUL byte \(target)") }
+            return key
+        }
+    }
+}

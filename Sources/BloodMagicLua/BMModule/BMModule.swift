@@ -1,0 +1,879 @@
+import CLua
+import Foundation
+import Synchronization
+
+/// The `bm` module in one Lua state, bound to one registry.
+///
+/// The Lua half (`bm.lua`, embedded at build time) holds the class machinery and the
+/// per-access logic of spelled properties; this Swift half holds the registry
+/// side: registrations, resolution, hooks, preferences and partial templates.
+/// Registrations made while a startup script loads are recorded so that a
+/// failing script leaves none behind.
+///
+/// Lifetimes: every registration made from Lua holds this module and its
+/// state, so the wiring works for as long as the registry keeps it, whether
+/// or not anyone still holds the ``ScriptHost``; `unload()` (or the
+/// registry dropping the registrations) lets them go. Nothing in the state
+/// holds the registry (the module holds it weakly, the C functions hold its
+/// generation counter), so a registry and a state never keep each other
+/// alive.
+final class BMModule: Sendable {
+    /// The registry shared with Swift (weak: see the type's note on lifetimes).
+    weak let registry: Registry?
+    /// The registry's generation counter, read by the prelude's C functions.
+    let generation: GenerationCounter
+    /// The state this module lives in. Unowned: the state owns the module's
+    /// functions, which hold the module; registrations hold both.
+    unowned let state: LuaState
+    /// Where startup scripts, modules and `partials/` live, if anywhere.
+    let scriptsDirectory: String?
+    /// The preference store `bm.spell.preference` reads and writes.
+    let preferences: any PreferenceStore
+    /// Converts values between Lua and Swift for Swift containers and types.
+    let crossing: BMValueCrossing
+
+    private let tracking = Mutex<Tracking>(Tracking())
+    /// Revoked by `unload()`: registrations made before it refuse to run
+    /// (a resolution that found one just before the unload gets an error).
+    private let loadToken = Mutex<LoadToken>(LoadToken())
+
+    struct Tracking {
+        /// Registrations made from Lua, by the id Lua holds.
+        var handles: [UInt64: SpellHandle] = [:]
+        /// The Lua function of each initializer registered from this
+        /// state, by handle id (the prelude calls them directly).
+        var luaInitializers: [UInt64: LuaReference] = [:]
+        /// What the startup script being loaded registered, for rollback.
+        var loading: LoadRecord?
+        /// Compiled `partials/<Type>.lua` templates.
+        var partialFiles: [String: LuaReference] = [:]
+        /// Lua classes by name: superclass name and where each was defined.
+        var classes: [String: (superclass: String?, source: String)] = [:]
+        /// The prelude's internal table.
+        var prelude: LuaReference?
+        /// Preference stores by suite name.
+        var suites: [String: any PreferenceStore] = [:]
+        /// Registrations the host made for the scripts (the
+        /// `partials/<Type>.lua` provider), removed by `unload()` too.
+        var hostHandles: [SpellHandle] = []
+        /// Errors of Lua hooks run by the registry (whose hooks cannot
+        /// throw), by thread, picked up by whoever asked for the hooks.
+        var hookErrors: [UInt: any Error] = [:]
+        /// Threads on which Lua is running hooks and collects their errors
+        /// (a count, as hooks may nest).
+        var hookCollectors: [UInt: Int] = [:]
+        /// Bytes charged to the state's memory budget for each registration
+        /// made from Lua (see ``BMScriptBudget``), by handle id, given back
+        /// when it goes.
+        var charges: [UInt64: Int] = [:]
+    }
+
+    /// What one startup script registered.
+    struct LoadRecord {
+        var handles: [SpellHandle] = []
+        var classes: [String] = []
+        var spells: [String] = []
+    }
+
+    /// Makes the store of a preference suite.
+    let suiteStore: @Sendable (String) -> any PreferenceStore
+
+    init(
+        state: LuaState, registry: Registry, scriptsDirectory: String?,
+        preferences: any PreferenceStore, suiteStore: @escaping @Sendable (String) -> any PreferenceStore,
+        crossing: BMValueCrossing
+    ) {
+        self.state = state
+        self.registry = registry
+        self.generation = registry.generation
+        self.scriptsDirectory = scriptsDirectory
+        self.preferences = preferences
+        self.suiteStore = suiteStore
+        self.crossing = crossing
+    }
+
+    /// Runs the prelude and sets the global `bm` (and `package.loaded.bm`).
+    func install() throws(LuaError) {
+        try state.withStack { (lua) throws(LuaError) in
+            BMRegistrationToken.installMetatable(lua)
+            try lua.loadPrelude()
+            pushCoreTable(lua)
+            try lua.call(arguments: 1, results: 2)
+            let prelude = lua.reference(at: -1)
+            lua.pop()
+            tracking.withLock { $0.prelude = prelude }
+            lua.pushCopy(of: -1)
+            lua.setRawGlobal("bm")
+            // require("bm") gives the same table.
+            lua.ensureSpace(3)
+            lua.push(LUA_LOADED_TABLE)
+            if lua_rawget(lua.pointer, LUA_REGISTRYINDEX) == LUA_TTABLE {
+                lua_rotate(lua.pointer, -2, 1)
+                lua.push("bm")
+                lua_rotate(lua.pointer, -2, 1)
+                lua_rawset(lua.pointer, -3)
+                lua.pop()
+            } else {
+                lua.pop(2)  // no package library: there is no require
+            }
+        }
+    }
+
+    // MARK: - Loading transactions
+
+    /// Starts recording what the next script registers.
+    func beginLoad() {
+        tracking.withLock { $0.loading = LoadRecord() }
+    }
+
+    /// Stops recording; with `rollback`, removes everything recorded.
+    func endLoad(rollback: Bool) {
+        var releasedCharge = 0
+        let record = tracking.withLock { tracking -> LoadRecord? in
+            let record = tracking.loading
+            tracking.loading = nil
+            guard rollback, let record else { return nil }
+            for handle in record.handles {
+                tracking.handles[handle.id] = nil
+                tracking.luaInitializers[handle.id] = nil
+                releasedCharge += tracking.charges.removeValue(forKey: handle.id) ?? 0
+            }
+            for name in record.classes { tracking.classes[name] = nil }
+            return record
+        }
+        guard let record else { return }
+        registry?.unregister(record.handles)
+        if releasedCharge > 0 { state.withStack { $0.releaseSwiftMemory(releasedCharge) } }
+        guard !record.classes.isEmpty || !record.spells.isEmpty else { return }
+        let prelude = tracking.withLock { $0.prelude }
+        guard let prelude else { return }
+        state.withStack { lua in
+            // prelude.forget_class(name) / prelude.forget_spell(name), raw calls of our own functions.
+            for (function, names) in [("forget_class", record.classes), ("forget_spell", record.spells)] {
+                for name in names {
+                    lua.push(prelude)
+                    lua.push(function)
+                    lua_rawget(lua.pointer, -2)
+                    lua.push(name)
+                    try? lua.call(arguments: 1, results: 0)
+                    lua.pop()
+                }
+            }
+        }
+    }
+
+    /// Removes every registration the scripts (and the host for them) made,
+    /// and revokes them: a resolution that found one just before gets an
+    /// error instead of calling into Lua. Later registrations work again.
+    func unload() {
+        loadToken.withLock { token in
+            token.revoke()
+            token = LoadToken()
+        }
+        let (handles, charged) = tracking.withLock { tracking -> ([SpellHandle], Int) in
+            let handles = Array(tracking.handles.values) + tracking.hostHandles
+            let charged = tracking.charges.values.reduce(0, +)
+            tracking.handles.removeAll()
+            tracking.luaInitializers.removeAll()
+            tracking.hostHandles.removeAll()
+            tracking.charges.removeAll()
+            return (handles, charged)
+        }
+        registry?.unregister(handles)
+        if charged > 0 { state.withStack { $0.releaseSwiftMemory(charged) } }
+    }
+
+    /// Records a registration the host made for the scripts.
+    func trackHostRegistration(_ handle: SpellHandle) {
+        tracking.withLock { $0.hostHandles.append(handle) }
+    }
+
+    /// The token registrations made now capture.
+    var currentLoadToken: LoadToken {
+        loadToken.withLock { $0 }
+    }
+
+    /// The registry, or the error that it is gone (a state reached after
+    /// its host and registry were released).
+    func liveRegistry() throws -> Registry {
+        guard let registry else { throw BMError("the registry of this script host no longer exists") }
+        return registry
+    }
+
+    /// The state, retained: what registrations hold to keep it alive.
+    var retainedState: LuaState { state }
+
+    /// Records a registration made from Lua, with the bytes charged for it.
+    func track(_ handle: SpellHandle, charge: Int, luaInitializer: LuaReference? = nil) {
+        tracking.withLock { tracking in
+            tracking.handles[handle.id] = handle
+            tracking.charges[handle.id] = charge
+            tracking.loading?.handles.append(handle)
+            if let luaInitializer { tracking.luaInitializers[handle.id] = luaInitializer }
+        }
+    }
+
+    /// Checks the names of a registration (before anything converts them)
+    /// and returns what Swift will keep for it, to be charged with
+    /// `chargeSwiftMemory` once every argument has been read, just before
+    /// registering, and recorded by ``track(_:charge:luaInitializer:)``.
+    func registrationBytes(_ lua: LuaStack, _ fname: String, _ fields: [(Int32, String)]) throws -> Int {
+        BMScriptBudget.registrationCost + (try BMScriptBudget.checkNames(lua, fname, fields))
+    }
+
+    /// The Lua function of an initializer this module registered, if it still is.
+    func luaInitializer(_ handle: SpellHandle) -> LuaReference? {
+        tracking.withLock { $0.luaInitializers[handle.id] }
+    }
+
+    /// The prelude's internal table (for tools).
+    var preludeTable: LuaReference? {
+        tracking.withLock { $0.prelude }
+    }
+
+    /// Lua classes defined so far: name → (superclass, source).
+    var classes: [String: (superclass: String?, source: String)] {
+        tracking.withLock { $0.classes }
+    }
+
+    // MARK: - Calling Lua from the registry
+
+    /// Calls a Lua function (an initializer registered at `source` for
+    /// `typeName`) with `sender`, and returns its result, ready to convert
+    /// into a Swift property's type.
+    func callInitializer(_ function: LuaReference, sender: AnyObject?, source: String, typeName: String) throws -> Any {
+        let result = try state.withStack { (lua) throws -> InitializerResult in
+            lua.push(function)
+            if let sender { try crossing.pushSender(sender, lua) }
+            do {
+                try lua.call(arguments: sender == nil ? 0 : 1, results: 1)
+            } catch let error as LuaError where BMModule.isStackOverflow(error) {
+                // Lua ran out of (C) stack in a resolution that went through
+                // Swift: when the Swift steps in progress repeat, they are
+                // the cycle that did it.
+                throw Registry.repeatingResolutionCycle() ?? error
+            }
+            defer { lua.pop() }
+            // An exposed Swift object comes back as itself: it serves a Swift
+            // property directly, and pushing it again gives the same userdata.
+            if let object = try crossing.swiftObject(at: -1, lua) { return .object(object) }
+            return .value(LuaValue(stack: lua, at: -1))
+        }
+        switch result {
+        case .object(let object):
+            // Boxed as its own class, not as `AnyObject`, so that the spell's
+            // cast to the property's type is a plain class check.
+            return BMModule.boxOpened(object)
+        case .value(let value):
+            return LuaResolvedValue(value: value, state: state, source: source, typeName: typeName)
+        }
+    }
+
+    /// What a Lua initializer returned: a Swift object, or a Lua value to
+    /// convert once the property's type is known.
+    enum InitializerResult {
+        case object(AnyObject)
+        case value(LuaValue)
+    }
+
+    /// Whether a Lua error is Lua running out of stack (its C stack limit,
+    /// its stack size, or its error handler failing for that reason).
+    static func isStackOverflow(_ error: LuaError) -> Bool {
+        error.kind == .messageHandler || error.message.contains("stack overflow")
+            || error.message.contains("error in error handling")
+    }
+
+    /// `object` as an `Any` whose dynamic type is the object's class.
+    static func boxOpened(_ object: AnyObject) -> Any {
+        func box<T: AnyObject>(_ object: T) -> Any { object }
+        return _openExistential(object, do: box)
+    }
+
+    /// Calls a Lua hook with the sender and the value.
+    func callHook(_ function: LuaReference, sender: AnyObject, value: Any) throws {
+        try state.withStack { (lua) throws in
+            lua.push(function)
+            try crossing.pushSender(sender, lua)
+            try crossing.push(value, lua)
+            try lua.call(arguments: 2, results: 0)
+        }
+    }
+
+    // MARK: - Keys
+
+    /// The registry key for a declared type and protocol set.
+    static func typeKey(type: String?, protocols: [String]?) -> SpellTypeKey {
+        if let protocols {
+            return SpellTypeKey(protocols: protocols + (type.map { [$0] } ?? []))
+        }
+        return SpellTypeKey(name: type ?? "")
+    }
+
+    /// The container of a Lua object: its class name and superclass chain.
+    func container(named name: String, object: AnyObject?) -> ContainerDescriptor {
+        var ancestry: [SpellTypeKey] = []
+        let classes = self.classes
+        var current = classes[name]?.superclass
+        while let superclass = current, ancestry.count < 64 {
+            ancestry.append(SpellTypeKey(name: superclass))
+            current = classes[superclass]?.superclass
+        }
+        return ContainerDescriptor(object: object, key: SpellTypeKey(name: name), ancestry: ancestry)
+    }
+
+    /// Arguments 1-3 of a core function that resolves — type, protocols and
+    /// container name — as the registry key of the type and the container's
+    /// name (`Name` is `String?`, or `String` where a container is required).
+    static func target<Name: LuaReadable>(_ lua: LuaStack, fname: String) throws -> (key: SpellTypeKey, containerName: Name) {
+        let type: String? = try lua.argument(1, of: fname)
+        let protocols: [String]? = try lua.argument(2, of: fname)
+        let containerName: Name = try lua.argument(3, of: fname)
+        return (typeKey(type: type, protocols: protocols), containerName)
+    }
+
+    /// The container of a resolution asked for from Lua: the Lua class
+    /// `name`, with its ancestry; without a name, the Swift object `sender`,
+    /// or no container at all (`(none)`) when the sender is a Lua table or nil.
+    func container(named name: String?, sender: AnyObject?) -> ContainerDescriptor {
+        if let name { return container(named: name, object: sender) }
+        if let sender, !(sender is LuaObjectHandle) { return ContainerDescriptor(sender) }
+        return ContainerDescriptor(object: sender, key: SpellTypeKey(name: "(none)"), ancestry: [])
+    }
+
+    // MARK: - The core table
+
+    private func pushCoreTable(_ lua: LuaStack) {
+        lua.ensureSpace(4)
+        lua_createtable(lua.pointer, 0, 24)
+        let functions: [(String, LuaFunctionBody)] = [
+            ("where", { lua in
+                bm_push_location(lua.pointer, 1, 1)
+                return 1
+            }),
+            ("location", { lua in
+                lua.push(lua.callerLocation())
+                return 1
+            }),
+            ("register_initializer", { lua in try self.registerInitializer(lua) }),
+            ("register_hook", { lua in try self.registerHook(lua) }),
+            ("register_preference", { lua in try self.registerPreference(lua) }),
+            ("register_partial", { lua in try self.registerPartial(lua) }),
+            ("register_resolver", { lua in try self.registerResolver(lua) }),
+            ("register_preference_keys", { lua in try self.registerPreferenceKeys(lua) }),
+            ("unregister", { lua in try self.unregister(lua) }),
+            ("resolve", { lua in try self.resolve(lua) }),
+            ("resolve_property", { lua in try self.resolveProperty(lua) }),
+            ("lookup", { lua in try self.lookup(lua) }),
+            ("live_frames", { lua in try self.liveFrames(lua) }),
+            ("cached_resolve", { lua in try self.makeCachedResolve(lua) }),
+            ("partial", { lua in try self.partial(lua) }),
+            ("run_hooks", { lua in try self.runHooks(lua) }),
+            ("preference_get", { lua in try self.preferenceGet(lua) }),
+            ("preference_set", { lua in try self.preferenceSet(lua) }),
+            ("entries", { lua in try self.entries(lua) }),
+            ("note_class", { lua in try self.noteClass(lua) }),
+            ("note_spell", { lua in try self.noteSpell(lua) }),
+            ("suite_problem", { lua in try BMModule.suiteProblem(lua) }),
+        ]
+        for (name, body) in functions {
+            lua.push(function: body)
+            lua_setfield(lua.pointer, -2, name)
+        }
+        pushGenerationReader(lua)
+        lua_setfield(lua.pointer, -2, "generation")
+        lua.push(BMModule.maxLuaDepth)
+        lua_setfield(lua.pointer, -2, "max_depth")
+    }
+
+    /// How many resolutions of Lua class properties may nest (see the
+    /// prelude's `MAX_DEPTH`): below Lua's C stack limit of about 200
+    /// nested calls, which every nested step uses one of.
+    static let maxLuaDepth = 150
+
+    // MARK: - Registrations
+
+    /// Throws when a type or container name given to `fname` refers to
+    /// several Swift types the registry knows (exposed or registered).
+    private func checkUnambiguous(_ registry: Registry, _ fname: String, type: SpellTypeKey?, container: String?) throws {
+        for (field, key) in [("type", type), ("container", container.map { SpellTypeKey(name: $0) })] {
+            guard let key, let ambiguity = registry.ambiguity(of: key) else { continue }
+            let listed = ambiguity.candidates.joined(separator: ", ")
+            throw BMError(
+                "\(fname): \(field) \"\(ambiguity.name)\" is ambiguous: it may mean \(listed); use a qualified name such as \"\(ambiguity.candidates[0])\"")
+        }
+    }
+
+    private func registerInitializer(_ lua: LuaStack) throws -> Int32 {
+        let fname = "bm.initializer"
+        let registry = try liveRegistry()
+        let charge = try registrationBytes(lua, fname, [(1, "type"), (2, "protocols"), (3, "container")])
+        let (key, container): (SpellTypeKey, String?) = try BMModule.target(lua, fname: fname)
+        let scope: String = try lua.argument(4, of: fname)
+        try checkUnambiguous(registry, scope == "singleton" ? "bm.singleton" : fname, type: key, container: container)
+        let function = lua.reference(at: 5)
+        // A function that declares no parameter never sees the sender: then
+        // none is made (a Swift container's sender is a new userdata).
+        let takesSender = lua.takesArguments(at: 5)
+        let source = lua.callerLocation()
+        // The registration holds the module and the state: the wiring lives
+        // as long as the registry keeps it (see the type's note on lifetimes).
+        let state = retainedState
+        let token = currentLoadToken
+        try lua.chargeSwiftMemory(charge, for: fname)
+        let handle = registry.registerInitializer(
+            type: key,
+            container: container.map { .exactly(SpellTypeKey(name: $0)) } ?? .any,
+            scope: scope == "singleton" ? .singleton : .instance,
+            source: source
+        ) { [self] sender in
+            guard !token.isRevoked else {
+                throw BMError("\(source): the initializer for \(key.name) was unloaded with its script host")
+            }
+            return try withExtendedLifetime(state) {
+                try self.callInitializer(function, sender: takesSender ? sender : nil, source: source, typeName: key.name)
+            }
+        }
+        track(handle, charge: charge, luaInitializer: function)
+        return BMRegistrationToken.push(handle, lua)
+    }
+
+    private func registerHook(_ lua: LuaStack) throws -> Int32 {
+        let registry = try liveRegistry()
+        let charge = try registrationBytes(lua, "bm.hook", [(1, "container"), (2, "property")])
+        let container: String? = try lua.argument(1, of: "bm.hook")
+        let property: String = try lua.argument(2, of: "bm.hook")
+        try checkUnambiguous(registry, "bm.hook", type: nil, container: container)
+        let function = lua.reference(at: 3)
+        let source = lua.callerLocation()
+        let state = retainedState
+        let token = currentLoadToken
+        try lua.chargeSwiftMemory(charge, for: "bm.hook")
+        let handle = registry.addHook(
+            container: container.map { .exactly(SpellTypeKey(name: $0)) } ?? .any,
+            property: property,
+            source: source
+        ) { [self] sender, _, value in
+            guard !token.isRevoked else { return }
+            do {
+                try withExtendedLifetime(state) {
+                    try self.callHook(function, sender: sender, value: value)
+                }
+            } catch {
+                // Registry hooks cannot throw. When Lua asked for the hooks
+                // (`core.run_hooks`), keep the first error for it to raise;
+                // when a Swift property's injection ran them, log it.
+                let thread = currentThreadID()
+                let collected = self.tracking.withLock { tracking -> Bool in
+                    guard tracking.hookCollectors[thread] != nil else { return false }
+                    if tracking.hookErrors[thread] == nil { tracking.hookErrors[thread] = error }
+                    return true
+                }
+                if !collected {
+                    Diagnostics.logger.error(
+                        "Lua hook for \(SpellTypeKey(type(of: sender)).name).\(property) failed: \(error)",
+                        metadata: ["source": "\(source)"])
+                }
+            }
+        }
+        track(handle, charge: charge)
+        return BMRegistrationToken.push(handle, lua)
+    }
+
+    /// Errors that Lua hooks run on this thread raised since the last call.
+    func takeHookError() -> (any Error)? {
+        let thread = currentThreadID()
+        return tracking.withLock { $0.hookErrors.removeValue(forKey: thread) }
+    }
+
+    /// The store of `suite`, or the default store for nil. A suite that is
+    /// not a valid ``PreferenceSuiteName`` (`../x`) is refused with an error
+    /// that names it, before any store is made, so no file outside the
+    /// store's folder is ever touched.
+    func store(forSuite suite: String?) throws -> any PreferenceStore {
+        guard let suite else { return preferences }
+        do {
+            try PreferenceSuiteName.validate(suite)
+        } catch {
+            throw BMError(error.description)
+        }
+        return tracking.withLock { tracking in
+            if let store = tracking.suites[suite] { return store }
+            let store = suiteStore(suite)
+            tracking.suites[suite] = store
+            return store
+        }
+    }
+
+    private func registerPreference(_ lua: LuaStack) throws -> Int32 {
+        let fname = "bm.preference"
+        let registry = try liveRegistry()
+        var charge = try registrationBytes(lua, fname, [(1, "container"), (2, "property"), (3, "key"), (5, "suite")])
+        let container: String? = try lua.argument(1, of: fname)
+        try checkUnambiguous(registry, fname, type: nil, container: container)
+        let property: String = try lua.argument(2, of: fname)
+        let key: String? = try lua.argument(3, of: fname)
+        let defaultValue = lua.isNil(at: 4) ? nil : try PreferenceValue.read(from: lua, at: 4, what: "bm.preference: field 'default'")
+        charge += defaultValue?.budgetBytes ?? 0
+        let suite: String? = try lua.argument(5, of: fname)
+        let suiteStore = try suite.map { try store(forSuite: $0) }
+        try lua.chargeSwiftMemory(charge, for: fname)
+        let handle = registry.overridePreference(
+            container: container.map { .exactly(SpellTypeKey(name: $0)) } ?? .any,
+            property: property,
+            with: PreferenceOverride(key: key, defaultValue: defaultValue, store: suiteStore),
+            source: lua.callerLocation())
+        track(handle, charge: charge)
+        return BMRegistrationToken.push(handle, lua)
+    }
+
+    private func registerPartial(_ lua: LuaStack) throws -> Int32 {
+        let registry = try liveRegistry()
+        let charge = try registrationBytes(lua, "bm.partial", [(1, "type")])
+        let type: String = try lua.argument(1, of: "bm.partial")
+        try checkUnambiguous(registry, "bm.partial", type: SpellTypeKey(name: type), container: nil)
+        let function = lua.reference(at: 2)
+        let source = lua.callerLocation()
+        try lua.chargeSwiftMemory(charge, for: "bm.partial")
+        let handle = registry.registerTemplateProvider(
+            LuaPartialTemplate(module: self, state: retainedState, function: function, source: source),
+            for: SpellTypeKey(name: type), source: source)
+        track(handle, charge: charge)
+        return BMRegistrationToken.push(handle, lua)
+    }
+
+    /// `core.unregister(token)`: the token of a registration this module
+    /// made (a userdata no script can forge); anything else is an error.
+    private func unregister(_ lua: LuaStack) throws -> Int32 {
+        guard let id = BMRegistrationToken.id(at: 1, lua) else {
+            throw BMError("unregister: expected a registration made by bm (call it as registration:unregister()), got \(lua.typeName(at: 1))")
+        }
+        let (handle, charged) = tracking.withLock { tracking in
+            tracking.luaInitializers[id] = nil
+            return (tracking.handles.removeValue(forKey: id), tracking.charges.removeValue(forKey: id) ?? 0)
+        }
+        lua.releaseSwiftMemory(charged)
+        let removed = handle.map { registry?.unregister($0) ?? false } ?? false
+        lua.push(removed)
+        return 1
+    }
+
+    private func noteClass(_ lua: LuaStack) throws -> Int32 {
+        try BMScriptBudget.checkNames(lua, "bm.class", [(1, "name"), (2, "superclass"), (3, "source")])
+        let name: String = try lua.argument(1, of: "bm.class")
+        let superclass: String? = try lua.argument(2, of: "bm.class")
+        let source: String = try lua.argument(3, of: "bm.class")
+        tracking.withLock { tracking in
+            tracking.classes[name] = (superclass, source)
+            tracking.loading?.classes.append(name)
+        }
+        return 0
+    }
+
+    private func noteSpell(_ lua: LuaStack) throws -> Int32 {
+        try BMScriptBudget.checkNames(lua, "bm.define_spell", [(1, "name")])
+        let name: String = try lua.argument(1, of: "bm.define_spell")
+        tracking.withLock { $0.loading?.spells.append(name) }
+        return 0
+    }
+
+    // MARK: - Resolution
+
+    /// The sender argument at `index`: a Lua object, a Swift object, or nil.
+    private func sender(at index: Int32, _ lua: LuaStack, className: String?) throws -> AnyObject? {
+        if lua.isNil(at: index) { return nil }
+        if let object = try crossing.swiftObject(at: index, lua) { return object }
+        if lua.type(at: index) == LUA_TTABLE {
+            return LuaObjectHandle(reference: lua.reference(at: index), className: className ?? "table")
+        }
+        return nil
+    }
+
+    /// `core.resolve(type, protocols, container, sender)` for `bm.resolve`.
+    private func resolve(_ lua: LuaStack) throws -> Int32 {
+        let registry = try liveRegistry()
+        try BMScriptBudget.checkNames(lua, "bm.resolve", [(1, "type"), (2, "protocols"), (3, "container")])
+        let (key, containerName): (SpellTypeKey, String?) = try BMModule.target(lua, fname: "bm.resolve")
+        let sender = try sender(at: 4, lua, className: containerName)
+        let container = container(named: containerName, sender: sender)
+        guard let value = try registry.resolveIfRegistered(type: key, container: container, property: "(resolve)") else {
+            var message = "no initializer for \(key.name)"
+            if containerName != nil || sender != nil { message += " in \(container.key.name)" }
+            let closest = registry.closestRegistrations(to: key)
+            if !closest.isEmpty { message += " (closest: " + closest.map(\.closestDescription).joined(separator: "; ") + ")" }
+            throw BMError(message)
+        }
+        try crossing.push(value, lua)
+        return 1
+    }
+
+    /// `core.resolve_property(type, protocols, container, object, property, kind, optional)`:
+    /// `true, value` when an initializer or a resolver served the property,
+    /// else `false, message`. An initializer that returns nil for a property
+    /// that is not `optional` is an error naming it.
+    private func resolveProperty(_ lua: LuaStack) throws -> Int32 {
+        let fname = "bm.spell"
+        let registry = try liveRegistry()
+        try BMScriptBudget.checkNames(lua, fname, [(1, "type"), (2, "protocols"), (3, "container"), (5, "property")])
+        let (key, containerName): (SpellTypeKey, String) = try BMModule.target(lua, fname: fname)
+        let property: String = try lua.argument(5, of: fname)
+        let kind: String? = try lua.argument(6, of: fname)
+        let optional: Bool = try lua.argument(7, of: fname) ?? false
+        let object = LuaObjectHandle(reference: lua.reference(at: 4), className: containerName)
+        let container = container(named: containerName, object: object)
+        let spell: ResolvedSpellKind = kind == "lazy" ? .lazy : .injectable
+        let found = try registry.resolveNamed(type: key, container: container, property: property)
+            ?? registry.resolveFromResolvers(type: key, container: container, property: property, spell: spell)
+        guard let (value, source) = found else {
+            lua.push(false)
+            lua.push(registry.noInitializerError(type: key, container: container, property: property).description)
+            return 2
+        }
+        if !optional && BMModule.isNil(value) {
+            throw SpellError.initializerReturnedNil(property: property, container: containerName, type: key.name, source: source)
+        }
+        lua.push(true)
+        try crossing.push(value, lua)
+        return 2
+    }
+
+    /// Whether a value the registry produced is nil (in Lua or in Swift).
+    static func isNil(_ value: Any) -> Bool {
+        switch value {
+        case let resolved as LuaResolvedValue: return resolved.value.isNil
+        case let value as LuaValue: return value.isNil
+        case let optional as any OptionalProtocol: return optional.isNil
+        default: return false
+        }
+    }
+
+    /// `core.run_hooks(container, property, object, value)`.
+    private func runHooks(_ lua: LuaStack) throws -> Int32 {
+        let registry = try liveRegistry()
+        try BMScriptBudget.checkNames(lua, "hook", [(1, "container"), (2, "property")])
+        let containerName: String = try lua.argument(1, of: "hook")
+        let property: String = try lua.argument(2, of: "hook")
+        let object = LuaObjectHandle(reference: lua.reference(at: 3), className: containerName)
+        let value = LuaValue(stack: lua, at: 4)
+        let thread = currentThreadID()
+        tracking.withLock { $0.hookCollectors[thread, default: 0] += 1 }
+        registry.runHooks(
+            sender: object, container: container(named: containerName, object: object),
+            property: property, value: value)
+        tracking.withLock { tracking in
+            let depth = (tracking.hookCollectors[thread] ?? 1) - 1
+            tracking.hookCollectors[thread] = depth > 0 ? depth : nil
+        }
+        if let error = takeHookError() { throw error }
+        return 0
+    }
+
+    // MARK: - Partial templates
+
+    /// `core.partial(type, container, object, property)`: a new value from the
+    /// template providers for `type` — `bm.partial` templates, then
+    /// `partials/<type>.lua`, then any provider Swift registered.
+    private func partial(_ lua: LuaStack) throws -> Int32 {
+        try BMScriptBudget.checkNames(lua, "bm.spell.partial", [(1, "type"), (2, "container"), (4, "property")])
+        let type: String = try lua.argument(1, of: "bm.spell.partial")
+        let containerName: String = try lua.argument(2, of: "bm.spell.partial")
+        let property: String = try lua.argument(4, of: "bm.spell.partial")
+        let object = LuaObjectHandle(reference: lua.reference(at: 3), className: containerName)
+        let value = try liveRegistry().instantiateTemplate(
+            LuaValue.self, type: SpellTypeKey(name: type), sender: object, property: property)
+        try crossing.push(value, lua)
+        return 1
+    }
+
+    /// The compiled `partials/<type>.lua`, loaded once; nil when there is no
+    /// such file. The type name must be a plain file name
+    /// (``ConfinedPath/isPlainName(_:)``), and the file is used only when its
+    /// real path lies inside the real path of `partials/` (see
+    /// ``ConfinedPath``): a name like `../x` or a link that leads elsewhere
+    /// runs nothing.
+    func partialFile(for type: String) throws -> LuaReference? {
+        if let cached = tracking.withLock({ $0.partialFiles[type] }) { return cached }
+        guard let shown = partialPath(for: type), let directory = partialsDirectory,
+            case .found(let resolved) = ConfinedPath.resolve("\(type).lua", in: directory)
+        else { return nil }
+        let function = try state.withStack { (lua) throws(LuaError) -> LuaReference in
+            try lua.loadFile(resolved, shownAs: shown)
+            defer { lua.pop() }
+            return lua.reference(at: -1)
+        }
+        tracking.withLock { $0.partialFiles[type] = function }
+        return function
+    }
+
+    /// The `partials/` folder of the scripts directory, if there is one.
+    var partialsDirectory: String? {
+        scriptsDirectory.map { ScriptPath.join($0, "partials") }
+    }
+
+    /// Where `partials/<type>.lua` would be: nil without a scripts directory
+    /// or for a type name that cannot be a file name.
+    func partialPath(for type: String) -> String? {
+        guard ConfinedPath.isPlainName("\(type).lua"), let partialsDirectory else { return nil }
+        return ScriptPath.join(partialsDirectory, "\(type).lua")
+    }
+
+    /// Whether a usable `partials/<type>.lua` exists (for tools).
+    func hasPartialFile(for type: String) -> Bool {
+        guard let partialsDirectory else { return false }
+        if case .found = ConfinedPath.resolve("\(type).lua", in: partialsDirectory) { return true }
+        return false
+    }
+
+    // MARK: - Preferences
+
+    /// `core.preference_get(container, property, key, default, suite)`.
+    private func preferenceGet(_ lua: LuaStack) throws -> Int32 {
+        try BMScriptBudget.checkNames(lua, "preference", [(1, "container"), (2, "property"), (3, "key"), (5, "suite")])
+        let (store, key, defaultValue) = try preferenceSpec(lua, defaultAt: 4, suiteAt: 5)
+        if let value = store.value(forKey: key) ?? defaultValue {
+            try value.push(onto: lua)
+        } else {
+            lua.pushNil()
+        }
+        return 1
+    }
+
+    /// `core.preference_set(container, property, key, suite, value)`.
+    private func preferenceSet(_ lua: LuaStack) throws -> Int32 {
+        try BMScriptBudget.checkNames(lua, "preference", [(1, "container"), (2, "property"), (3, "key"), (4, "suite")])
+        let (store, key, _) = try preferenceSpec(lua, defaultAt: nil, suiteAt: 4)
+        if lua.isNil(at: 5) {
+            try store.setValue(nil, forKey: key)
+        } else {
+            let containerName: String = try lua.argument(1, of: "preference")
+            let property: String = try lua.argument(2, of: "preference")
+            let value = try PreferenceValue.read(
+                from: lua, at: 5, what: "preference property '\(property)' of \(containerName)")
+            try store.setValue(value, forKey: key)
+        }
+        return 0
+    }
+
+    /// The store, key and default of a preference property, with the
+    /// registry's override for (container, property) applied.
+    private func preferenceSpec(_ lua: LuaStack, defaultAt: Int32?, suiteAt: Int32) throws -> (any PreferenceStore, String, PreferenceValue?) {
+        let containerName: String = try lua.argument(1, of: "preference")
+        let property: String = try lua.argument(2, of: "preference")
+        let key: String? = try lua.argument(3, of: "preference")
+        let suite: String? = try lua.argument(suiteAt, of: "preference")
+        let registry = try liveRegistry()
+        let override = registry.preferenceOverride(
+            container: container(named: containerName, object: nil), property: property)
+        var defaultValue = override?.defaultValue
+        if defaultValue == nil, let defaultAt, !lua.isNil(at: defaultAt) {
+            defaultValue = try PreferenceValue.read(
+                from: lua, at: defaultAt, what: "default of preference property '\(property)' of \(containerName)")
+        }
+        let store = try override?.store ?? self.store(forSuite: suite)
+        if let key = override?.key ?? key { return (store, key, defaultValue) }
+        return (store, try registry.preferenceKey(container: containerName, property: property), defaultValue)
+    }
+
+    /// `core.suite_problem(suite)`: nil when `suite` is a valid
+    /// ``PreferenceSuiteName``, else the message that says why not (the
+    /// prelude raises it at the line of the definition).
+    static func suiteProblem(_ lua: LuaStack) throws -> Int32 {
+        guard lua.type(at: 1) == LUA_TSTRING else {
+            lua.push("a suite must be a string, got \(lua.typeName(at: 1))")
+            return 1
+        }
+        guard let suite = lua.rawString(at: 1) else {
+            lua.push("invalid preference suite \"\(lua.displayString(at: 1) ?? "")\": it is not valid UTF-8")
+            return 1
+        }
+        do {
+            try PreferenceSuiteName.validate(suite)
+            lua.pushNil()
+        } catch {
+            lua.push(error.description)
+        }
+        return 1
+    }
+
+    // MARK: - Introspection
+
+    /// `core.entries()`: one table per registration.
+    private func entries(_ lua: LuaStack) throws -> Int32 {
+        let entries = try liveRegistry().entries
+        lua.ensureSpace(4)
+        lua_createtable(lua.pointer, Int32(clamping: entries.count), 0)
+        for (offset, entry) in entries.enumerated() {
+            lua_createtable(lua.pointer, 0, 7)
+            func set(_ field: String, _ value: (some LuaPushable)?) {
+                guard let value else { return }
+                lua.push(value)
+                lua_setfield(lua.pointer, -2, field)
+            }
+            set("kind", BMModule.luaKind(entry.kind))
+            if let protocols = entry.type?.protocols {
+                set("protocols", protocols)
+            } else {
+                set("type", entry.type?.name)
+            }
+            set("container", entry.container.key?.name)
+            set("scope", entry.scope?.rawValue)
+            set("property", entry.property)
+            set("source", entry.source)
+            lua_rawseti(lua.pointer, -2, lua_Integer(offset + 1))
+        }
+        return 1
+    }
+
+    /// The name Lua uses for an entry kind.
+    static func luaKind(_ kind: SpellEntryKind) -> String {
+        switch kind {
+        case .initializer: "initializer"
+        case .singleton: "singleton"
+        case .partialTemplate: "partial"
+        case .hook: "hook"
+        case .preferenceOverride: "preference"
+        case .customSpell: "spell"
+        case .resolver: "resolver"
+        case .preferenceKeys: "preference_keys"
+        }
+    }
+}
+
+/// Revoked when its host unloads: the registrations that captured it then
+/// refuse to run.
+final class LoadToken: Sendable {
+    private let revoked = Atomic<Bool>(false)
+
+    /// Whether the host unloaded the registrations holding this token.
+    var isRevoked: Bool { revoked.load(ordering: .acquiring) }
+
+    /// Marks the token revoked.
+    func revoke() { revoked.store(true, ordering: .releasing) }
+}
+
+/// An error raised by a `bm` function; the script's position is put in front.
+struct BMError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension LuaStack {
+    /// Whether the value at `index` may use arguments: anything but a Lua
+    /// function that declares no parameters and no `...`.
+    func takesArguments(at index: Int32) -> Bool {
+        guard type(at: index) == LUA_TFUNCTION else { return true }
+        ensureSpace(1)
+        var info = lua_Debug()
+        lua_pushvalue(pointer, index)
+        lua_getinfo(pointer, ">u", &info)  // pops the function
+        return info.nparams > 0 || info.isvararg != 0
+    }
+
+    /// `file:line` of the nearest script frame, or `?`.
+    public func callerLocation() -> String {
+        ensureSpace(1)
+        bm_push_location(pointer, 1, 0)
+        defer { pop() }
+        let location = displayString(at: -1) ?? ""
+        return location.isEmpty ? "?" : location
+    }
+}

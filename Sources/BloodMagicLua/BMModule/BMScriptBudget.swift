@@ -1,0 +1,85 @@
+import CLua
+
+/// What a script may make Swift keep through `bm`, outside Lua's allocator.
+///
+/// Names (types, protocols, containers, properties, keys, suites, classes,
+/// spells, sources) are capped in size and read only after the check, so a
+/// 1 MiB property name is an error that names the field, not 1 MiB kept by
+/// the registry. Every registration is also charged to the state's memory
+/// budget (``LuaLimits/maxMemory``) while it stays registered: a fixed cost
+/// for the records Swift makes, plus its names; so many small registrations
+/// hit the same limit as the script's own tables would.
+enum BMScriptBudget {
+    /// The longest name, in bytes.
+    static let maxNameBytes = 1024
+    /// The most protocols in one protocol list.
+    static let maxProtocols = 64
+    /// The largest preference value (a default or a stored value), counted
+    /// as its strings' bytes plus 16 bytes per other value or table entry.
+    static let maxPreferenceValueBytes = 1 << 20
+    /// What one registration costs Swift besides its names (its record, the
+    /// closure and the module's bookkeeping), charged to the memory budget.
+    static let registrationCost = 512
+
+    /// Checks the string arguments `fields` (index, field name) of a core
+    /// function: nil or a string of at most ``maxNameBytes`` bytes; a table
+    /// (a protocol list) holds at most ``maxProtocols`` such names. Other
+    /// types are left for the argument's own conversion to report. Returns
+    /// the bytes of the names, for the registration's charge.
+    @discardableResult
+    static func checkNames(_ lua: LuaStack, _ fname: String, _ fields: [(Int32, String)]) throws -> Int {
+        var total = 0
+        let L = lua.pointer
+        for (index, field) in fields {
+            switch lua_type(L, index) {
+            case LUA_TSTRING:
+                total += try checkedLength(Int(lua_rawlen(L, index)), fname: fname, field: field)
+            case LUA_TTABLE:
+                let count = Int(lua_rawlen(L, index))
+                guard count <= maxProtocols else {
+                    throw BMError("\(fname): field '\(field)' lists \(count) names; the limit is \(maxProtocols)")
+                }
+                lua.ensureSpace(1)
+                for position in 0..<count {
+                    defer { lua.pop() }
+                    if lua_rawgeti(L, index, lua_Integer(position + 1)) == LUA_TSTRING {
+                        total += try checkedLength(
+                            Int(lua_rawlen(L, -1)), fname: fname, field: "\(field)[\(position + 1)]")
+                    }
+                }
+            default:
+                break
+            }
+        }
+        return total
+    }
+
+    private static func checkedLength(_ length: Int, fname: String, field: String) throws -> Int {
+        guard length <= maxNameBytes else {
+            throw BMError("\(fname): field '\(field)' is \(length) bytes long; the limit is \(maxNameBytes) bytes")
+        }
+        return length
+    }
+}
+
+extension LuaStack {
+    /// Charges `bytes` that Swift keeps for the script to the state's memory
+    /// budget; fails, naming the limit and `fname`, when they would pass it.
+    func chargeSwiftMemory(_ bytes: Int, for fname: String) throws {
+        let block = limitsBlock
+        let limit = Int(block.pointee.memory_limit)
+        if limit != 0 && Int(block.pointee.used) + bytes > limit {
+            block.pointee.memory_limit_hit = 1
+            throw BMError(
+                "\(fname): memory limit exceeded (limit \(LuaLimits.formatSize(limit))): what Swift keeps for a registration is charged to the script's budget")
+        }
+        block.pointee.used += size_t(bytes)
+        if block.pointee.used > block.pointee.peak { block.pointee.peak = block.pointee.used }
+    }
+
+    /// Gives back bytes charged with ``chargeSwiftMemory(_:for:)``.
+    func releaseSwiftMemory(_ bytes: Int) {
+        let block = limitsBlock
+        block.pointee.used -= size_t(min(bytes, Int(block.pointee.used)))
+    }
+}

@@ -1,0 +1,238 @@
+import Foundation
+
+/// A Lua host with the `bm` module: the way a Swift app (or `bmlua`) lets
+/// startup scripts define its wiring.
+///
+/// ```swift
+/// let host = try ScriptHost(options: .init(scriptsDirectory: "Scripts"))
+/// try host.loadStartupScripts()      // every Scripts/*.lua, in lexical order
+/// // From here on, spelled properties use the initializers the scripts registered.
+/// ```
+///
+/// The host's state is sandboxed and limited as its options say; `require`
+/// finds modules in the scripts directory only (`require("lib.strings")` is
+/// `<scripts>/lib/strings.lua`, never a file whose real path is elsewhere);
+/// partial templates live in its `partials/` folder, under the same rule.
+///
+/// The wiring lives as long as it is used: what the scripts register stays
+/// in the registry, and keeps the host's Lua state alive, after the last
+/// reference to the host goes away, so a host made in a setup function
+/// keeps serving the app. ``unload()`` removes it all; so do
+/// `registry.removeAll()`, `registry.reset()` and unregistering the
+/// handles. The state is freed once the registry no longer holds any of
+/// its registrations and no one holds the host.
+public final class ScriptHost: Sendable {
+    /// How to build a host.
+    public struct Options: Sendable {
+        /// Where startup scripts, modules and `partials/` live.
+        public var scriptsDirectory: String?
+        /// The standard libraries to open (the sandbox by default).
+        public var libraries: LuaLibraries
+        /// Memory, instruction and time limits, which also bound loading
+        /// (and what Swift keeps for the scripts' registrations is charged
+        /// to the memory limit).
+        public var limits: LuaLimits
+        /// The registry the scripts register into, shared with Swift.
+        public var registry: Registry
+        /// The store behind preference properties — Lua's
+        /// `bm.spell.preference` and, because the host makes it the
+        /// registry's `defaultPreferenceStore`, Swift's `@Preference` too.
+        public var preferences: any PreferenceStore
+        /// Makes the store of a named suite (`bm.preference { suite = ... }`).
+        /// It is only called with valid ``PreferenceSuiteName``s: the module
+        /// refuses any other suite with an error naming the script's line.
+        public var suiteStore: @Sendable (String) -> any PreferenceStore
+
+        /// Creates options; the registry defaults to the shared one and the
+        /// preferences to the registry's default store (the platform's user
+        /// defaults unless set). A suite's store defaults to one like the
+        /// preferences': a new in-memory store, a property-list file
+        /// `<suite>.plist` beside the preferences' file, or the user defaults
+        /// of the suite.
+        public init(
+            scriptsDirectory: String? = nil,
+            libraries: LuaLibraries = .safe,
+            limits: LuaLimits = .none,
+            registry: Registry = .shared,
+            preferences: (any PreferenceStore)? = nil,
+            suiteStore: (@Sendable (String) -> any PreferenceStore)? = nil
+        ) {
+            self.scriptsDirectory = scriptsDirectory
+            self.libraries = libraries
+            self.limits = limits
+            self.registry = registry
+            let store = preferences ?? registry.defaultPreferenceStore
+            self.preferences = store
+            let inMemory = store is InMemoryPreferenceStore
+            let file = store as? PropertyListFilePreferenceStore
+            self.suiteStore = suiteStore ?? { suite -> any PreferenceStore in
+                if inMemory { return InMemoryPreferenceStore() }
+                if let file {
+                    do {
+                        return try file.store(forSuite: suite)
+                    } catch {
+                        // Not reached through the module, which validates first:
+                        // a store that refuses every write, touching no file.
+                        return UserDefaultsPreferenceStore(suiteName: suite)
+                    }
+                }
+                return UserDefaultsPreferenceStore(suiteName: suite)
+            }
+        }
+    }
+
+    /// The Lua state.
+    public let state: LuaState
+    /// The registry the scripts register into.
+    public let registry: Registry
+    /// The options the host was made with.
+    public let options: Options
+    let module: BMModule
+
+    /// Opens the state, installs `bm`, confines `require` to the scripts
+    /// directory, and makes the options' preference store the registry's
+    /// default, so Lua and Swift preference properties share one store.
+    public init(options: Options = Options()) throws {
+        self.options = options
+        self.registry = options.registry
+        options.registry.defaultPreferenceStore = options.preferences
+        self.state = try LuaState(libraries: options.libraries, limits: options.limits)
+        self.module = BMModule(
+            state: state, registry: options.registry, scriptsDirectory: options.scriptsDirectory,
+            preferences: options.preferences, suiteStore: options.suiteStore, crossing: BMValueCrossing())
+        try module.install()
+        if let directory = options.scriptsDirectory {
+            module.trackHostRegistration(options.registry.registerTemplateProvider(
+                LuaPartialFileTemplates(module: module, state: state), for: nil, source: "\(directory)/partials"))
+        }
+        if !options.libraries.contains(.unsafe) {
+            // Unsafe states keep Lua's own require and package.path.
+            let directory = options.scriptsDirectory
+            state.withStack { lua in lua.setModuleDirectory(directory) }
+        }
+    }
+
+    /// Removes everything the scripts registered (initializers, hooks,
+    /// preference overrides, partial templates) and the host's
+    /// `partials/` provider from the registry.
+    ///
+    /// Reads that start afterwards find no initializer, as if the scripts
+    /// had never run; a read that had already found one of the removed
+    /// initializers, on another thread, gets an error saying it was
+    /// unloaded, never a crash. The host stays usable: scripts run or
+    /// loaded afterwards register again. Once the host is unloaded and
+    /// released, its Lua state is freed.
+    public func unload() {
+        module.unload()
+    }
+
+    /// The startup scripts of the scripts directory: every `*.lua` file
+    /// directly in it, in lexical (byte) order of their names.
+    public func startupScripts() throws(ScriptLoadError) -> [String] {
+        guard let directory = options.scriptsDirectory else { return [] }
+        let names: [String]
+        do {
+            if let problem = PathProblem.directory(directory) {
+                throw LuaError(.io, "cannot read the scripts directory \(directory): \(problem)")
+            }
+            names = try FileManager.default.contentsOfDirectory(atPath: directory)
+        } catch let error as LuaError {
+            throw ScriptLoadError(failures: [error])
+        } catch {
+            throw ScriptLoadError(failures: [LuaError(.io, "cannot read the scripts directory \(directory): \(PathProblem.directory(directory) ?? "cannot list it")")])
+        }
+        return names
+            .filter { $0.hasSuffix(".lua") }
+            .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            .map { ScriptPath.join(directory, $0) }
+            .filter { path in
+                var isDirectory: ObjCBool = false
+                return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
+            }
+    }
+
+    /// Loads every startup script. A file that fails leaves none of its
+    /// registrations behind; every failing file is reported, in one error.
+    public func loadStartupScripts() throws(ScriptLoadError) {
+        try load(files: startupScripts())
+    }
+
+    /// Loads the given files as startup scripts, in the order given.
+    public func load(files: [String]) throws(ScriptLoadError) {
+        var failures: [LuaError] = []
+        for file in files {
+            module.beginLoad()
+            do throws(LuaError) {
+                try state.withStack { (lua) throws(LuaError) in
+                    try lua.loadFile(file)
+                    try lua.call(arguments: 0, results: 0)
+                }
+                module.endLoad(rollback: false)
+            } catch {
+                module.endLoad(rollback: true)
+                failures.append(error)
+            }
+        }
+        if !failures.isEmpty {
+            throw ScriptLoadError(failures: failures)
+        }
+    }
+
+    /// Exposes a Swift class to the scripts (see ``LuaExposedType``): its
+    /// objects cross as userdata, Lua initializers get them as senders, and
+    /// a Lua initializer that returns one serves a Swift property of its type.
+    ///
+    /// The registry learns the type under its exposed name too: scripts may
+    /// name it that way, and a short name that two exposed or registered
+    /// types share is an error listing them (use a qualified name,
+    /// `"Inbox.Message"`, or expose one under another name).
+    @discardableResult
+    public func expose<Root: AnyObject>(_ type: LuaExposedType<Root>) -> LuaExposedTypeInfo {
+        registry.noteSwiftType(Root.self, alias: type.name)
+        return state.expose(type)
+    }
+
+    /// Sets the global `name` for the scripts (before or after loading them).
+    public func setGlobal(_ name: String, _ value: some LuaPushable) {
+        state.withStack { lua in
+            lua.push(value)
+            lua.setRawGlobal(name)
+        }
+    }
+
+    /// Runs a chunk of Lua in the host.
+    @discardableResult
+    public func run(_ code: String, name: String = "=(load)") throws(LuaError) -> [LuaValue] {
+        try state.run(code, name: name)
+    }
+
+    /// Runs a Lua file in the host, with `arguments` as `...`.
+    @discardableResult
+    public func run(file path: String, arguments: [String] = []) throws(LuaError) -> [LuaValue] {
+        try state.runFile(path, arguments: arguments)
+    }
+
+    /// The name `bm.entries()` uses for an entry kind (`initializer`,
+    /// `singleton`, `partial`, `hook`, `preference`, `spell`, `resolver`,
+    /// `preference_keys`).
+    public static func luaKind(_ kind: SpellEntryKind) -> String {
+        BMModule.luaKind(kind)
+    }
+
+    /// Lua classes defined so far, by name, with their superclass and source.
+    public var luaClasses: [String: (superclass: String?, source: String)] {
+        module.classes
+    }
+}
+
+/// Startup scripts that failed to load: one ``LuaError`` per failing file,
+/// each with its `file:line: message`.
+public struct ScriptLoadError: Error, CustomStringConvertible, Sendable {
+    /// The failures, in load order.
+    public let failures: [LuaError]
+
+    /// One failure per line.
+    public var description: String {
+        failures.map(\.message).joined(separator: "\n")
+    }
+}

@@ -1,0 +1,8 @@
+// BloodMagicLua: a safe Lua 5.4 host on top of the BloodMagic spell engine.
+//
+// Layers, each in its own folder:
+// - LuaHost/: the sandboxed, limited Lua state (the C shim is in Sources/CLua).
+// - LuaBridge/: Codable values and exposed Swift classes.
+// - BMModule/: the `bm` module (its Lua half is bm.lua, embedded at build
+//   time), ScriptHost and ScriptChecker.
+@_exported import BloodMagic

@@ -1,0 +1,225 @@
+import CLua
+
+struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let decoder: LuaValueDecoder
+    var codingPath: [any CodingKey] { decoder.codingPath }
+    private var L: OpaquePointer { decoder.L }
+
+    /// Every key of the table that `Key` accepts (string keys, and integer
+    /// keys for integer-keyed dictionaries), in no particular order.
+    var allKeys: [Key] {
+        var keys: [Key] = []
+        // Room for the key and value: every throwing step leaves
+        // LuaValueDecoder.spareSlots free.
+        decoder.stack.ensureSpace(LuaValueDecoder.spareSlots)
+        lua_pushnil(L)
+        while lua_next(L, decoder.index) != 0 {
+            if lua_type(L, -2) == LUA_TSTRING, let name = decoder.stack.rawString(at: -2) {
+                if let key = Key(stringValue: name) { keys.append(key) }
+            } else if lua_type(L, -2) == LUA_TNUMBER, lua_isinteger(L, -2) != 0,
+                let integer = Int(exactly: lua_tointegerx(L, -2, nil)), let key = Key(intValue: integer)
+            {
+                keys.append(key)
+            }
+            lua_settop(L, -2)
+        }
+        return keys
+    }
+
+    /// Pushes `t[key]` (raw): the integer key of an integer-keyed dictionary,
+    /// else the string key; returns its Lua type. Needs one free slot (the
+    /// key is replaced by the value), which the spare slots cover.
+    @discardableResult
+    private func push(_ key: any CodingKey) -> Int32 {
+        decoder.stack.ensureSpace(1)
+        if let integer = key.luaIntegerKey {
+            return lua_rawgeti(L, decoder.index, lua_Integer(integer))
+        }
+        decoder.stack.push(key.stringValue)
+        return lua_rawget(L, decoder.index)
+    }
+
+    func contains(_ key: Key) -> Bool {
+        defer { lua_settop(L, -2) }
+        return push(key) != LUA_TNIL
+    }
+
+    func decodeNil(forKey key: Key) throws -> Bool {
+        defer { lua_settop(L, -2) }
+        return push(key) == LUA_TNIL
+    }
+
+    /// Decodes `t[key]` with `body`, dropping whatever it pushed afterwards.
+    private func read<T>(_ key: Key, _ type: T.Type, _ body: (LuaValueDecoder) throws -> T) throws -> T {
+        let top = lua_gettop(L)
+        defer { lua_settop(L, top) }
+        try decoder.stack.requireSpace(LuaValueDecoder.spareSlots + 1)
+        if push(key) == LUA_TNIL, !(T.self is any OptionalProtocol.Type) {
+            throw DecodingError.keyNotFound(
+                key, DecodingError.Context(codingPath: codingPath, debugDescription: "missing required field"))
+        }
+        return try body(decoder.child(at: key))
+    }
+
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try read(key, type) { try $0.decodeBool() } }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try read(key, type) { try $0.decodeString() } }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try read(key, type) { try $0.decodeDouble() } }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try read(key, type) { Float(try $0.decodeDouble()) } }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try read(key, type) { try $0.decodeInteger(type) } }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try read(key, type) { try $0.decodeInteger(type) } }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try read(key, type) { try $0.decodeInteger(type) } }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try read(key, type) { try $0.decodeInteger(type) } }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try read(key, type) { try $0.decodeInteger(type) } }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try read(key, type) { try $0.decodeInteger(type) } }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try read(key, type) { try $0.decodeInteger(type) } }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try read(key, type) { try $0.decodeInteger(type) } }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try read(key, type) { try $0.decodeInteger(type) } }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try read(key, type) { try $0.decodeInteger(type) } }
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        try read(key, type) { try $0.decodeValue(type) }
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type, forKey key: Key
+    ) throws -> KeyedDecodingContainer<NestedKey> {
+        // The nested table stays on the stack for as long as the value being
+        // decoded; the enclosing decodeValue drops it.
+        try decoder.stack.requireSpace(LuaValueDecoder.spareSlots + 1)
+        push(key)
+        return try decoder.child(at: key).container(keyedBy: type)
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        try decoder.stack.requireSpace(LuaValueDecoder.spareSlots + 1)
+        push(key)
+        return try decoder.child(at: key).unkeyedContainer()
+    }
+
+    func superDecoder() throws -> any Decoder {
+        try decoder.stack.requireSpace(LuaValueDecoder.spareSlots + 1)
+        push(LuaNameKey.super)
+        return decoder.child(at: LuaNameKey.super)
+    }
+
+    func superDecoder(forKey key: Key) throws -> any Decoder {
+        try decoder.stack.requireSpace(LuaValueDecoder.spareSlots + 1)
+        push(key)
+        return decoder.child(at: key)
+    }
+}
+
+struct LuaUnkeyedDecodingContainer: UnkeyedDecodingContainer {
+    let decoder: LuaValueDecoder
+    /// The raw length of the sequence, fixed when the container is made.
+    let length: Int
+    /// Always known: the protocol's `Int?` asks for it, the container uses `length`.
+    var count: Int? { length }
+    private(set) var currentIndex = 0
+    var codingPath: [any CodingKey] { decoder.codingPath }
+    var isAtEnd: Bool { currentIndex >= length }
+    private var L: OpaquePointer { decoder.L }
+
+    init(decoder: LuaValueDecoder) {
+        self.decoder = decoder
+        self.length = Int(clamping: lua_rawlen(decoder.L, decoder.index))
+    }
+
+    /// Pushes the next element (raw), and its key, leaving the spare slots free.
+    private func pushNext() throws -> LuaSequenceKey {
+        try decoder.stack.requireSpace(LuaValueDecoder.spareSlots + 1)
+        lua_rawgeti(L, decoder.index, lua_Integer(currentIndex + 1))
+        return LuaSequenceKey(currentIndex)
+    }
+
+    private func endError(_ type: Any.Type) -> DecodingError {
+        DecodingError.valueNotFound(
+            type,
+            DecodingError.Context(
+                codingPath: codingPath + [LuaSequenceKey(currentIndex)],
+                debugDescription: "expected a value, got the end of the sequence (\(length) elements)"))
+    }
+
+    mutating func decodeNil() throws -> Bool {
+        guard !isAtEnd else { throw endError(Never.self) }
+        try decoder.stack.requireSpace(LuaValueDecoder.spareSlots + 1)
+        defer { lua_settop(L, -2) }
+        lua_rawgeti(L, decoder.index, lua_Integer(currentIndex + 1))
+        if lua_type(L, -1) == LUA_TNIL {
+            currentIndex += 1
+            return true
+        }
+        return false
+    }
+
+    /// Decodes the next element with `body`, dropping whatever it pushed.
+    private mutating func read<T>(_ type: T.Type, _ body: (LuaValueDecoder) throws -> T) throws -> T {
+        guard !isAtEnd else { throw endError(type) }
+        let top = lua_gettop(L)
+        defer { lua_settop(L, top) }
+        let key = try pushNext()
+        let value = try body(decoder.child(at: key))
+        currentIndex += 1
+        return value
+    }
+
+    mutating func decode(_ type: Bool.Type) throws -> Bool { try read(type) { try $0.decodeBool() } }
+    mutating func decode(_ type: String.Type) throws -> String { try read(type) { try $0.decodeString() } }
+    mutating func decode(_ type: Double.Type) throws -> Double { try read(type) { try $0.decodeDouble() } }
+    mutating func decode(_ type: Float.Type) throws -> Float { try read(type) { Float(try $0.decodeDouble()) } }
+    mutating func decode(_ type: Int.Type) throws -> Int { try read(type) { try $0.decodeInteger(type) } }
+    mutating func decode(_ type: Int8.Type) throws -> Int8 { try read(type) { try $0.decodeInteger(type) } }
+    mutating func decode(_ type: Int16.Type) throws -> Int16 { try read(type) { try $0.decodeInteger(type) } }
+    mutating func decode(_ type: Int32.Type) throws -> Int32 { try read(type) { try $0.decodeInteger(type) } }
+    mutating func decode(_ type: Int64.Type) throws -> Int64 { try read(type) { try $0.decodeInteger(type) } }
+    mutating func decode(_ type: UInt.Type) throws -> UInt { try read(type) { try $0.decodeInteger(type) } }
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try read(type) { try $0.decodeInteger(type) } }
+    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try read(type) { try $0.decodeInteger(type) } }
+    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try read(type) { try $0.decodeInteger(type) } }
+    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try read(type) { try $0.decodeInteger(type) } }
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try read(type) { try $0.decodeValue(type) } }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+        guard !isAtEnd else { throw endError(type) }
+        let key = try pushNext()
+        let container = try decoder.child(at: key).container(keyedBy: type)
+        currentIndex += 1
+        return container
+    }
+
+    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        guard !isAtEnd else { throw endError(Any.self) }
+        let key = try pushNext()
+        let container = try decoder.child(at: key).unkeyedContainer()
+        currentIndex += 1
+        return container
+    }
+
+    mutating func superDecoder() throws -> any Decoder {
+        guard !isAtEnd else { throw endError(Any.self) }
+        let key = try pushNext()
+        currentIndex += 1
+        return decoder.child(at: key)
+    }
+}
+
+struct LuaSingleValueDecodingContainer: SingleValueDecodingContainer {
+    let decoder: LuaValueDecoder
+    var codingPath: [any CodingKey] { decoder.codingPath }
+
+    func decodeNil() -> Bool { decoder.decodeNil() }
+    func decode(_ type: Bool.Type) throws -> Bool { try decoder.decodeBool() }
+    func decode(_ type: String.Type) throws -> String { try decoder.decodeString() }
+    func decode(_ type: Double.Type) throws -> Double { try decoder.decodeDouble() }
+    func decode(_ type: Float.Type) throws -> Float { Float(try decoder.decodeDouble()) }
+    func decode(_ type: Int.Type) throws -> Int { try decoder.decodeInteger(type) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try decoder.decodeInteger(type) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try decoder.decodeInteger(type) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try decoder.decodeInteger(type) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try decoder.decodeInteger(type) }
+    func decode(_ type: UInt.Type) throws -> UInt { try decoder.decodeInteger(type) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try decoder.decodeInteger(type) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try decoder.decodeInteger(type) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try decoder.decodeInteger(type) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try decoder.decodeInteger(type) }
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try decoder.decodeValue(type) }
+}

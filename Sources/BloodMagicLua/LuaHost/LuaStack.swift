@@ -1,0 +1,489 @@
+import CLua
+import CLuaSandbox
+import Foundation
+
+/// Typed access to a Lua stack, valid only inside ``LuaState/withStack(_:)``
+/// or a Swift callback called from Lua.
+///
+/// Every method here is safe to call from Swift: none of them lets Lua raise
+/// an error through a Swift frame. Calls that may run metamethods or Lua code
+/// go through `lua_pcall` of a C function; allocations cannot fail for the
+/// memory limit while Swift is in control (see `bm_limits` in the C shim).
+/// Indices follow Lua: 1 is the bottom, -1 the top.
+public struct LuaStack {
+    /// The raw `lua_State` (the running thread), for code that needs the C API.
+    /// Anything raised through it must stay in C frames.
+    public let pointer: OpaquePointer
+
+    @inlinable
+    init(_ pointer: OpaquePointer) {
+        self.pointer = pointer
+    }
+
+    @inlinable
+    var L: OpaquePointer { pointer }
+    var core: LuaStateCore { LuaStateCore.of(pointer) }
+    var limitsBlock: UnsafeMutablePointer<bm_limits> { bm_limits_of(pointer) }
+
+    // MARK: - Stack shape
+
+    /// The index of the top element (the number of elements).
+    @inlinable
+    public var top: Int32 { lua_gettop(L) }
+
+    /// Sets the top, filling with nils or dropping elements.
+    public func setTop(_ index: Int32) { lua_settop(L, index) }
+
+    /// Pops `count` elements.
+    public func pop(_ count: Int32 = 1) { lua_settop(L, -count - 1) }
+
+    /// Turns a relative index into an absolute one.
+    public func absolute(_ index: Int32) -> Int32 { lua_absindex(L, index) }
+
+    /// Pushes a copy of the element at `index`.
+    public func pushCopy(of index: Int32) {
+        ensureSpace(1)
+        lua_pushvalue(L, index)
+    }
+
+    /// Removes the element at `index`, shifting those above it down.
+    public func remove(at index: Int32) { lua_remove(L, index) }
+
+    /// Moves the top element to `index`, shifting those above it up.
+    public func insertTop(at index: Int32) { lua_insert(L, index) }
+
+    /// Makes sure `count` more elements fit, for pushes of a bounded size.
+    ///
+    /// Every Swift callback starts with room for `BM_SWIFT_STACK_RESERVE`
+    /// (256) elements, which the C trampoline checks before any Swift frame
+    /// runs, however full a script made its stack; a push that stays within
+    /// that never fails here. Pushes of unbounded size (nested tables, a
+    /// value decoded or encoded to any depth) use ``requireSpace(_:)``
+    /// instead, which fails with a Lua error. This one traps only if Lua's
+    /// own stack limit (a million slots) is passed, which no bounded push
+    /// inside the reserve can do.
+    @inlinable
+    public func ensureSpace(_ count: Int32) {
+        if lua_checkstack(L, count) == 0 { stackOverflow(count) }
+    }
+
+    @usableFromInline
+    func stackOverflow(_ count: Int32) -> Never {
+        fatalError("Lua stack overflow: cannot grow the stack by \(count) slots")
+    }
+
+    /// Makes sure `count` more elements fit, or throws a ``LuaError`` of
+    /// kind `.stackOverflow` (which a callback raises as a Lua error with
+    /// the script's `file:line`). The check every push of unbounded size
+    /// makes, at each level, so that a script which filled its stack gets an
+    /// error rather than a trap.
+    @inlinable
+    public func requireSpace(_ count: Int32) throws(LuaError) {
+        if lua_checkstack(L, count) == 0 { throw stackOverflowError(count) }
+    }
+
+    @usableFromInline
+    func stackOverflowError(_ count: Int32) -> LuaError {
+        LuaError(.stackOverflow, "stack overflow (the Lua stack cannot grow by \(count) more values)")
+    }
+
+    /// The Lua type tag at `index` (`LUA_TNIL`, `LUA_TNUMBER`, …; `LUA_TNONE` past the top).
+    public func type(at index: Int32) -> Int32 { lua_type(L, index) }
+
+    /// The Lua type name at `index`; for userdata with a `__name`, that name.
+    public func typeName(at index: Int32) -> String {
+        let t = lua_type(L, index)
+        if t == LUA_TUSERDATA, lua_getmetatable(L, index) != 0 {
+            defer { lua_settop(L, -2) }
+            ensureSpace(1)
+            lua_pushstring(L, "__name")
+            defer { lua_settop(L, -2) }
+            if lua_rawget(L, -2) == LUA_TSTRING, let name = displayString(at: -1) {
+                return name
+            }
+        }
+        switch t {
+        case LUA_TNIL: return "nil"
+        case LUA_TBOOLEAN: return "boolean"
+        case LUA_TLIGHTUSERDATA, LUA_TUSERDATA: return "userdata"
+        case LUA_TNUMBER: return "number"
+        case LUA_TSTRING: return "string"
+        case LUA_TTABLE: return "table"
+        case LUA_TFUNCTION: return "function"
+        case LUA_TTHREAD: return "thread"
+        default: return "no value"
+        }
+    }
+
+    /// Whether the element at `index` is nil or absent.
+    public func isNil(at index: Int32) -> Bool { lua_type(L, index) <= LUA_TNIL }
+
+    // MARK: - Limits
+
+    /// The limits in force.
+    public var limits: LuaLimits {
+        let block = limitsBlock.pointee
+        return LuaLimits(
+            maxMemory: block.memory_limit == 0 ? nil : Int(block.memory_limit),
+            maxInstructions: block.configured_instruction_limit == 0 ? nil : Int(block.configured_instruction_limit),
+            maxTime: block.configured_time_limit_ns == 0 ? nil : .nanoseconds(block.configured_time_limit_ns))
+    }
+
+    /// Changes the limits; instruction and time limits apply from the next top-level run.
+    public func setLimits(_ limits: LuaLimits) {
+        limitsBlock.pointee.memory_limit = limits.maxMemory.map { size_t(max(0, $0)) } ?? 0
+        limitsBlock.pointee.configured_instruction_limit = Int64(max(0, limits.maxInstructions ?? 0))
+        limitsBlock.pointee.configured_time_limit_ns = limits.maxTime.map(LuaLimits.nanoseconds) ?? 0
+    }
+
+    /// Bytes the state holds now.
+    public var memoryInUse: Int { Int(limitsBlock.pointee.used) }
+
+    /// The most bytes the state has held at once.
+    public var peakMemory: Int { Int(limitsBlock.pointee.peak) }
+
+    // MARK: - Loading
+
+    /// Compiles `code` as a text chunk and pushes the function.
+    ///
+    /// - Parameter name: the chunk name in Lua's convention (`@path` for a
+    ///   file, `=name` for a literal name), which error messages start with.
+    public func load(_ code: String, name: String) throws(LuaError) {
+        var code = code
+        let status = code.withUTF8 { bytes in rawLoad(UnsafeRawBufferPointer(bytes), name: name) }
+        if status != LUA_OK { throw popError(status: status) }
+    }
+
+    /// Compiles `bytes` as a text chunk and pushes the function.
+    public func load(bytes: UnsafeRawBufferPointer, name: String) throws(LuaError) {
+        let status = rawLoad(bytes, name: name)
+        if status != LUA_OK { throw popError(status: status) }
+    }
+
+    /// Compiles the contents of a script file (or of standard input) as a
+    /// text chunk and pushes the function. As `lua` does, a first line
+    /// starting with `#` (a shebang) is skipped, keeping its newline so that
+    /// line numbers stay right; a binary chunk is refused.
+    ///
+    /// - Parameter name: the chunk name (`@path`, or `=stdin`).
+    public func load(script bytes: [UInt8], name: String) throws(LuaError) {
+        var bytes = bytes
+        if bytes.first == UInt8(ascii: "#") {
+            let end = bytes.firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex
+            bytes.removeSubrange(0..<end)
+        }
+        if bytes.first == 0x1B {
+            let shown = name.hasPrefix("@") || name.hasPrefix("=") ? String(name.dropFirst()) : name
+            throw LuaError(.syntax, "\(shown): binary chunks are not allowed")
+        }
+        let status = bytes.withUnsafeBytes { raw in rawLoad(raw, name: name) }
+        if status != LUA_OK { throw popError(status: status) }
+    }
+
+    /// lua_load with the memory limit enforced; returns the status and leaves
+    /// the function or the error message on top.
+    private func rawLoad(_ bytes: UnsafeRawBufferPointer, name: String) -> Int32 {
+        ensureSpace(2)
+        let block = limitsBlock
+        let saved = block.pointee.swift_depth
+        block.pointee.memory_limit_hit = 0
+        // lua_load runs the parser in protected mode, so the memory limit can
+        // be enforced here: a failure comes back as a status.
+        block.pointee.swift_depth = 0
+        let status = name.withCString { cname in
+            luaL_loadbufferx(L, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count, cname, "t")
+        }
+        block.pointee.swift_depth = saved
+        return status
+    }
+
+    /// Reads the file at `path` and compiles it as a text chunk named `@path`,
+    /// so that errors read `path:line: message`; see ``load(script:name:)``.
+    /// A path that is not a readable regular file (a directory, `.`, `/`,
+    /// an empty path) is a ``LuaError`` of kind `.io` that says why.
+    public func loadFile(_ path: String) throws(LuaError) {
+        try loadFile(path, shownAs: path)
+    }
+
+    /// Reads the file at `path` and compiles it as a text chunk named
+    /// `@shown` (for a file found by resolving links, named as the script
+    /// author wrote it).
+    func loadFile(_ path: String, shownAs shown: String) throws(LuaError) {
+        let bytes = try ScriptFile.read(path, shownAs: shown)
+        try load(script: bytes, name: "@" + shown)
+    }
+
+    // MARK: - Calling
+
+    /// Calls the function below the top `arguments` values in protected mode,
+    /// with a traceback message handler, leaving `results` values
+    /// (`LUA_MULTRET` for all).
+    ///
+    /// The first call that is not nested inside another arms the instruction
+    /// budget of a new run.
+    public func call(arguments: Int32, results: Int32) throws(LuaError) {
+        precondition(lua_gettop(L) - arguments >= 1, "call: no function below the arguments")
+        ensureSpace(2)
+        let status = bm_call(L, arguments, results, bm_message_handler)
+        if status != LUA_OK {
+            throw popError(status: status, handlerRan: true)
+        }
+    }
+
+    /// Calls the function below the top `arguments` values and returns all its results as values.
+    public func callReturningValues(arguments: Int32) throws(LuaError) -> [LuaValue] {
+        let base = lua_gettop(L) - arguments - 1
+        try call(arguments: arguments, results: LUA_MULTRET)
+        let count = lua_gettop(L) - base
+        var values: [LuaValue] = []
+        values.reserveCapacity(Int(count))
+        for i in 0..<count {
+            values.append(LuaValue(stack: self, at: base + 1 + i))
+        }
+        lua_settop(L, base)
+        return values
+    }
+
+    /// Pops the error value of a failed call or load and makes a ``LuaError``.
+    func popError(status: Int32, handlerRan: Bool = false) -> LuaError {
+        let block = limitsBlock.pointee
+        // Bytes that are not UTF-8 are shown escaped, never dropped.
+        var message = displayString(at: -1) ?? "(error object is a \(typeName(at: -1)) value)"
+        lua_settop(L, -2)
+        var traceback: String?
+        if handlerRan && status == LUA_ERRRUN {
+            ensureSpace(1)
+            if lua_getfield(L, LUA_REGISTRYINDEX, BM_TRACEBACK_KEY) == LUA_TSTRING {
+                // Frames of BloodMagic's internal chunks (the shim's mark, as
+                // bm_is_internal_source knows them) and bare C frames are
+                // noise to a script's author.
+                let mark = String(cString: BM_INTERNAL_CHUNK_MARK)
+                traceback = displayString(at: -1).flatMap { LuaTracebackTrimming.trimmed($0, internalChunkMark: mark) }
+            }
+            lua_settop(L, -2)
+            lua_pushnil(L)
+            lua_setfield(L, LUA_REGISTRYINDEX, BM_TRACEBACK_KEY)
+        }
+        let kind: LuaError.Kind
+        switch status {
+        case LUA_ERRSYNTAX:
+            kind = .syntax
+        case LUA_ERRMEM:
+            // The allocator refused a block: for which limit, if any?
+            if let refusal = Self.refusal(block) {
+                (kind, message) = refusal
+            } else {
+                kind = .outOfMemory
+            }
+        case LUA_ERRERR:
+            kind = .messageHandler
+        default:
+            if block.time_limit_hit != 0 && message.contains("time limit exceeded") {
+                kind = .timeLimit
+            } else if block.instruction_limit_hit != 0 && message.contains("instruction limit exceeded") {
+                kind = .instructionLimit
+            } else if message.hasSuffix("not enough memory"), let refusal = Self.refusal(block) {
+                // A refused allocation, caught and raised again as a value.
+                kind = refusal.kind
+                message = message.replacingOccurrences(of: "not enough memory", with: refusal.message)
+            } else if block.memory_limit_hit != 0 && message.contains("memory limit exceeded") {
+                kind = .memoryLimit  // what Swift keeps for the script went over the limit
+            } else {
+                kind = .runtime
+            }
+        }
+        return LuaError(kind, message, traceback: traceback)
+    }
+
+    /// The limit for which the allocator last refused a block, with its message.
+    private static func refusal(_ block: bm_limits) -> (kind: LuaError.Kind, message: String)? {
+        switch Int(block.refused) {
+        case BM_REFUSED_TIME:
+            return (.timeLimit, "time limit exceeded (\(LuaLimits.formatSeconds(block.configured_time_limit_ns)) s)")
+        case BM_REFUSED_INSTRUCTIONS:
+            return (.instructionLimit, "instruction limit exceeded (\(block.configured_instruction_limit) instructions)")
+        default:
+            guard block.memory_limit_hit != 0 else { return nil }
+            return (.memoryLimit, "memory limit exceeded (limit \(LuaLimits.formatSize(Int(block.memory_limit))))")
+        }
+    }
+
+    // MARK: - Protected access (metamethods may run)
+
+    /// Pushes `t[k]`, where `t` is at `tableIndex` and `k` on top (popped),
+    /// running `__index` metamethods under protection.
+    public func getTable(at tableIndex: Int32) throws(LuaError) {
+        let t = absolute(tableIndex)
+        ensureSpace(3)
+        lua_pushcclosure(L, bm_protected_gettable, 0)
+        lua_pushvalue(L, t)
+        lua_rotate(L, -3, -1)  // fn, t, k
+        try call(arguments: 2, results: 1)
+    }
+
+    /// Does `t[k] = v`, where `t` is at `tableIndex` and `k`, `v` are the two
+    /// top elements (popped), running `__newindex` under protection.
+    public func setTable(at tableIndex: Int32) throws(LuaError) {
+        let t = absolute(tableIndex)
+        ensureSpace(3)
+        lua_pushcclosure(L, bm_protected_settable, 0)
+        lua_pushvalue(L, t)
+        // k, v, fn, t -> fn, t, k, v
+        lua_rotate(L, -4, 2)
+        try call(arguments: 3, results: 0)
+    }
+
+    /// `tostring(v)` for the element at `index`, with `__tostring` and `__name`, under protection.
+    public func describe(at index: Int32) throws(LuaError) -> String {
+        let i = absolute(index)
+        ensureSpace(2)
+        lua_pushcclosure(L, bm_protected_tostring, 0)
+        lua_pushvalue(L, i)
+        try call(arguments: 1, results: 1)
+        defer { lua_settop(L, -2) }
+        return displayString(at: -1) ?? ""
+    }
+
+    /// `a == b` for the elements at the two indices, with `__eq`, under protection.
+    public func equal(_ a: Int32, _ b: Int32) throws(LuaError) -> Bool {
+        let ia = absolute(a), ib = absolute(b)
+        ensureSpace(3)
+        lua_pushcclosure(L, bm_protected_equal, 0)
+        lua_pushvalue(L, ia)
+        lua_pushvalue(L, ib)
+        try call(arguments: 2, results: 1)
+        defer { lua_settop(L, -2) }
+        return lua_toboolean(L, -1) != 0
+    }
+
+    /// Pushes the global `name`, read raw from the globals table.
+    public func pushRawGlobal(_ name: String) {
+        ensureSpace(2)
+        lua_pushglobaltable(L)
+        push(name)
+        lua_rawget(L, -2)
+        lua_remove(L, -2)
+    }
+
+    /// Pops the top value into the global `name`, written raw into the globals table.
+    public func setRawGlobal(_ name: String) {
+        ensureSpace(2)
+        lua_pushglobaltable(L)
+        push(name)
+        lua_rotate(L, -3, -1)  // G, name, v
+        lua_rawset(L, -3)
+        lua_settop(L, -2)
+    }
+
+    // MARK: - Libraries
+
+    func openLibraries(_ libraries: LuaLibraries) throws(LuaError) {
+        ensureSpace(2)
+        lua_pushcclosure(L, bm_protected_openlibs, 0)
+        lua_pushinteger(L, lua_Integer(libraries.rawValue))
+        try call(arguments: 1, results: 0)
+        // The sandbox's own string, table and setmetatable functions, which
+        // keep C code and finalizers within the limits (CLuaSandbox).
+        lua_pushcclosure(L, bm_sandbox_install, 0)
+        lua_pushinteger(L, lua_Integer(libraries.rawValue))
+        try call(arguments: 1, results: 0)
+    }
+
+    /// Sets `package.path` (the `require` search path) of a state with the
+    /// ``LuaLibraries/unsafe`` libraries, where `require` is Lua's own.
+    ///
+    /// The sandbox's `require` ignores `package.path` (it finds modules in
+    /// the module directory only, see ``setModuleDirectory(_:)``), and its
+    /// `package` table refuses the field; there this does nothing.
+    public func setPackagePath(_ path: String) {
+        guard !isRequireConfined else { return }
+        ensureSpace(3)
+        // Raw reads only: `_LOADED` is absent when no library is open.
+        push(LUA_LOADED_TABLE)
+        defer { lua_settop(L, -2) }
+        guard lua_rawget(L, LUA_REGISTRYINDEX) == LUA_TTABLE else { return }
+        push("package")
+        guard lua_rawget(L, -2) == LUA_TTABLE else {
+            lua_settop(L, -2)
+            return
+        }
+        push("path")
+        push(path)
+        lua_rawset(L, -3)
+        lua_settop(L, -2)
+    }
+
+    /// Sets the directory `require` finds Lua modules in (nil: none).
+    ///
+    /// In the sandbox, `require("a.b")` loads `<directory>/a/b.lua` or
+    /// `<directory>/a/b/init.lua` and nothing else: module names are
+    /// segments of letters, digits, `_` and `-` separated by dots, and a
+    /// file is used only when its real path (symbolic links resolved) lies
+    /// inside the directory's, whatever `package.path` says. Modules are
+    /// named `@<directory>/a/b.lua`, so their errors read
+    /// `<directory>/a/b.lua:3: ...`. With the ``LuaLibraries/unsafe``
+    /// libraries this sets `package.path` to the same two patterns instead,
+    /// and `require` is Lua's own.
+    public func setModuleDirectory(_ directory: String?) {
+        if isRequireConfined {
+            ensureSpace(1)
+            if let directory { push(directory) } else { lua_pushboolean(L, 0) }
+            lua_setfield(L, LUA_REGISTRYINDEX, BM_MODULE_DIRECTORY_KEY)
+        } else if let directory {
+            setPackagePath("\(directory)/?.lua;\(directory)/?/init.lua")
+        }
+    }
+
+    /// Whether `require` is the sandbox's (bm_confine_package marks the
+    /// registry field of the module directory).
+    var isRequireConfined: Bool {
+        ensureSpace(1)
+        defer { lua_settop(L, -2) }
+        return lua_getfield(L, LUA_REGISTRYINDEX, BM_MODULE_DIRECTORY_KEY) != LUA_TNIL
+    }
+
+    // MARK: - Raising from callbacks
+
+    /// Turns a Swift error into the value a callback raises, and the sentinel
+    /// to return to the trampoline. A ``LuaError`` from Lua keeps its message
+    /// as it is; any other error gets the caller's `file:line:` in front.
+    ///
+    /// The callback's own stack frame is dropped first (raising discards it
+    /// anyway), so the message always has room, even when the callback
+    /// failed because the stack was full.
+    public func raise(_ error: any Error) -> Int32 {
+        lua_settop(L, 0)
+        ensureSpace(1)
+        if let luaError = error as? LuaError, luaError.kind != .conversion, luaError.kind != .usage,
+            luaError.kind != .stackOverflow
+        {
+            push(luaError.message)
+            return BM_RAISE
+        }
+        push(String(describing: error))
+        return BM_RAISE_WHERE
+    }
+}
+
+extension LuaLimits {
+    /// A duration in whole nanoseconds, at least 1 and at most about 292 years.
+    static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 0 else { return 1 }
+        guard seconds < Int64.max / 1_000_000_000 - 1 else { return Int64.max / 2 }
+        return max(1, seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+
+    /// Seconds as Lua prints them (`%.14g`): `1`, `0.25`, `1.5`.
+    static func formatSeconds(_ nanoseconds: Int64) -> String {
+        String(format: "%.14g", Double(nanoseconds) / 1e9)
+    }
+
+    /// `16 MiB`, `512 KiB` or `100 bytes`.
+    static func formatSize(_ bytes: Int) -> String {
+        if bytes >= 1 << 30, bytes % (1 << 30) == 0 { return "\(bytes >> 30) GiB" }
+        if bytes >= 1 << 20, bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
+        if bytes >= 1 << 10, bytes % (1 << 10) == 0 { return "\(bytes >> 10) KiB" }
+        return "\(bytes) bytes"
+    }
+}

@@ -1,0 +1,339 @@
+/*
+ * bm_limits.h: the limits of a BloodMagic Lua state (included by shim.h,
+ * after the API macros are re-declared).
+ *
+ * A state has up to three budgets:
+ *   - memory: the bytes it holds at once (the counting allocator);
+ *   - instructions: the work one top-level run may do. The count hook
+ *     charges VM instructions; the allocator charges one instruction per
+ *     BM_BYTES_PER_INSTRUCTION bytes a run allocates (so a C function that
+ *     builds a huge string pays for it); the sandbox's own library functions
+ *     (the pattern matcher, the table loops) charge their steps with
+ *     bm_charge_work;
+ *   - time: a wall-clock deadline for one top-level run, read by the count
+ *     hook, by the allocator and by bm_charge_work.
+ * Whatever the budget, hitting it raises a Lua error that names the limit.
+ *
+ * Everything here is static inline: the module is a system library and has
+ * no object file of its own.
+ */
+#ifndef BLOODMAGIC_CLUA_LIMITS_H
+#define BLOODMAGIC_CLUA_LIMITS_H
+
+#include <time.h>
+
+/*
+ * One block per Lua state, owned by Swift, reachable from the allocator's
+ * user data and from the state's extra space (so from every coroutine).
+ *
+ * `swift_depth` counts how deeply Swift code is in control of the state: it is
+ * 1 while Swift holds the state outside any call into Lua, is set to 0 by
+ * Swift around lua_pcall, and the trampolines add 1 while a Swift callback
+ * runs. While it is above 0 the allocator never refuses a block (the bytes
+ * are still counted), so an allocation made by a Swift frame cannot raise.
+ * The limits are enforced as soon as Lua runs again. A real allocation
+ * failure in that window aborts the process, as Swift's own allocator does,
+ * rather than longjmp across Swift frames.
+ */
+typedef struct bm_limits {
+    size_t used;            /* bytes currently allocated by this state (and charged by Swift) */
+    size_t peak;            /* the largest `used` seen */
+    size_t memory_limit;    /* 0: no limit */
+    int swift_depth;        /* > 0: Swift is in control (see above) */
+    int memory_limit_hit;   /* set when an allocation was refused for the limit */
+    int instruction_limit_hit;
+    int hook_step;          /* the step the count hook is set with (1 once a budget is spent) */
+    long long instruction_limit;   /* 0: not armed; the budget's size while armed */
+    long long instructions_left;   /* budget of the current run */
+    long long configured_instruction_limit; /* armed at each top-level run; 0: none */
+    int run_depth;          /* protected calls made by Swift now running */
+    void *host;             /* opaque pointer back to the Swift host, unused by C */
+    lua_State *current;     /* the thread whose Swift callback runs now, or the main thread */
+    /* Wall clock (CLOCK_MONOTONIC nanoseconds). */
+    long long configured_time_limit_ns; /* armed at each top-level run; 0: none */
+    long long time_limit_ns;       /* the armed budget's length (for messages) */
+    long long deadline_ns;         /* 0: no deadline armed */
+    int time_limit_hit;
+    int refused;                   /* why the allocator last refused a block: BM_REFUSED_* */
+    /* Finalizers that run outside a top-level run (a collection started by
+       Swift's own allocations, or closing the state) share one budget, as
+       large as a run's, started by the first of them and renewed by the
+       next top-level run. */
+    int idle_budget_started;
+    long long idle_instructions_left;
+    long long idle_deadline_ns;
+    int closing;                   /* set while lua_close runs */
+    /* Registry references dropped by Swift handles wait for the thread that
+       holds the state. Other threads set `release_pending` (with __atomic
+       builtins, under the Swift queue's lock); every entry into a Swift
+       callback reads it and, when set, calls `drain_releases`. */
+    int release_pending;
+    void (*drain_releases)(lua_State *L);
+} bm_limits;
+
+/* Why the allocator refused a block. */
+enum { BM_REFUSED_NONE = 0, BM_REFUSED_MEMORY = 1, BM_REFUSED_INSTRUCTIONS = 2, BM_REFUSED_TIME = 3 };
+
+/* Bytes of growth the allocator charges as one instruction. */
+#define BM_BYTES_PER_INSTRUCTION 64
+/* Growth from which the allocator reads the clock, and refuses a block when
+   the instruction budget or the deadline is spent. */
+#define BM_BIG_BLOCK ((size_t)1 << 16)
+/* Finalizers run while a state closes get this much time when the state has
+   neither an instruction nor a time limit: closing never runs user code
+   unbounded. */
+#define BM_CLOSE_DEFAULT_TIME_NS 1000000000LL
+
+static inline bm_limits *bm_limits_of(lua_State *L) {
+    return *(bm_limits **)lua_getextraspace(L);
+}
+
+static inline void bm_set_limits(lua_State *L, bm_limits *limits) {
+    *(bm_limits **)lua_getextraspace(L) = limits;
+}
+
+/* Monotonic clock, in nanoseconds. */
+static inline long long bm_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000000LL + (long long)ts.tv_nsec;
+}
+
+/* Whether an instruction budget or a deadline is armed. */
+static inline int bm_budget_armed(const bm_limits *lim) {
+    return lim->instruction_limit > 0 || lim->deadline_ns != 0;
+}
+
+/*
+ * The allocator. While Lua runs (swift_depth == 0) a block that grows is
+ * refused, so that Lua raises LUA_ERRMEM with no Swift frame on the way,
+ * when it would pass the memory limit, or when it is big and the armed
+ * instruction budget is spent (growth is charged to it) or the armed
+ * deadline has passed; `refused` says which, for the error Swift reports.
+ */
+static inline void *bm_counting_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+    bm_limits *lim = (bm_limits *)ud;
+    size_t old = ptr ? osize : 0;
+    if (nsize == 0) {
+        free(ptr);
+        lim->used -= old;
+        return NULL;
+    }
+    if (nsize > old && lim->swift_depth == 0) {
+        if (lim->memory_limit != 0 && lim->used - old + nsize > lim->memory_limit) {
+            lim->memory_limit_hit = 1;
+            lim->refused = BM_REFUSED_MEMORY;
+            return NULL; /* Lua raises LUA_ERRMEM; no Swift frame is on the way */
+        }
+        size_t growth = nsize - old;
+        if (lim->instruction_limit > 0) lim->instructions_left -= (long long)(growth / BM_BYTES_PER_INSTRUCTION);
+        /* Only big blocks are refused for a spent budget: the count hook
+           stops a run soon enough, and the small blocks that raising an
+           error needs (its message, a traceback) must not fail. */
+        if (growth >= BM_BIG_BLOCK) {
+            if (lim->instruction_limit > 0 && lim->instructions_left < 0) {
+                lim->instruction_limit_hit = 1;
+                lim->refused = BM_REFUSED_INSTRUCTIONS;
+                return NULL;
+            }
+            if (lim->deadline_ns != 0 && bm_now_ns() >= lim->deadline_ns) {
+                lim->time_limit_hit = 1;
+                lim->refused = BM_REFUSED_TIME;
+                return NULL;
+            }
+        }
+    }
+    void *p = realloc(ptr, nsize);
+    if (p == NULL) {
+        if (nsize <= old) return ptr; /* Lua assumes shrinking never fails */
+        if (lim->swift_depth > 0) {
+            fputs("bloodmagic: out of memory while Swift holds the Lua state\n", stderr);
+            abort();
+        }
+        lim->refused = BM_REFUSED_NONE;
+        return NULL;
+    }
+    lim->used = lim->used - old + nsize;
+    if (lim->used > lim->peak) lim->peak = lim->used;
+    return p;
+}
+
+/* Which budget a limit error is about. */
+enum { BM_LIMIT_INSTRUCTIONS = 1, BM_LIMIT_TIME = 2 };
+
+static inline void bm_count_hook(lua_State *L, lua_Debug *ar);
+
+/*
+ * Raises the error of a used-up budget on `L`, prefixed with `where` (a
+ * "chunk:line: " string, or ""). The hook then fires on every instruction of
+ * this thread, so that a script which catches the error with pcall cannot
+ * keep running for long.
+ */
+static inline int bm_raise_limit(lua_State *L, bm_limits *lim, int which, const char *where) {
+    (void)lua_checkstack(L, 2);
+    lua_sethook(L, bm_count_hook, LUA_MASKCOUNT, 1);
+    lim->hook_step = 1;
+    /* The message itself must not be refused by the spent budget. */
+    lim->swift_depth += 1;
+    if (which == BM_LIMIT_TIME) {
+        char seconds[32]; /* as Swift prints it: "1", "0.25" */
+        snprintf(seconds, sizeof seconds, "%.14g", (double)lim->time_limit_ns / 1e9);
+        lim->time_limit_hit = 1;
+        lua_pushfstring(L, "%stime limit exceeded (%s s)", where, seconds);
+    } else {
+        lim->instruction_limit_hit = 1;
+        lua_pushfstring(L, "%sinstruction limit exceeded (%I instructions)", where,
+                        (LUAI_UACINT)lim->instruction_limit);
+    }
+    lim->swift_depth -= 1;
+    return lua_error(L);
+}
+
+/* Which budget, if any, is used up now; reads the clock when `read_clock`. */
+static inline int bm_budget_exhausted(const bm_limits *lim, int read_clock) {
+    if (lim->instruction_limit > 0 && lim->instructions_left < 0) return BM_LIMIT_INSTRUCTIONS;
+    if (read_clock && lim->deadline_ns != 0 && bm_now_ns() >= lim->deadline_ns) return BM_LIMIT_TIME;
+    return 0;
+}
+
+/* The count hook: charges the instructions since its last call and reads the
+   clock. Raises from C, with the position of the running code. */
+static inline void bm_count_hook(lua_State *L, lua_Debug *ar) {
+    bm_limits *lim = bm_limits_of(L);
+    if (lim == NULL) return;
+    /* This thread's own step: a coroutine keeps the step it was given (or
+       inherited) while the main thread's is set at each run. */
+    if (lim->instruction_limit > 0) lim->instructions_left -= lua_gethookcount(L);
+    int which = bm_budget_exhausted(lim, 1);
+    if (which == 0) return;
+    if (lua_getinfo(L, "Sl", ar) && ar->currentline > 0) {
+        char where[LUA_IDSIZE + 32];
+        snprintf(where, sizeof where, "%s:%d: ", ar->short_src, ar->currentline);
+        bm_raise_limit(L, lim, which, where);
+    } else {
+        bm_raise_limit(L, lim, which, "");
+    }
+}
+
+/*
+ * Charges `units` of work done by a C function called from Lua (one unit is
+ * worth about one VM instruction) and, with `read_clock`, checks the
+ * deadline. Raises the limit's error with the caller's position when a
+ * budget is used up. A no-op when nothing is armed.
+ */
+static inline void bm_charge_work(lua_State *L, long long units, int read_clock) {
+    bm_limits *lim = bm_limits_of(L);
+    if (lim == NULL || !bm_budget_armed(lim)) return;
+    if (lim->instruction_limit > 0) lim->instructions_left -= units;
+    int which = bm_budget_exhausted(lim, read_clock);
+    if (which == 0) return;
+    (void)lua_checkstack(L, 3);
+    lim->swift_depth += 1;
+    luaL_where(L, 1);
+    lim->swift_depth -= 1;
+    /* The position string stays on the stack below the message; lua_error
+       unwinds it with everything else. */
+    bm_raise_limit(L, lim, which, lua_tostring(L, -1));
+}
+
+/*
+ * Arms a budget on `L`: `limit` instructions of which `left` remain (0: no
+ * instruction budget), and a deadline (0: none) for a budget of `time_ns`.
+ */
+static inline void bm_arm_budget(lua_State *L, bm_limits *lim, long long limit, long long left,
+                                 long long time_ns, long long deadline) {
+    lim->instruction_limit = limit > 0 ? limit : 0;
+    lim->instructions_left = left;
+    lim->time_limit_ns = time_ns;
+    lim->deadline_ns = deadline;
+    int step = 1000;
+    if (limit > 0 && limit < step) step = (int)limit;
+    lim->hook_step = step;
+    lua_sethook(L, bm_count_hook, LUA_MASKCOUNT, step);
+}
+
+/* Disarms the budget on `L`; the hit flags stay for the caller. */
+static inline void bm_disarm_budget(lua_State *L, bm_limits *lim) {
+    lim->instruction_limit = 0;
+    lim->deadline_ns = 0;
+    lua_sethook(L, NULL, 0, 0);
+}
+
+/*
+ * Starts a top-level run: clears the hit flags, renews the finalizers' idle
+ * budget and arms the configured budgets. Returns whether anything was armed.
+ */
+static inline int bm_arm_run_budget(lua_State *L) {
+    bm_limits *lim = bm_limits_of(L);
+    lim->instruction_limit_hit = 0;
+    lim->memory_limit_hit = 0;
+    lim->time_limit_hit = 0;
+    lim->refused = BM_REFUSED_NONE;
+    lim->idle_budget_started = 0;
+    long long instructions = lim->configured_instruction_limit;
+    long long time_ns = lim->configured_time_limit_ns;
+    if (instructions <= 0 && time_ns <= 0) return 0;
+    bm_arm_budget(L, lim, instructions, instructions, time_ns, time_ns > 0 ? bm_now_ns() + time_ns : 0);
+    return 1;
+}
+
+/*
+ * The budget a finalizer runs under. Inside a top-level run it is the run's
+ * own (already armed: nothing to do). Outside one, it is the idle budget
+ * (see bm_limits), armed here on the block only: the finalizer's own
+ * coroutine gets the hook. Returns whether it armed the idle budget, to be
+ * passed to bm_finalizer_budget_leave.
+ */
+static inline int bm_finalizer_budget_enter(bm_limits *lim) {
+    if (bm_budget_armed(lim)) return 0;
+    long long instructions = lim->configured_instruction_limit;
+    long long time_ns = lim->configured_time_limit_ns;
+    if (lim->closing && instructions <= 0 && time_ns <= 0) time_ns = BM_CLOSE_DEFAULT_TIME_NS;
+    if (instructions <= 0 && time_ns <= 0) return 0;
+    if (!lim->idle_budget_started) {
+        lim->idle_budget_started = 1;
+        lim->idle_instructions_left = instructions;
+        lim->idle_deadline_ns = time_ns > 0 ? bm_now_ns() + time_ns : 0;
+    }
+    lim->instruction_limit = instructions > 0 ? instructions : 0;
+    lim->instructions_left = lim->idle_instructions_left;
+    lim->time_limit_ns = time_ns;
+    lim->deadline_ns = lim->idle_deadline_ns;
+    if (lim->hook_step <= 0) lim->hook_step = 1000;
+    return 1;
+}
+
+static inline void bm_finalizer_budget_leave(bm_limits *lim, int armed) {
+    if (!armed) return;
+    lim->idle_instructions_left = lim->instructions_left;
+    lim->instruction_limit = 0;
+    lim->deadline_ns = 0;
+}
+
+/*
+ * Closes a state. Finalizers that run now get the idle budget, freshly
+ * started (a default time budget when no limit is configured); the sandbox's
+ * finalizers run under the memory limit too (see CLuaSandbox).
+ */
+static inline void bm_close_state(lua_State *L) {
+    bm_limits *lim = bm_limits_of(L);
+    lim->swift_depth = 1;
+    lim->run_depth = 0;
+    lim->idle_budget_started = 0;
+    lim->closing = 1;
+    bm_disarm_budget(L, lim);
+    lua_close(L);
+}
+
+/* Marks that registry references wait to be released (any thread; the
+   caller holds the Swift queue's lock). */
+static inline void bm_set_release_pending(bm_limits *lim, int pending) {
+    __atomic_store_n(&lim->release_pending, pending, __ATOMIC_RELEASE);
+}
+
+/* Whether registry references wait to be released (one atomic load). */
+static inline int bm_release_pending(const bm_limits *lim) {
+    return __atomic_load_n(&lim->release_pending, __ATOMIC_ACQUIRE);
+}
+
+#endif /* BLOODMAGIC_CLUA_LIMITS_H */

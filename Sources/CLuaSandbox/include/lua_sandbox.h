@@ -1,0 +1,31 @@
+/*
+ * lua_sandbox.h: the parts of the sandboxed standard library that BloodMagic
+ * writes itself, so that no C function a script calls can run past the
+ * state's budgets (see bm_limits.h in CLua):
+ *
+ *   - string.find, match, gmatch, gsub: a Lua 5.4 pattern matcher of our own
+ *     that charges its steps to the instruction budget and reads the
+ *     deadline; string.rep, which charges what it copies;
+ *   - table.concat, insert, remove, move, unpack: the same functions, with
+ *     their loops charged; table.sort with its comparisons charged;
+ *   - setmetatable: a `__gc` metamethod runs in a coroutine of its own, where
+ *     the count hook and the memory limit apply (Lua turns hooks off while a
+ *     finalizer runs on the thread that collects).
+ *
+ * They behave as Lua's own functions do on every input that stays within the
+ * budgets.
+ */
+#ifndef BLOODMAGIC_LUA_SANDBOX_H
+#define BLOODMAGIC_LUA_SANDBOX_H
+
+/* Declared without lua.h, so that Swift sees Lua's API through CLua only. */
+struct lua_State;
+
+/*
+ * (flags) -> (): replaces the functions above in the libraries that
+ * `flags` (BM_LIB_* from shim.h) opened. Run it under lua_pcall after the
+ * libraries are open; it may raise (allocation).
+ */
+int bm_sandbox_install(struct lua_State *L);
+
+#endif /* BLOODMAGIC_LUA_SANDBOX_H */

@@ -1,0 +1,22 @@
+/*
+ * install.c: puts the sandbox's own library functions in place (see
+ * lua_sandbox.h).
+ */
+#include "sandbox_internal.h"
+
+int bm_sandbox_install(lua_State *L) {
+    int flags = (int)lua_tointeger(L, 1);
+    lua_settop(L, 0);
+    if (flags & BM_LIB_UNSAFE) return 0; /* the full standard library, as it is */
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    if ((flags & BM_LIB_STRING) && lua_getfield(L, 1, LUA_STRLIBNAME) == LUA_TTABLE) bm_sandbox_string_functions(L);
+    lua_settop(L, 1);
+    if ((flags & BM_LIB_TABLE) && lua_getfield(L, 1, LUA_TABLIBNAME) == LUA_TTABLE) bm_sandbox_table_functions(L);
+    lua_settop(L, 1);
+    if (flags & BM_LIB_BASE) {
+        lua_pushglobaltable(L);
+        bm_sandbox_finalizers(L);
+    }
+    lua_settop(L, 0);
+    return 0;
+}

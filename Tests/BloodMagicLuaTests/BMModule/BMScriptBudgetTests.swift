@@ -1,0 +1,78 @@
+import Testing
+@testable import BloodMagicLua
+
+/// Issue 11, "Swift-side allocations" and "References held until the run
+/// ends": what a script hands to `bm` is capped and charged to its budget,
+/// and what a run drops is released during the run.
+@Suite("bm: what Swift keeps for a script")
+struct BMScriptBudgetTests {
+    static let huge = "string.rep('x', 1 << 20)"
+
+    /// Every entry point that keeps (or looks up by) a name refuses a 1 MiB
+    /// one, naming the field and the limit, before Swift copies it.
+    @Test(arguments: [
+        ("bm.initializer { type = \(huge), init = print }", "bm.initializer: field 'type'"),
+        ("bm.singleton { type = 'T', container = \(huge), init = print }", "bm.initializer: field 'container'"),
+        ("bm.initializer { protocols = { 'P', \(huge) }, init = print }", "bm.initializer: field 'protocols[2]'"),
+        ("bm.hook { container = 'A', property = \(huge), fn = print }", "bm.hook: field 'property'"),
+        ("bm.preference { property = 'p', key = \(huge) }", "bm.preference: field 'key'"),
+        ("bm.partial { type = \(huge), init = print }", "bm.partial: field 'type'"),
+        ("bm.class(string.rep('C', 1 << 20), {})", "bm.class: field 'name'"),
+        ("bm.define_spell { name = string.rep('s', 1 << 20) }", "bm.define_spell: field 'name'"),
+        ("bm.resolve(\(huge))", "bm.spell: field 'type'"),
+    ])
+    func hugeNamesAreRefused(_ code: String, _ expected: String) throws {
+        let host = try makeHost(limits: LuaLimits(maxMemory: 64 << 20))
+        let message = try #require(host.failure(code, file: "names.lua"))
+        #expect(message.hasPrefix("names.lua:1: \(expected) is 1048576 bytes long; the limit is 1024 bytes"), "\(message)")
+        #expect(host.registry.entries.isEmpty)
+    }
+
+    @Test func aHugePreferenceValueIsRefused() throws {
+        let host = try makeHost()
+        let message = try #require(host.failure("bm.preference { property = 'p', default = { string.rep('x', 2 << 20) } }", file: "p.lua"))
+        #expect(message.hasPrefix("p.lua:1: bm.preference: field 'default': the value is 2097184 bytes"), "\(message)")
+        #expect(message.hasSuffix("the limit is 1 MiB"))
+    }
+
+    /// 400 hooks with 1 MiB property names grew the process by 400 MiB
+    /// under an 8 MiB limit; many small registrations are charged too.
+    @Test func registrationsAreChargedToTheMemoryBudgetUntilTheyGo() throws {
+        let host = try makeHost(limits: LuaLimits(maxMemory: 8 << 20))
+        let error = try #require(throws: LuaError.self) {
+            try host.lua("local f = print for i = 1, 100000 do bm.hook { container = 'A', property = 'p', fn = f } end", file: "many.lua")
+        }
+        #expect(error.kind == .memoryLimit)
+        #expect(error.message.contains("many.lua:1: bm.hook: memory limit exceeded (limit 8 MiB)"), "\(error.message)")
+        // Unregistering gives the charge back.
+        let fresh = try makeHost(limits: LuaLimits(maxMemory: 8 << 20))
+        let before = fresh.state.memoryInUse
+        try fresh.lua("""
+            local hs = {} for i = 1, 1000 do hs[i] = bm.hook { property = 'q', fn = print } end
+            for _, h in ipairs(hs) do h:unregister() end
+            hs = nil
+            collectgarbage()
+            """)
+        // 1,000 charges of 514 bytes would be 500 KiB.
+        #expect(fresh.state.memoryInUse < before + (128 << 10))
+    }
+
+    /// A run that makes many short-lived objects with a hooked lazy
+    /// property: each resolution hands Lua objects to Swift, and they must
+    /// be released during the run, not when it ends.
+    @Test func aLongRunOfShortLivedObjectsStaysWithinTheMemoryLimit() throws {
+        let host = try makeHost(limits: LuaLimits(maxMemory: 4 << 20))
+        let result = try host.lua("""
+            bm.class("Service", {})
+            local VC = bm.class("VC", { service = bm.spell.lazy("Service"), payload = "" })
+            local hooked = 0
+            bm.hook { container = "VC", property = "service", fn = function() hooked = hooked + 1 end }
+            for i = 1, 30000 do
+              local vc = VC.new { payload = string.rep("x", 200) .. i }
+              local _ = vc.service
+            end
+            return hooked
+            """, file: "churn.lua")
+        #expect(result == [.integer(30000)])
+    }
+}

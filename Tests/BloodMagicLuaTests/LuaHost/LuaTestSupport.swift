@@ -1,0 +1,49 @@
+import Foundation
+import Synchronization
+@testable import BloodMagicLua
+
+/// Counts live instances, to prove that Swift objects are released.
+final class LiveCounter: Sendable {
+    private let count = Atomic<Int>(0)
+    var live: Int { count.load(ordering: .acquiring) }
+    func up() { count.add(1, ordering: .relaxed) }
+    func down() { count.subtract(1, ordering: .relaxed) }
+}
+
+/// An object whose lifetime a test watches.
+final class Tracked: Sendable {
+    let counter: LiveCounter
+    let label: String
+    init(_ counter: LiveCounter, _ label: String = "tracked") {
+        self.counter = counter
+        self.label = label
+        counter.up()
+    }
+    deinit { counter.down() }
+}
+
+/// An error that holds a tracked object.
+struct TrackedError: Error, CustomStringConvertible {
+    let payload: Tracked
+    var description: String { "tracked failure: \(payload.label)" }
+}
+
+extension LuaState {
+    /// Runs `code` and returns its first result converted to `T`.
+    func evaluate<T: LuaReadable>(_ code: String, as type: T.Type = T.self) throws -> T {
+        try withStack { (lua) throws(LuaError) -> T in
+            try lua.load(code, name: "=test")
+            try lua.call(arguments: 0, results: 1)
+            defer { lua.pop() }
+            return try lua.value(at: -1)
+        }
+    }
+}
+
+/// A temporary directory removed at the end of the test.
+func withTemporaryDirectory<R>(_ body: (URL) throws -> R) throws -> R {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bm-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    return try body(dir)
+}

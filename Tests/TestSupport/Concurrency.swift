@@ -1,0 +1,45 @@
+// Helpers shared by both test targets: threads released at once, a
+// thread-safe counter, and a box for handing objects to those threads.
+import Foundation
+import Synchronization
+
+/// Counts calls from any thread.
+public final class CallCounter: Sendable {
+    private let count = Atomic<Int>(0)
+    /// A counter at zero.
+    public init() {}
+    /// Adds one; returns the new count.
+    @discardableResult
+    public func increment() -> Int { count.add(1, ordering: .relaxed).newValue }
+    /// The count so far.
+    public var value: Int { count.load(ordering: .relaxed) }
+}
+
+/// Lets a test hand a non-Sendable object to threads it starts itself.
+/// `@unchecked Sendable` invariant: the tests only use it to exercise the
+/// spells' own thread-safety; the object under test is what synchronizes.
+public struct UncheckedBox<T>: @unchecked Sendable {
+    /// The boxed value.
+    public let value: T
+    /// Boxes `value`.
+    public init(value: T) { self.value = value }
+}
+
+/// Runs `body` on `count` threads released at the same moment; returns
+/// when all have finished.
+public func runOnThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    let start = DispatchSemaphore(value: 0)
+    let done = DispatchGroup()
+    for index in 0..<count {
+        done.enter()
+        let thread = Thread {
+            start.wait()
+            body(index)
+            done.leave()
+        }
+        thread.start()
+    }
+    for _ in 0..<count { start.signal() }
+    done.wait()
+}
+

@@ -1,5 +1,5 @@
 -- Forged handles (issue 11): a handle rebuilt from a real handle's
--- metatable with a bad id traps in Swift on unregister.
+-- metatable with a bad id trapped in Swift on unregister; now refused.
 local real = bm.initializer { type = "T", init = function() return 1 end }
 for _, id in ipairs { -1, math.maxinteger, 0.5, 2^63, "x" } do
   local forged = setmetatable({}, getmetatable(real))

@@ -1,1 +1,0 @@
-local a, b = { name = "a" }, { name = "b" } a.attributes = { b = b } b.attributes = { a = a } return a

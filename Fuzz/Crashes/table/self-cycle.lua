@@ -1,1 +1,0 @@
-local t = { name = "loop" } t.child = { document = t } t.children = { t } return t

@@ -93,10 +93,19 @@ let package = Package(
             dependencies: ["BloodMagicLua"],
             path: "Examples/FeedReader/Sources"
         ),
-        // Helpers both test targets use (threads released at once, counters).
+        // Helpers both test targets use (threads released at once, counters,
+        // child processes with a deadline).
         .target(
             name: "TestSupport",
             path: "Tests/TestSupport"
+        ),
+        // The fuzz targets, one function per target taking the fuzzer's
+        // bytes: the libFuzzer executables of the Fuzz/ package call them
+        // (scripts/fuzz), and the tests run the seed corpora through them.
+        // Not a product.
+        .target(
+            name: "BloodMagicFuzzTargets",
+            dependencies: ["BloodMagicLua"]
         ),
         .testTarget(
             name: "BloodMagicTests",
@@ -108,7 +117,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BloodMagicLuaTests",
-            dependencies: ["BloodMagicLua", "TestSupport"]
+            dependencies: ["BloodMagicLua", "BloodMagicFuzzTargets", "TestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -7,6 +7,17 @@
 
 #include <lua.h>
 #include <lauxlib.h>
+#include <lualib.h>
+
+/* Opens a state with the whole standard library and closes it, as a bare
+   C host would: the floor for making a Lua state. Returns 0 on failure. */
+static inline int bmbench_new_state_openlibs(void) {
+    lua_State *L = luaL_newstate();
+    if (L == NULL) return 0;
+    luaL_openlibs(L);
+    lua_close(L);
+    return 1;
+}
 
 /* A Lua-callable C function that does what the Swift closure does:
    reads an integer argument and returns it plus one. */

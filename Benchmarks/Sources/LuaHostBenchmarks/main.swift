@@ -172,3 +172,38 @@ limitsSuite.measure("Lua loop, time limit (count hook reads the clock)", operati
 limitsSuite.measure("Lua loop, all limits", operations: 5_000_000, baseline: hookFloor, try loop(limitedState, spin))
 
 limitsSuite.printReport()
+
+// Making states: a host that runs scripts in fresh states (a fuzzer, a test
+// suite, an app that reloads its wiring) pays this for every one.
+let making = BenchmarkSuite("Lua host: making states")
+
+making.measure("bare lua_newstate + openlibs + close (C)", operations: 2_000) { n in
+    var made = 0
+    for _ in 0..<n { made += Int(bmbench_new_state_openlibs()) }
+    blackHole(made)
+}
+making.measure("new LuaState (sandbox, limits) + close", operations: 2_000,
+               baseline: "bare lua_newstate + openlibs + close (C)") { n in
+    for _ in 0..<n {
+        blackHole(try! LuaState(libraries: .safe, limits: LuaLimits(maxMemory: 16 << 20, maxInstructions: 200_000)))
+    }
+}
+making.measure("new ScriptHost (sandbox, limits, own registry) + close", operations: 2_000,
+               baseline: "bare lua_newstate + openlibs + close (C)") { n in
+    for _ in 0..<n {
+        let host = try! ScriptHost(options: .init(
+            limits: LuaLimits(maxMemory: 16 << 20, maxInstructions: 200_000),
+            registry: Registry(), preferences: InMemoryPreferenceStore()))
+        blackHole(host)
+    }
+}
+making.measure("new ScriptHost + run a one-line script + close", operations: 2_000,
+               baseline: "bare lua_newstate + openlibs + close (C)") { n in
+    for _ in 0..<n {
+        let host = try! ScriptHost(options: .init(
+            limits: LuaLimits(maxMemory: 16 << 20, maxInstructions: 200_000),
+            registry: Registry(), preferences: InMemoryPreferenceStore()))
+        blackHole(try! host.run("return 1 + 1"))
+    }
+}
+making.printReport()

@@ -60,6 +60,10 @@ final class PropertyListFile: Sendable {
 
     private func parse() throws -> [String: PreferenceValue] {
         guard let data = try? Data(contentsOf: url), !data.isEmpty else { return [:] }
+        if let problem = BinaryPropertyListCheck.problem(in: data) {
+            throw SpellError.preferenceEncodingFailed(
+                key: url.path, type: "property list", reason: "the file is not a property list: \(problem)")
+        }
         let object: Any
         do {
             object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)

@@ -102,7 +102,7 @@ final class BMModule: Sendable {
     func install() throws(LuaError) {
         try state.withStack { (lua) throws(LuaError) in
             BMRegistrationToken.installMetatable(lua)
-            try lua.load(script: PackageResources.bm_lua, name: "=[bm]")
+            try lua.loadPrelude()
             pushCoreTable(lua)
             try lua.call(arguments: 1, results: 2)
             let prelude = lua.reference(at: -1)

@@ -89,7 +89,13 @@ public final class LuaState: Sendable {
         // result from `body` is not; the result goes out through a local.
         var result: Result?
         try gate.withLock { (_) throws(Failure) -> Void in
-            owner.store(me, ordering: .releasing)
+            // An exchange that acquires, pairing with the previous holder's
+            // release store of 0 below: the state's memory is handed over by
+            // an edge ThreadSanitizer can see. The gate alone orders it, but
+            // on Linux a contended Mutex is handed over inside the kernel
+            // (a priority-inheritance futex), which ThreadSanitizer cannot
+            // see, and it then reports every access to the state as a race.
+            _ = owner.exchange(me, ordering: .acquiring)
             defer { owner.store(0, ordering: .releasing) }
             let stack = core.enter()
             // Whatever the body leaves on the main stack is dropped on the way out.

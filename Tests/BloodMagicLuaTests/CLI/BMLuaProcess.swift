@@ -1,54 +1,35 @@
 import Foundation
+import TestSupport
 import Testing
 
-/// The result of running the built `bmlua`.
-struct ProcessResult {
-    var stdout: String
-    var stderr: String
-    var status: Int32
-}
-
-/// The package root (three levels up from this file).
-let packageRoot = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-/// Runs `.build/debug/bmlua` (built by `swift build`, which `scripts/test` runs first).
+/// Runs `bmlua` of this build (see ``builtExecutable(_:)``; `scripts/test`
+/// builds it first).
 func bmlua(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], directory: URL? = nil) throws -> ProcessResult {
     try runBuiltExecutable("bmlua", arguments, stdin: stdin, environment: environment, directory: directory)
 }
 
-/// Runs the executable `.build/debug/<name>` of this package (built by
-/// `swift build`, which `scripts/test` runs first).
+/// Runs the executable `name` of this package (see ``builtExecutable(_:)``)
+/// through ``Subprocess``, so that a stuck child fails the test instead of
+/// hanging the suite.
 func runBuiltExecutable(
-    _ name: String, _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], directory: URL? = nil
+    _ name: String, _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], directory: URL? = nil,
+    expectation: Subprocess.Expectation = .exits
 ) throws -> ProcessResult {
-    let binary = packageRoot.appendingPathComponent(".build/debug/\(name)")
+    let binary = builtExecutable(name)
     guard FileManager.default.isExecutableFile(atPath: binary.path) else {
         throw CLITestError("\(name) is not built at \(binary.path): run `swift build` (scripts/test does) before the tests")
     }
-    let process = Process()
-    process.executableURL = binary
-    process.arguments = arguments
     var env = ProcessInfo.processInfo.environment
     // Preferences go to a scratch directory, never the user's.
     env["XDG_CONFIG_HOME"] = FileManager.default.temporaryDirectory.appendingPathComponent("bm-cli-prefs").path
     for (key, value) in environment { env[key] = value }
-    process.environment = env
-    if let directory { process.currentDirectoryURL = directory }
-    let input = Pipe(), output = Pipe(), error = Pipe()
-    process.standardInput = input
-    process.standardOutput = output
-    process.standardError = error
-    try process.run()
-    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-    try input.fileHandleForWriting.close()
-    // Read both pipes fully before waiting, so a large output cannot block the child.
-    let out = output.fileHandleForReading.readDataToEndOfFile()
-    let err = error.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return ProcessResult(
-        stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self),
-        status: process.terminationStatus)
+    let result = try Subprocess.run(
+        binary, arguments, stdin: stdin.map { Data($0.utf8) }, environment: env, directory: directory,
+        expectation: expectation)
+    if result.timedOut {
+        throw CLITestError("\(name) \(arguments.joined(separator: " ")) did not finish within \(Subprocess.defaultDeadline); killed it")
+    }
+    return result
 }
 
 struct CLITestError: Error, CustomStringConvertible {

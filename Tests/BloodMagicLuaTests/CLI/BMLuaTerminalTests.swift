@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Whether util-linux `script` is here to give bmlua a pseudo-terminal.
@@ -7,21 +8,13 @@ let hasScriptCommand = FileManager.default.isExecutableFile(atPath: "/usr/bin/sc
 /// Runs bmlua on a pseudo-terminal (through `script`), typing `keys` one
 /// chunk at a time, and returns what the terminal showed.
 func bmluaOnTerminal(_ keys: [String], environment: String = "") throws -> String {
-    let binary = packageRoot.appendingPathComponent(".build/debug/bmlua").path
+    let binary = builtExecutable("bmlua").path
     // Each chunk is printf's format, so \\r, \\033 and \\004 are interpreted;
     // `timeout` keeps a stuck prompt from hanging the suite.
     let typing = keys.map { "sleep 0.3; printf '\($0)'" }.joined(separator: "; ")
     let shell = "(sleep 0.5; \(typing); sleep 0.5) | \(environment) timeout 10 script -qfec '\(binary)' /dev/null"
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments = ["-c", shell]
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return String(decoding: data, as: UTF8.self)
+    let result = try Subprocess.run(URL(fileURLWithPath: "/bin/sh"), ["-c", shell])
+    return result.stdout + result.stderr
 }
 
 @Suite("bmlua on a terminal", .enabled(if: hasScriptCommand))

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `scripts/install PREFIX` puts the binary, the man page and the shell

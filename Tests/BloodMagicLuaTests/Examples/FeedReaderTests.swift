@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The example's scripts folder in the checkout.

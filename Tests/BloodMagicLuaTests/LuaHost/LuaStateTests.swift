@@ -89,7 +89,9 @@ struct LuaStateTests {
         let otherStarted = Atomic<Bool>(false)
         let otherDone = Atomic<Bool>(false)
         state.withStack { lua in
-            lua.register("swiftDepth") { lua in
+            // Unowned: the state keeps this function, so a strong capture
+            // would be a cycle that never frees the state.
+            lua.register("swiftDepth") { [unowned state] lua in
                 // Re-entry from inside a Lua call on the same thread.
                 let inner = state.withStack { $0.top }
                 lua.push(inner >= 0 ? 1 : 0)

@@ -1,5 +1,6 @@
 import CLua
 import Foundation
+import TestSupport
 import Testing
 @testable import BloodMagicLua
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Runs the `bm-preference-probe` helper with a temporary HOME (and no
 /// XDG_CONFIG_HOME unless given), so the real UserDefaults files of the
@@ -7,32 +8,30 @@ struct Probe {
     let home: URL
     var xdgConfigHome: URL?
 
-    static var executable: URL {
-        let here = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        var directory = here.deletingLastPathComponent()
-        for _ in 0..<6 {
-            let candidate = directory.appendingPathComponent("bm-preference-probe")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory.deleteLastPathComponent()
-        }
-        return URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent(".build/debug/bm-preference-probe")
-    }
+    static var executable: URL { builtExecutable("bm-preference-probe") }
 
     init() throws {
         home = FileManager.default.temporaryDirectory.appendingPathComponent("bm-prefs-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
     }
 
-    func start(_ arguments: [String]) throws -> (Process, Pipe) {
-        let process = Process()
-        process.executableURL = Probe.executable
-        process.arguments = arguments
+    /// The probe's environment: the scratch HOME, and XDG_CONFIG_HOME only when given.
+    private var environment: [String: String] {
         var environment = ProcessInfo.processInfo.environment
         environment["HOME"] = home.path
         environment.removeValue(forKey: "XDG_CONFIG_HOME")
         if let xdgConfigHome { environment["XDG_CONFIG_HOME"] = xdgConfigHome.path }
+        return environment
+    }
+
+    /// Starts the probe and returns at once, for a test that kills it.
+    func start(_ arguments: [String]) throws -> (Process, Pipe) {
+        let process = Process()
+        process.executableURL = Probe.executable
+        process.arguments = arguments
+        var environment = self.environment
+        // It is killed on purpose: no backtracer to hold its pipe open.
+        environment["SWIFT_BACKTRACE"] = "enable=no"
         process.environment = environment
         let output = Pipe()
         process.standardOutput = output
@@ -41,11 +40,16 @@ struct Probe {
         return (process, output)
     }
 
+    /// Runs the probe to its end, with a deadline (a `--crash` run is
+    /// expected to abort), and returns its status and standard output.
     @discardableResult
     func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let (process, pipe) = try start(arguments)
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let result = try Subprocess.run(
+            Probe.executable, arguments, environment: environment,
+            expectation: arguments.contains("--crash") ? .crashes : .exits, stderrToNull: true)
+        if result.timedOut {
+            throw SubprocessError("bm-preference-probe \(arguments.joined(separator: " ")) did not finish; killed it")
+        }
+        return (result.status, result.stdout)
     }
 }

@@ -37,4 +37,41 @@ struct PropertyListFilePreferenceStoreTests {
         // Nothing was overwritten.
         #expect(try String(contentsOf: file, encoding: .utf8) == "not a property list")
     }
+
+    /// Found by the plist fuzz target: Foundation crashed the process while
+    /// bridging a binary property list that holds a set. A file holding
+    /// anything a preference cannot be is an error that names it, for reads
+    /// and writes, and it is never overwritten.
+    @Test func aBinaryFileHoldingASetIsAnErrorNotACrash() throws {
+        let file = scratchFile()
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        // { "s": set(1) }: a dictionary (0xD1), the key "s" (0x51), a set of one (0xC1), the integer 1 (0x10).
+        var bytes: [UInt8] = Array("bplist00".utf8) + [0xD1, 0x01, 0x02, 0x51, 0x73, 0xC1, 0x03, 0x10, 0x01]
+        let table = bytes.count
+        bytes += [0x08, 0x0B, 0x0D, 0x0F]
+        bytes += [0, 0, 0, 0, 0, 0, 1, 1] + bigEndian(4) + bigEndian(0) + bigEndian(UInt64(table))
+        try Data(bytes).write(to: file)
+        let store = PropertyListFilePreferenceStore(fileURL: file)
+        #expect(store.value(forKey: "s") == nil)
+        #expect(store.allValues.isEmpty)
+        let error = try #require(throws: SpellError.self) { try store.setValue(.int(1), forKey: "k") }
+        #expect("\(error)".contains(file.path))
+        #expect("\(error)".contains("preferences never hold"))
+        #expect(try Data(contentsOf: file) == Data(bytes))
+    }
+
+    @Test func binaryFilesTheStoreWritesPassTheCheck() throws {
+        let data = try PropertyListSerialization.data(
+            fromPropertyList: ["b": true, "i": 7, "d": 2.5, "s": "text", "u": "ünïcode", "date": Date(),
+                               "data": Data([1]), "list": [1, "two"], "dict": ["k": false]],
+            format: .binary, options: 0)
+        #expect(BinaryPropertyListCheck.problem(in: data) == nil)
+        #expect(BinaryPropertyListCheck.problem(in: Data("<plist/>".utf8)) == nil)
+        #expect(BinaryPropertyListCheck.problem(in: Data("bplist00".utf8)) != nil)
+        #expect(BinaryPropertyListCheck.problem(in: data.prefix(data.count - 1)) != nil)
+    }
+
+    private func bigEndian(_ value: UInt64) -> [UInt8] {
+        (0..<8).reversed().map { UInt8(truncatingIfNeeded: value >> (UInt64($0) * 8)) }
+    }
 }

@@ -1,5 +1,6 @@
 import BloodMagic
 import Foundation
+import Synchronization
 import Testing
 
 @Suite struct UserDefaultsStoreTests {
@@ -41,13 +42,14 @@ import Testing
         let probe = try Probe()
         let suite = "bm.test.merge"
         let count = 25
-        let first = try probe.start(["write-many", suite, "a", "\(count)"])
-        let second = try probe.start(["write-many", suite, "b", "\(count)"])
-        for (process, pipe) in [first, second] {
-            _ = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
+        // The two writers run at the same time.
+        let statuses = Mutex<[String: Int32]>([:])
+        DispatchQueue.concurrentPerform(iterations: 2) { index in
+            let prefix = index == 0 ? "a" : "b"
+            let status = (try? probe.run(["write-many", suite, prefix, "\(count)"]))?.status ?? -1
+            statuses.withLock { $0[prefix] = status }
         }
+        #expect(statuses.withLock { $0 } == ["a": 0, "b": 0])
         let keys = (0..<count).flatMap { ["a\($0)", "b\($0)"] }
         let read = try probe.run(["read", suite] + keys)
         let missing = read.output.split(separator: "\n").filter { $0.hasSuffix("=missing") }

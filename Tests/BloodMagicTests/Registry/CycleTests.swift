@@ -9,7 +9,9 @@ private final class CycleViewController: SpellTypeNamed {
 
 private final class CycleResourceLoader: SpellTypeNamed {
     static var spellTypeName: String { "ResourceLoader" }
-    let owner: CycleViewController
+    /// Weak, as an owner back-reference should be: the owner keeps its
+    /// loader, so a strong one would be a cycle that frees neither.
+    weak var owner: CycleViewController?
     init(owner: CycleViewController) { self.owner = owner }
     @Injectable var session: CycleSession
 }
@@ -31,7 +33,7 @@ private final class SelfNeedingPart {}
             return loader
         }
         registry.register(CycleSession.self, container: CycleResourceLoader.self) { loader in
-            _ = try loader.owner.$loader.value()
+            _ = try #require(loader.owner).$loader.value()
             return CycleSession()
         }
         let error = #expect(throws: SpellError.self) {
@@ -64,8 +66,11 @@ private final class SelfNeedingPart {}
                 }
             }
         }
-        let error = #expect(throws: SpellError.self) {
-            try Registry.withCurrent(registry) { try CycleResourceLoader(owner: CycleViewController()).$session.value() }
+        let owner = CycleViewController()
+        let error = withExtendedLifetime(owner) {
+            #expect(throws: SpellError.self) {
+                try Registry.withCurrent(registry) { try CycleResourceLoader(owner: owner).$session.value() }
+            }
         }
         #expect(error?.description == "dependency cycle: CycA.b -> CycB.a -> CycA.b")
     }
@@ -78,15 +83,18 @@ private final class SelfNeedingPart {}
         }
         registry.register(CycleSession.self) { loader in
             // Resolving another object's property of the same name is fine.
-            let other = CycleResourceLoader(owner: CycleViewController())
-            _ = other
+            let otherOwner = CycleViewController()
+            let other = CycleResourceLoader(owner: otherOwner)
+            withExtendedLifetime(otherOwner) { _ = other }
             return CycleSession()
         }
         let controller = CycleViewController()
-        let loader = try Registry.withCurrent(registry) { try controller.$loader.value() }
-        let session = try Registry.withCurrent(registry) { try loader.$session.value() }
-        #expect(loader.owner === controller)
-        #expect(try Registry.withCurrent(registry) { try loader.$session.value() } === session)
+        try withExtendedLifetime(controller) {
+            let loader = try Registry.withCurrent(registry) { try controller.$loader.value() }
+            let session = try Registry.withCurrent(registry) { try loader.$session.value() }
+            #expect(loader.owner === controller)
+            #expect(try Registry.withCurrent(registry) { try loader.$session.value() } === session)
+        }
     }
 }
 

@@ -286,7 +286,9 @@ private let retryCounter = CallCounter()
         final class Holder {
             @Injectable var manager: RequestManager
         }
-        registry.register(RequestManager.self) { _ in
+        // Unowned: the registry keeps this initializer, so a strong capture
+        // would be a cycle that never frees the registry.
+        registry.register(RequestManager.self) { [unowned registry] _ in
             registry.register(RequestManager.self, container: Holder.self) { _ in RequestManager(label: "registered meanwhile") }
             return RequestManager(label: "first")
         }

@@ -1,0 +1,2 @@
+local greeting = "hello, " .. "world"
+return greeting

@@ -1,0 +1,2 @@
+-- expect: instruction limit exceeded
+while true do end

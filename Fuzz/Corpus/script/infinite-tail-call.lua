@@ -1,0 +1,3 @@
+-- expect: instruction limit exceeded
+local function f() return f() end
+f()

@@ -1,0 +1,3 @@
+#!/usr/bin/env bmlua
+local x = 1
+assert(x == 1)

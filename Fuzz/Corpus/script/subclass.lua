@@ -1,0 +1,6 @@
+local Base = bm.class("Base", { a = bm.spell.lazy("Part"), hello = function() return "base" end })
+bm.class("Part", {})
+local Sub = bm.class("Sub", { b = bm.spell.final { optional = true } }, Base)
+local s = Sub.new()
+assert(bm.is_instance(s, Base) and bm.class_of(s) == Sub)
+assert(s.a ~= nil and s.b == nil and s.hello() == "base")

@@ -1,0 +1,2 @@
+-- expect: expected near
+function (x) return x +

@@ -1,0 +1,1 @@
+bm.initializer { type = "T", init = function() return {

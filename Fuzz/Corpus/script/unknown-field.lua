@@ -1,0 +1,2 @@
+-- expect: unknown field
+bm.initializer { type = "T", contaner = "X", init = function() end }

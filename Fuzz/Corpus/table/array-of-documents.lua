@@ -1,0 +1,1 @@
+{ { name = "a" }, { name = "b", children = {} } }

@@ -1,0 +1,2 @@
+-- expect: kind
+{ name = "x", kind = "trunk" }

@@ -1,0 +1,1 @@
+coroutine.create(function() end)

@@ -1,0 +1,1 @@
+local t = { name = "leaf" } for i = 1, 100 do t = { name = "n", child = { document = t } } end return t

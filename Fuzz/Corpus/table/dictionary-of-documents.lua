@@ -1,0 +1,1 @@
+{ first = { name = "a" }, second = { name = "b" } }

@@ -1,0 +1,2 @@
+-- expect: count
+{ name = "x", count = 1.5 }

@@ -1,0 +1,1 @@
+(function() while true do end end)()

@@ -1,0 +1,1 @@
+{ name = "x", count = 2^63, ratio = math.huge }

@@ -1,0 +1,1 @@
+{ name = "x", count = 2.0, ratio = 7 }

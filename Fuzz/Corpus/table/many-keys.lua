@@ -1,0 +1,1 @@
+local t = { name = "x", attributes = {} } for i = 1, 500 do t.attributes["k" .. i] = { name = "v" } end return t

@@ -1,0 +1,1 @@
+setmetatable({}, { __index = function(t, k) return k == "name" and "from __index" or nil end })

@@ -1,0 +1,1 @@
+setmetatable({ name = "x" }, { __pairs = function() error("pairs called") end, __len = function() return 1e9 end })

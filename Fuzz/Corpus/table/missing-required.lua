@@ -1,0 +1,2 @@
+-- expect: name
+{ count = 1 }

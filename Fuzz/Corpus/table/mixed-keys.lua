@@ -1,0 +1,1 @@
+{ name = "x", tags = { "a", b = "c" }, numbered = { "zero-based?", x = "y", [1.5] = "f" } }

@@ -1,0 +1,1 @@
+{ name = "x", ratio = 0/0, children = { { name = "y", ratio = -1/0 } } }

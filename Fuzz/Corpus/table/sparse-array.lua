@@ -1,0 +1,1 @@
+{ name = "x", tags = { "a", nil, "c" }, children = { [1] = { name = "1" }, [3] = { name = "3" } } }

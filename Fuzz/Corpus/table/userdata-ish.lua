@@ -1,0 +1,1 @@
+{ name = "x", children = { io, os, string } }

@@ -1,0 +1,1 @@
+local t = { name = "wide", children = {}, tags = {} } for i = 1, 2000 do t.children[i] = { name = tostring(i) } t.tags[i] = "t" end return t

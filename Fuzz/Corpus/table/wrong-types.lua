@@ -1,0 +1,1 @@
+{ name = 42, count = "three", flag = "yes", tags = "not a list" }

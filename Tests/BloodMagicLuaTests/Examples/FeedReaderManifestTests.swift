@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The feed reader's manifest, as shipped beside its scripts.

@@ -67,7 +67,7 @@ for round = 1, rounds do
   expect_error(function() return Final.new().id end)
   expect_error(function() Pref.new().v = function() end end)
   local deep = {}
-  for _ = 1, 100 do deep = { deep } end
+  for _ = 1, 300 do deep = { deep } end
   expect_error(function() Pref.new().v = deep end)
   local needs = Needs.new()
   expect_error(function() return needs.missing end)

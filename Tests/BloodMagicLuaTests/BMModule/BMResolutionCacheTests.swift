@@ -55,7 +55,9 @@ struct BMResolutionCacheTests {
         let registry = Registry()
         let host = try ScriptHost(options: .init(registry: registry, preferences: InMemoryPreferenceStore()))
         host.state.withStack { lua in
-            lua.register("swift_register") { _ in
+            // Unowned: the state keeps this function and the registry keeps
+            // the state's registrations, so a strong capture is a cycle.
+            lua.register("swift_register") { [unowned registry] _ in
                 registry.registerInitializer(type: SpellTypeKey(name: "Loader"), source: "swift") { _ in "swift" }
                 return 0
             }

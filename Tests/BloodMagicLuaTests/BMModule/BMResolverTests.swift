@@ -134,7 +134,8 @@ struct BMResolverTests {
             #expect(screen.maybe == nil)
             #expect(try screen.$client.value() === screen.client)
         }
-        withExtendedLifetime(host) {}
+        // A resolver from Lua keeps its state until the host is unloaded.
+        host.unload()
     }
 
     @Test func aWrongValueFromALuaResolverNamesItsScript() throws {
@@ -146,7 +147,7 @@ struct BMResolverTests {
             #expect("\(error.map { "\($0)" } ?? "")".contains(
                 "wiring.lua:1: the Lua resolver for FeedClient returned an integer, which is not a FeedClient"))
         }
-        withExtendedLifetime(host) {}
+        host.unload()
     }
 
     @Test func aSwiftResolverServesLuaProperties() throws {

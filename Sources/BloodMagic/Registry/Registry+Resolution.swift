@@ -19,11 +19,13 @@ extension Registry {
         let stack = ResolutionStack.currentPointer
         guard let sender = container.object else {
             let value: Any = try ResolutionStack.whileResolving(self, on: stack) { try record.produce(for: NoSender.instance) }
+            if log.mayReport { log.served(container: container.key.name, property: property, type: type.name, by: record) }
             return value
         }
         let value: Any = try Registry.trackResolution(container: container.key.name, property: property, object: sender) {
             try ResolutionStack.whileResolving(self, on: stack) { try record.produce(for: sender) }
         }
+        if log.mayReport { log.served(container: container.key.name, property: property, type: type.name, by: record) }
         return value
     }
 
@@ -78,14 +80,18 @@ extension Registry {
                     ?? noInitializerError(type: SpellTypeKey(Value.self), container: ContainerDescriptor(sender), property: property)
             }
             if resolution.makesTyped(Value.self) {
-                return try Registry.trackTypedResolution(object: sender, property: property, on: stack) {
+                let made = try Registry.trackTypedResolution(object: sender, property: property, on: stack) {
                     try ResolutionStack.whileResolving(self, on: stack) { try resolution.makeTyped(Value.self, for: sender) }
                 }
+                if log.mayReport { reportResolved(sender: sender, property: property, valueType: Value.self, record: record) }
+                return made
             }
             let value = try Registry.trackTypedResolution(object: sender, property: property, on: stack) {
                 try ResolutionStack.whileResolving(self, on: stack) { try record.produce(for: sender) }
             }
-            return try Registry.cast(value, to: Value.self, property: property, sender: sender, source: record.source)
+            let made = try Registry.cast(value, to: Value.self, property: property, sender: sender, source: record.source)
+            if log.mayReport { reportResolved(sender: sender, property: property, valueType: Value.self, record: record) }
+            return made
         }
     }
 

@@ -17,6 +17,8 @@ public final class Registry: Sendable {
     /// Distinguishes registries in per-thread caches (never reused, unlike
     /// an object address).
     @usableFromInline let serial = GenerationCounter.nextRegistrySerial()
+    /// Resolution events through swift-log (see `logger`, Registry+Logging).
+    @usableFromInline package let log = ResolutionLog()
 
     /// Makes an empty registry.
     public init() {
@@ -423,7 +425,11 @@ final class InitializerRecord: Sendable {
         // The tracker reports an initializer that needs its own singleton
         // as a cycle before `get` would take the slot's lock a second time.
         return try Registry.trackResolution(container: "\(type.name) (singleton)", property: "", object: slot) {
-            try slot.get { try make(sender) }
+            try slot.get {
+                let made = try make(sender)
+                Registry.reportSingletonCreated(by: self)
+                return made
+            }
         }
     }
 }

@@ -340,25 +340,38 @@ public final class ResolvingCell<Value>: SpellCellNaming, ProducedCell {
             )
             return try cast(made, object: object, keyPath: keyPath, source: "template provider")
         case .lazy:
-            if let made = try produceRegistered(object: object, keyPath: keyPath, resolution: resolution) { return made }
+            if let made = try produceRegistered(object: object, keyPath: keyPath, resolution: resolution) {
+                if registry.log.mayReport { reportServed(object: object, keyPath: keyPath, registry: registry, resolution: resolution) }
+                return made
+            }
             if let made = try produceFromResolvers(object: object, keyPath: keyPath, registry: registry, spell: .lazy) {
                 return made
             }
-            if let fallback, let made = fallback() as? Value { return made }
+            if let fallback, let made = fallback() as? Value {
+                if registry.log.mayReport { reportServed(object: object, keyPath: keyPath, registry: registry, resolution: nil) }
+                return made
+            }
             let wrapped = (Value.self as? any OptionalProtocol.Type)?.wrappedType ?? Value.self
             if let constructible = wrapped as? any DefaultConstructible.Type,
                let made = constructible.init() as Any as? Value {
+                if registry.log.mayReport { reportServed(object: object, keyPath: keyPath, registry: registry, resolution: nil) }
                 return made
             }
             throw SpellError.notConstructible(
                 property: propertyName(keyPath, in: object), container: SpellNames.containerName(of: object), type: SpellTypeKey(wrapped).name
             )
         case .injectable:
-            if let made = try produceRegistered(object: object, keyPath: keyPath, resolution: resolution) { return made }
+            if let made = try produceRegistered(object: object, keyPath: keyPath, resolution: resolution) {
+                if registry.log.mayReport { reportServed(object: object, keyPath: keyPath, registry: registry, resolution: resolution) }
+                return made
+            }
             if let made = try produceFromResolvers(object: object, keyPath: keyPath, registry: registry, spell: .injectable) {
                 return made
             }
-            if resolution.valueIsOptional { return nil }
+            if resolution.valueIsOptional {
+                if registry.log.mayReport { reportServed(object: object, keyPath: keyPath, registry: registry, resolution: nil, absent: true) }
+                return nil
+            }
             let wrapped = SpellTypeKey(Value.self)
             throw registry.noInitializerError(type: wrapped, container: ContainerDescriptor(object), property: propertyName(keyPath, in: object))
         }

@@ -24,7 +24,11 @@ extension Registry {
     /// spelled properties cost nothing.
     public var logger: Logger {
         get { log.logger }
-        set { log.use(newValue) }
+        set {
+            log.use(newValue)
+            // Cached lookups carry whether events are reported.
+            state.withLock { $0.invalidateCaches() }
+        }
     }
 }
 

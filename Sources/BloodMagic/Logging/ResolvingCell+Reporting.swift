@@ -1,8 +1,9 @@
 extension ResolvingCell {
-    /// Reports what served this property (see `Registry.logger`): the
-    /// lookup's initializer, or with no lookup, default construction (nil
-    /// with `absent`). Out of line: the getter's code only holds the
-    /// `mayReport` check that guards the call.
+    /// Reports what served this property when no registered initializer
+    /// did (see `Registry.logger`): default construction, or nil with
+    /// `absent`. (A registered initializer is reported with the hooks,
+    /// which a reporting registry's lookups ask for.) Out of line: the
+    /// getter's code only holds the `mayReport` check that guards the call.
     @usableFromInline
     @inline(never)
     func reportServed(object: AnyObject, keyPath: AnyKeyPath?, registry: Registry, resolution: CachedResolution?, absent: Bool = false) {

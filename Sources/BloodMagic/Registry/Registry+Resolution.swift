@@ -83,14 +83,14 @@ extension Registry {
                 let made = try Registry.trackTypedResolution(object: sender, property: property, on: stack) {
                     try ResolutionStack.whileResolving(self, on: stack) { try resolution.makeTyped(Value.self, for: sender) }
                 }
-                if log.mayReport { reportResolved(sender: sender, property: property, valueType: Value.self, record: record) }
+                if resolution.reports { reportResolved(sender: sender, property: property, valueType: Value.self, record: record) }
                 return made
             }
             let value = try Registry.trackTypedResolution(object: sender, property: property, on: stack) {
                 try ResolutionStack.whileResolving(self, on: stack) { try record.produce(for: sender) }
             }
             let made = try Registry.cast(value, to: Value.self, property: property, sender: sender, source: record.source)
-            if log.mayReport { reportResolved(sender: sender, property: property, valueType: Value.self, record: record) }
+            if resolution.reports { reportResolved(sender: sender, property: property, valueType: Value.self, record: record) }
             return made
         }
     }
@@ -196,8 +196,10 @@ extension Registry {
         let typeKey = SpellTypeKey(optional?.wrappedType ?? valueType)
         let container = ContainerDescriptor(object)
         let observes = object is any PropertyInjectionObserving
+        let reports = log.isEnabled
         return state.withLock { state in
-            let found = state.lookup(type: typeKey, container: container, observes: observes).with(valueIsOptional: optional != nil)
+            let found = state.lookup(type: typeKey, container: container, observes: observes)
+                .with(valueIsOptional: optional != nil, reports: reports)
             if state.fastCache.count >= RegistryState.maxCachedResolutions { state.fastCache.removeAll(keepingCapacity: true) }
             state.fastCache[key] = found
             return found

@@ -182,6 +182,12 @@ public final class ResolvingCell<Value>: SpellCellNaming, ProducedCell {
         let registry = resolvingRegistry
         let property = propertyName(keyPath, in: object)
         registry.withCachedResolution(valueType: Value.self, object: object, stack: ResolutionStack.currentPointer) { resolution in
+            // Reported here, off the first read's path: `needsHooks` says so.
+            if resolution.reports, let record = resolution.record {
+                registry.log.served(
+                    container: SpellNames.containerName(of: object), property: property,
+                    type: SpellTypeKey(Value.self).name, by: record)
+            }
             registry.runHooks(after: resolution, sender: object, property: property, value: value)
         }
     }
@@ -340,10 +346,7 @@ public final class ResolvingCell<Value>: SpellCellNaming, ProducedCell {
             )
             return try cast(made, object: object, keyPath: keyPath, source: "template provider")
         case .lazy:
-            if let made = try produceRegistered(object: object, keyPath: keyPath, resolution: resolution) {
-                if registry.log.mayReport { reportServed(object: object, keyPath: keyPath, registry: registry, resolution: resolution) }
-                return made
-            }
+            if let made = try produceRegistered(object: object, keyPath: keyPath, resolution: resolution) { return made }
             if let made = try produceFromResolvers(object: object, keyPath: keyPath, registry: registry, spell: .lazy) {
                 return made
             }
@@ -361,10 +364,7 @@ public final class ResolvingCell<Value>: SpellCellNaming, ProducedCell {
                 property: propertyName(keyPath, in: object), container: SpellNames.containerName(of: object), type: SpellTypeKey(wrapped).name
             )
         case .injectable:
-            if let made = try produceRegistered(object: object, keyPath: keyPath, resolution: resolution) {
-                if registry.log.mayReport { reportServed(object: object, keyPath: keyPath, registry: registry, resolution: resolution) }
-                return made
-            }
+            if let made = try produceRegistered(object: object, keyPath: keyPath, resolution: resolution) { return made }
             if let made = try produceFromResolvers(object: object, keyPath: keyPath, registry: registry, spell: .injectable) {
                 return made
             }

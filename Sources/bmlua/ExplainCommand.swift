@@ -1,0 +1,72 @@
+import ArgumentParser
+import BloodMagicLua
+import Foundation
+
+/// `bmlua explain TYPE`: why the registry would serve a type the way it does.
+struct ExplainCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "explain",
+        abstract: "Explain which registration would serve a type, and why.",
+        discussion: """
+            Lists every registration for the type with its specificity for the
+            container and where it was registered, marks the one that wins (*)
+            and says why, then the hooks that would run after the injection.
+            Nothing is run. TYPE is a type name or a protocol set, `any P & Q`.
+
+            Examples:
+              bmlua explain Cache --scripts Scripts
+              bmlua explain 'any FeedLoader' --container DigestController --scripts Scripts
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The type: a name, or a protocol set `any P & Q`.", valueName: "TYPE"))
+    var type: String
+
+    @Option(help: ArgumentHelp("Explain for this container type (a class name).", valueName: "C"))
+    var container: String?
+
+    @Option(help: ArgumentHelp("Only the hooks of this property.", valueName: "NAME"))
+    var property: String?
+
+    @OptionGroup var host: HostOptions
+
+    /// "any P & Q" as a protocol set, anything else as a type name.
+    var typeKey: SpellTypeKey {
+        let trimmed = type.trimmingCharacters(in: .whitespaces)
+        guard trimmed.hasPrefix("any ") else { return SpellTypeKey(name: trimmed) }
+        let names = trimmed.dropFirst(4).split(separator: "&").map { $0.trimmingCharacters(in: .whitespaces) }
+        return SpellTypeKey(protocols: names.filter { !$0.isEmpty })
+    }
+
+    func validate() throws {
+        let key = typeKey
+        if key.name.isEmpty || key.name == "any " || (key.protocols?.isEmpty ?? false) {
+            throw ValidationError("explain: '\(type)' is not a type name (give e.g. Cache or 'any FeedLoader')")
+        }
+    }
+
+    func run() throws {
+        let scriptHost = try host.makeHost()
+        let reporter = ErrorReporter()
+        guard host.loadStartupScripts(into: scriptHost, reporter: reporter) else { throw ExitCode.failure }
+        let key = typeKey
+        let explanation = scriptHost.explain(key, container: container, property: property)
+        if !explanation.typeIsKnown {
+            let closest = scriptHost.registry.closestRegistrations(to: key).compactMap { $0.type?.name }
+            let hint = closest.isEmpty ? (host.scripts == nil ? " (no --scripts given)" : "") : " (closest: \(Array(Set(closest)).sorted().joined(separator: ", ")))"
+            report("explain: unknown type '\(key.name)': no registration names it\(hint)")
+            throw ExitCode.failure
+        }
+        if let container, !explanation.containerIsKnown && !scriptHost.definesClass(named: container) {
+            report("explain: unknown container '\(container)': no registration, hook or class names it")
+            throw ExitCode.failure
+        }
+        print(explanation.description)
+    }
+
+    /// Writes `bmlua: message` on standard error.
+    private func report(_ message: String) {
+        let style = TerminalStyle(for: STDERR_FILENO)
+        FileHandle.standardError.write(Data((style.bold("bmlua:") + " " + style.red(message) + "\n").utf8))
+    }
+}

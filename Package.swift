@@ -122,7 +122,10 @@ let package = Package(
         ),
         .testTarget(
             name: "BloodMagicLuaTests",
-            dependencies: ["BloodMagicLua", "BloodMagicFuzzTargets", "TestSupport"]
+            dependencies: [
+                "BloodMagicLua", "BloodMagicFuzzTargets", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -11,7 +11,7 @@ extension ResolutionLog {
     func served(container: String, property: String, type: String, by record: InitializerRecord) {
         debug(
             .served,
-            "served \(container).\(property) (\(type)) by the \(record.scope == .singleton ? "singleton" : "initializer") registered at \(record.source) (\(record.container), \(record.scope) scope)",
+            "served \(Self.target(container: container, property: property, type: type)) by the \(record.scope == .singleton ? "singleton" : "initializer") registered at \(record.source) (\(record.container), \(record.scope) scope)",
             [
                 "container": .string(container), "property": .string(property), "type": .string(type),
                 "kind": .string(record.scope == .singleton ? "singleton" : "initializer"),
@@ -27,7 +27,13 @@ extension ResolutionLog {
             "kind": .string(other.kind),
         ]
         if let source = other.source { metadata["source"] = .string(source) }
-        debug(.served, "served \(container).\(property) (\(type)) \(other.phrase)", metadata)
+        debug(.served, "served \(Self.target(container: container, property: property, type: type)) \(other.phrase)", metadata)
+    }
+
+    /// "Screen.loader (Loader)", or "Loader (no container)" for a resolution
+    /// without one (`bm.resolve("Loader")`).
+    static func target(container: String, property: String, type: String) -> String {
+        container == "(none)" ? "\(type) (no container)" : "\(container).\(property) (\(type))"
     }
 
     /// What served a property when no registered initializer did.

@@ -133,6 +133,21 @@ struct BMLuaObservabilityTests {
         #expect(try feedreader().stderr.isEmpty)
     }
 
+    /// The README's `bmlua explain` example prints what the README shows.
+    @Test func readmeShowsRealExplainOutput() throws {
+        let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(readme.components(separatedBy: "### Seeing what served a property").dropFirst().first)
+        let command = try #require(section.components(separatedBy: "```sh\n").dropFirst().first?.components(separatedBy: "\n```").first)
+        let expected = try #require(section.components(separatedBy: "```text\n").dropFirst().first?.components(separatedBy: "```").first)
+        #expect(command.hasPrefix("bmlua explain "))
+        let arguments = command.dropFirst("bmlua ".count).split(separator: " ").map { $0.replacingOccurrences(of: "'", with: "") }
+        // 'any FeedLoader' is one argument.
+        let joined = ["explain", "any FeedLoader"] + arguments.drop { $0 != "--container" }
+        let result = try bmlua(Array(joined), directory: packageRoot)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == expected)
+    }
+
     /// The README's debug lines are what the feed reader prints (timings aside).
     @Test func readmeShowsRealLogLines() throws {
         let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)

@@ -134,6 +134,15 @@ public struct LuaStack {
         limitsBlock.pointee.memory_limit = limits.maxMemory.map { size_t(max(0, $0)) } ?? 0
         limitsBlock.pointee.configured_instruction_limit = Int64(max(0, limits.maxInstructions ?? 0))
         limitsBlock.pointee.configured_time_limit_ns = limits.maxTime.map(LuaLimits.nanoseconds) ?? 0
+        // What a script's pcall gets for a refused allocation: the messages
+        // an uncaught error has, made now (naming them then allocates nothing).
+        ensureSpace(2)
+        lua_createtable(L, 3, 0)
+        for refused in [BM_REFUSED_MEMORY, BM_REFUSED_INSTRUCTIONS, BM_REFUSED_TIME] {
+            push(Self.limitMessage(refused: Int32(refused), limitsBlock.pointee))
+            lua_rawseti(L, -2, lua_Integer(refused))
+        }
+        bm_sandbox_set_limit_messages(L)
     }
 
     /// Bytes the state holds now.
@@ -225,7 +234,7 @@ public struct LuaStack {
     public func call(arguments: Int32, results: Int32) throws(LuaError) {
         precondition(lua_gettop(L) - arguments >= 1, "call: no function below the arguments")
         ensureSpace(2)
-        let status = bm_call(L, arguments, results, bm_message_handler)
+        let status = bm_call(L, arguments, results, bm_sandbox_message_handler)
         if status != LUA_OK {
             throw popError(status: status, handlerRan: true)
         }
@@ -301,12 +310,25 @@ public struct LuaStack {
     private static func refusal(_ block: bm_limits) -> (kind: LuaError.Kind, message: String)? {
         switch Int(block.refused) {
         case BM_REFUSED_TIME:
-            return (.timeLimit, "time limit exceeded (\(LuaLimits.formatSeconds(block.configured_time_limit_ns)) s)")
+            return (.timeLimit, limitMessage(refused: block.refused, block))
         case BM_REFUSED_INSTRUCTIONS:
-            return (.instructionLimit, "instruction limit exceeded (\(block.configured_instruction_limit) instructions)")
+            return (.instructionLimit, limitMessage(refused: block.refused, block))
         default:
             guard block.memory_limit_hit != 0 else { return nil }
-            return (.memoryLimit, "memory limit exceeded (limit \(LuaLimits.formatSize(Int(block.memory_limit))))")
+            return (.memoryLimit, limitMessage(refused: Int32(BM_REFUSED_MEMORY), block))
+        }
+    }
+
+    /// The message of an allocation refused for a limit (`BM_REFUSED_*`),
+    /// uncaught or caught by a script's `pcall`.
+    static func limitMessage(refused: Int32, _ block: bm_limits) -> String {
+        switch Int(refused) {
+        case BM_REFUSED_TIME:
+            return "time limit exceeded (\(LuaLimits.formatSeconds(block.configured_time_limit_ns)) s)"
+        case BM_REFUSED_INSTRUCTIONS:
+            return "instruction limit exceeded (\(block.configured_instruction_limit) instructions)"
+        default:
+            return "memory limit exceeded (limit \(LuaLimits.formatSize(Int(block.memory_limit))))"
         }
     }
 

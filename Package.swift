@@ -117,7 +117,11 @@ let package = Package(
         ),
         .testTarget(
             name: "BloodMagicLuaTests",
-            dependencies: ["BloodMagicLua", "BloodMagicFuzzTargets", "TestSupport"]
+            dependencies: [
+                "BloodMagicLua", "BloodMagicFuzzTargets", "TestSupport",
+                // Live reload's tests capture what a failed reload logs.
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -62,16 +62,20 @@ package final class FileChangeWatcher: Sendable {
         stopPipe = (fds[0], fds[1])
         let plan = Self.plan(for: mode)
         self.mode = plan.mode
+        let armed = DispatchSemaphore(value: 0)
         Self.running.add(1, ordering: .releasing)
         let thread = Thread { [self] in
             self.thread.store(currentThreadID(), ordering: .releasing)
-            self.run(plan.plan.makeSource(), quiet: quiet, maxDelay: maxDelay, refreshInterval: refreshInterval,
-                     targets: targets, onChange: onChange)
+            self.run(plan.plan.makeSource(), armed: armed, quiet: quiet, maxDelay: maxDelay,
+                     refreshInterval: refreshInterval, targets: targets, onChange: onChange)
             Self.running.subtract(1, ordering: .releasing)
             finished.signal()
         }
         thread.name = "BloodMagic file watcher"
         thread.start()
+        // A change made after this returns is seen: the watches are set.
+        // (Bounded, should `targets` wait for something the caller holds.)
+        _ = armed.wait(timeout: .now() + .seconds(2))
     }
 
     deinit {
@@ -114,13 +118,14 @@ package final class FileChangeWatcher: Sendable {
     }
 
     private func run(
-        _ source: any FileEventSource, quiet: Duration, maxDelay: Duration, refreshInterval: Duration,
-        targets: @Sendable () -> WatchTargets, onChange: Handler
+        _ source: any FileEventSource, armed: DispatchSemaphore, quiet: Duration, maxDelay: Duration,
+        refreshInterval: Duration, targets: @Sendable () -> WatchTargets, onChange: Handler
     ) {
         defer { source.close() }
         let clock = ContinuousClock()
         var watched = targets()
         source.update(watched)
+        armed.signal()
         var lastRefresh = clock.now
         var pending: Set<String> = []
         var burstStart: ContinuousClock.Instant?

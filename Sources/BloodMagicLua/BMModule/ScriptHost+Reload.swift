@@ -57,6 +57,8 @@ extension ScriptHost {
     /// outcome to the callbacks once the reload is over.
     func reload(noticed: [String]) -> Result<ScriptReloadReport, ScriptLoadError> {
         let (outcome, module) = reloadGate.run { reloadTransaction(noticed: noticed) }
+        // The new scripts may require other modules: watch them from now on.
+        if outcome.isSuccess { liveReload.withLock { $0.watcher }?.refreshTargets() }
         announce(outcome, through: module)
         return outcome
     }

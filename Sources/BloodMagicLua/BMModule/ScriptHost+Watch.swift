@@ -53,6 +53,14 @@ extension ScriptHost {
         liveReload.withLock { $0.watcher?.mode }
     }
 
+    /// What a watcher of this host watches now: the scripts directory and
+    /// its `partials/`, the files given to ``load(files:)``, and the modules
+    /// required so far (for `bmlua --watch`, which watches a host it runs
+    /// a script in).
+    package var watchTargets: WatchTargets {
+        wiring.withLock { $0 }.watchTargets(scriptsDirectory: options.scriptsDirectory)
+    }
+
     /// A reload for a change the watcher saw (the outcome goes to the callbacks).
     func reloadAfterChange(_ paths: [String]) {
         _ = reload(noticed: paths)

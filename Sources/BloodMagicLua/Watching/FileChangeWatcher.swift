@@ -32,6 +32,9 @@ package final class FileChangeWatcher: Sendable {
     /// from inside `onChange`.
     private let thread = Atomic<UInt>(0)
     private let finished = DispatchSemaphore(value: 0)
+    /// Set by `refreshTargets()`, taken by the thread.
+    private let refreshRequested = Atomic<Bool>(false)
+    private let refreshed = DispatchSemaphore(value: 0)
 
     /// Watcher threads running in this process (for tests and tools).
     package static var runningCount: Int { running.load(ordering: .acquiring) }
@@ -86,6 +89,17 @@ package final class FileChangeWatcher: Sendable {
     /// Whether the watcher still runs.
     package var isRunning: Bool { !stopped.load(ordering: .acquiring) }
 
+    /// Makes the watcher ask `targets` again now (what to watch changed:
+    /// a reload required other modules), and waits until it watches them —
+    /// unless called from `onChange`, after which it asks anyway.
+    package func refreshTargets() {
+        guard isRunning, thread.load(ordering: .acquiring) != currentThreadID() else { return }
+        refreshRequested.store(true, ordering: .releasing)
+        var byte: UInt8 = 2
+        _ = write(stopPipe.write, &byte, 1)
+        _ = refreshed.wait(timeout: .now() + .seconds(2))
+    }
+
     /// Stops the thread and waits for it to end (unless called from
     /// `onChange`, on the thread itself). Later calls do nothing.
     package func stop() {
@@ -136,7 +150,19 @@ package final class FileChangeWatcher: Sendable {
                 let now = clock.now
                 timeout = max(.zero, min(quiet - (now - lastEvent), maxDelay - (now - burstStart)))
             }
-            guard let changed = source.wait(timeout: timeout, stopDescriptor: stopPipe.read) else { break }
+            guard let changed = source.wait(timeout: timeout, stopDescriptor: stopPipe.read) else {
+                // The pipe: stop, or ask the targets again.
+                if stopped.load(ordering: .acquiring) { break }
+                var drain = [UInt8](repeating: 0, count: 64)
+                while drain.withUnsafeMutableBytes({ read(stopPipe.read, $0.baseAddress, $0.count) }) > 0 {}
+                if refreshRequested.exchange(false, ordering: .acquiringAndReleasing) {
+                    watched = targets()
+                    source.update(watched)
+                    lastRefresh = clock.now
+                    refreshed.signal()
+                }
+                continue
+            }
             let now = clock.now
             if !changed.isEmpty {
                 pending.formUnion(changed)

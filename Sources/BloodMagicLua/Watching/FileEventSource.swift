@@ -15,8 +15,8 @@ protocol FileEventSource: AnyObject {
     func update(_ targets: WatchTargets)
     /// Waits at most `timeout` for changes, or until `stopDescriptor`
     /// becomes readable. Returns the relevant paths that changed (empty when
-    /// the time ran out or only irrelevant things happened), or nil once
-    /// stopping was asked for.
+    /// the time ran out or only irrelevant things happened), or nil when
+    /// `stopDescriptor` is readable (stop, or a request to ask the targets again).
     func wait(timeout: Duration, stopDescriptor: Int32) -> [String]?
     /// Releases what the source holds.
     func close()

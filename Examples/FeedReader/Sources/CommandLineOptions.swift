@@ -1,7 +1,7 @@
 import Foundation
 
 /// The reader's command line: `feedreader [--scripts DIR] [--feeds DIR]
-/// [--preferences FILE]`. Parsed by hand on purpose: the example needs
+/// [--preferences FILE] [--watch [--refresh SECONDS]]`. Parsed by hand on purpose: the example needs
 /// nothing beyond `CommandLine.arguments`.
 struct CommandLineOptions {
     /// The directory of startup scripts that wire the app.
@@ -16,9 +16,14 @@ struct CommandLineOptions {
     /// `--write-manifest FILE`: write the app's manifest for
     /// `bmlua check --manifest FILE` and stop.
     var manifestFile: String?
+    /// `--watch`: keep running, reload the scripts when they change, and
+    /// refresh the digest every `refreshInterval` seconds.
+    var watches = false
+    /// `--refresh SECONDS`: how often `--watch` refreshes the digest.
+    var refreshInterval = 2.0
 
     static let usage = """
-        usage: feedreader [--scripts DIR] [--feeds DIR] [--preferences FILE]
+        usage: feedreader [--scripts DIR] [--feeds DIR] [--preferences FILE] [--watch [--refresh SECONDS]]
                feedreader --write-manifest FILE
 
           --scripts DIR       the Lua startup scripts that wire the app
@@ -29,6 +34,9 @@ struct CommandLineOptions {
                               write the app's manifest (its Swift containers, exposed
                               types and globals) for `bmlua check --manifest FILE`
                               (`-`: standard output), then stop
+          --watch             keep running: reload the scripts when one changes, and
+                              refresh the digest every few seconds (Ctrl-C stops)
+          --refresh SECONDS   how often --watch refreshes the digest (default: 2)
         """
 
     /// Parses the arguments after the program name.
@@ -40,6 +48,13 @@ struct CommandLineOptions {
             switch argument {
             case "-h", "--help":
                 options.showsHelp = true
+            case "--watch":
+                options.watches = true
+            case "--refresh":
+                guard let value = remaining.popFirst(), let seconds = Double(value), seconds > 0, seconds <= 3600 else {
+                    throw FeedReaderError("--refresh needs a number of seconds above 0 and at most 3600\n\(usage)")
+                }
+                options.refreshInterval = seconds
             case "--scripts", "--feeds", "--preferences", "--write-manifest":
                 guard let value = remaining.popFirst() else {
                     throw FeedReaderError("\(argument) needs a value\n\(usage)")

@@ -87,8 +87,11 @@ extension Registry {
     ) -> Bool {
         let doomed = Set(replaced)
         let preset = presetSingletons.mapValues(SharedValue.init)
-        return state.withLock { state in
-            guard let staged = state.stages.removeValue(forKey: stage.id) else { return false }
+        let (committed, released) = state.withLock { state -> (Bool, RegistryState.Snapshot?) in
+            guard let staged = state.stages.removeValue(forKey: stage.id) else { return (false, nil) }
+            // The old lists, so that the registrations removed are released
+            // (their closures, a Lua state's last references) after the lock.
+            let released = state.snapshot()
             state.initializers.removeAll { doomed.contains($0.handle) }
             state.hooks.removeAll { doomed.contains($0.handle) }
             state.preferenceOverrides.removeAll { doomed.contains($0.handle) }
@@ -108,8 +111,10 @@ extension Registry {
             state.resolvers += staged.resolvers
             state.preferenceKeyGenerators += staged.preferenceKeyGenerators
             state.invalidateCaches()
-            return true
+            return (true, released)
         }
+        withExtendedLifetime(released) {}
+        return committed
     }
 }
 

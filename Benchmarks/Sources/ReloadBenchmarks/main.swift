@@ -88,7 +88,7 @@ let warmClient = identity(Client())
 _ = warmClient.service
 
 let watching = BenchmarkSuite("live reload: the resolution path without and with a watcher (ns per read)", rounds: 9)
-func measureReads(_ suffix: String, baselineSuffix: String?) {
+@MainActor func measureReads(_ suffix: String, baselineSuffix: String?) {
     watching.measure("first read, Lua initializer (new container)\(suffix)", operations: 200_000,
                      baseline: baselineSuffix.map { "first read, Lua initializer (new container)\($0)" },
                      goal: baselineSuffix == nil ? nil : 1.05) { n in

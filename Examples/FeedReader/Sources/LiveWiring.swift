@@ -40,7 +40,13 @@ final class LiveWiring {
         var refresh = 0
         while stop.wait(timeout: .now() + options.refreshInterval) == .timedOut {
             refresh += 1
-            try self.refresh(refresh)
+            do {
+                try self.refresh(refresh)
+            } catch {
+                // A wiring the scripts broke (a loader nothing serves): say
+                // so, and try again on the next refresh, after the next edit.
+                FileHandle.standardError.write(Data("feedreader: refresh \(refresh): \(error)\n".utf8))
+            }
             fflush(nil)
         }
         print("Stopped watching.")

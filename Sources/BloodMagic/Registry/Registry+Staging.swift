@@ -78,13 +78,15 @@ extension Registry {
     /// Puts the registrations of `stage` in force and removes `replaced`,
     /// as one change: one lock, one generation bump. A staged singleton
     /// whose handle is in `presetSingletons` starts with that value instead
-    /// of making one. Returns false (changing nothing) when the stage is no
-    /// longer open (the registry was reset meanwhile).
+    /// of making one. Returns nil (changing nothing) when the stage is no
+    /// longer open (the registry was reset meanwhile); else what the
+    /// registry let go of, for the caller to release where it likes (the
+    /// removed registrations hold their closures, and whatever those hold).
     @discardableResult
     package func commitStage(
         _ stage: RegistryStage, replacing replaced: some Collection<SpellHandle>,
         presetSingletons: [SpellHandle: Any] = [:]
-    ) -> Bool {
+    ) -> ReleasedRegistrations? {
         let doomed = Set(replaced)
         let preset = presetSingletons.mapValues(SharedValue.init)
         let (committed, released) = state.withLock { state -> (Bool, RegistryState.Snapshot?) in
@@ -113,9 +115,14 @@ extension Registry {
             state.invalidateCaches()
             return (true, released)
         }
-        withExtendedLifetime(released) {}
-        return committed
+        guard committed, let released else { return nil }
+        return ReleasedRegistrations(lists: released)
     }
+}
+
+/// The registrations a commit removed, kept until this goes away.
+package struct ReleasedRegistrations: Sendable {
+    let lists: RegistryState.Snapshot
 }
 
 extension RegistryState {

@@ -11,6 +11,11 @@ extension BMModule {
         tracking.withLock { Array($0.handles.values) + $0.hostHandles }
     }
 
+    /// The registrations the scripts made through this module.
+    var scriptHandles: Set<SpellHandle> {
+        tracking.withLock { Set($0.handles.values) }
+    }
+
     /// How many `bm.on_reload` callbacks are registered.
     func reloadCallbackCount() -> Int {
         (try? callPrelude("reload_callback_count", results: 1) { lua in

@@ -102,19 +102,41 @@ extension ScriptHost {
         fresh.sources = sources
 
         let oldHandles = old.module.allHandles
-        let oldEntries = registry.entries.filter { old.module.madeRegistration($0.handle) }
-        let newEntries = registry.stagedEntries(stage).filter { next.module.madeRegistration($0.handle) }
-        let (report, unchangedPairs) = ScriptReloadReport.compare(old: oldEntries, new: newEntries, changedFiles: changed)
-        let kept = keptSingletons(unchangedPairs, into: next.state)
-        let committed = wiring.withLock { wiring -> Bool in
-            guard registry.commitStage(stage, replacing: oldHandles, presetSingletons: kept) else { return false }
-            wiring = fresh
-            return true
+        // The scripts' registrations (not the host's `partials/` provider):
+        // the same line of an unchanged file is the same origin.
+        let changedPrefixes = changed.map { $0 + ":" }
+        let changes = registry.changes(
+            staged: stage, replacing: old.module.scriptHandles, madeBy: next.module.scriptHandles
+        ) { oldSource, newSource in
+            oldSource == newSource && !changedPrefixes.contains { newSource.hasPrefix($0) }
         }
-        guard committed else {
+        let report = ScriptReloadReport(
+            changedFiles: changed, added: changes.added, removed: changes.removed, replaced: changes.replaced,
+            unchangedCount: changes.unchangedCount)
+        let kept = keptSingletons(changes.unchangedSingletons, into: next.state)
+        let released = wiring.withLock { wiring -> ReleasedRegistrations? in
+            guard let released = registry.commitStage(stage, replacing: oldHandles, presetSingletons: kept) else {
+                return nil
+            }
+            wiring = fresh
+            return released
+        }
+        guard let released else {
             return failure([LuaError(.runtime, "the registry was reset while the scripts reloaded; nothing was changed")], changed: changed)
         }
+        // The old wiring — its registrations, and the Lua state they kept
+        // alive — is freed off this thread: the reload is over for the
+        // caller (and a watcher) as soon as the new wiring is in force.
+        ScriptHost.releaseQueue.async { withExtendedLifetime((released, old)) {} }
         return (.success(report), next.module)
+    }
+
+    /// Where replaced wirings are freed.
+    static let releaseQueue = DispatchQueue(label: "BloodMagic.reload.release", qos: .utility)
+
+    /// Waits until the wirings replaced so far are freed (tests).
+    static func drainReleases() {
+        releaseQueue.sync {}
     }
 
     /// The values of the old singletons that unchanged registrations keep,
@@ -122,23 +144,22 @@ extension ScriptHost {
     /// new state; a Lua table, function, userdata or coroutine belongs to
     /// the old state, so its singleton is made anew.
     private func keptSingletons(
-        _ pairs: [(old: SpellEntry, new: SpellEntry)], into state: LuaState
+        _ pairs: [(old: SpellHandle, new: SpellHandle)], into state: LuaState
     ) -> [SpellHandle: Any] {
-        let singletons = pairs.filter { $0.new.kind == .singleton }
-        guard !singletons.isEmpty else { return [:] }
-        let made = registry.madeSingletonValues(singletons.map(\.old.handle))
+        guard !pairs.isEmpty else { return [:] }
+        let made = registry.madeSingletonValues(pairs.map(\.old))
         var kept: [SpellHandle: Any] = [:]
-        for (old, new) in singletons {
-            guard let value = made[old.handle] else { continue }
+        for (old, new) in pairs {
+            guard let value = made[old] else { continue }
             guard let resolved = value as? LuaResolvedValue else {
-                kept[new.handle] = value
+                kept[new] = value
                 continue
             }
             switch resolved.value {
             case .table, .function, .userdata, .thread:
                 continue
             default:
-                kept[new.handle] = LuaResolvedValue(
+                kept[new] = LuaResolvedValue(
                     value: resolved.value, state: state, source: resolved.source, typeName: resolved.typeName,
                     producer: resolved.producer)
             }
@@ -167,3 +188,4 @@ extension ScriptHost {
         liveReload.withLock { $0.logger = logger }
     }
 }
+

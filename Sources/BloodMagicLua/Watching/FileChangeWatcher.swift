@@ -48,8 +48,8 @@ package final class FileChangeWatcher: Sendable {
     ///   - refreshInterval: how often `targets` is asked again while idle.
     package init(
         mode: ScriptWatchMode = .native,
-        quiet: Duration = .milliseconds(30),
-        maxDelay: Duration = .milliseconds(200),
+        quiet: Duration = .milliseconds(50),
+        maxDelay: Duration = .milliseconds(250),
         refreshInterval: Duration = .seconds(1),
         targets: @escaping @Sendable () -> WatchTargets,
         onChange: @escaping Handler

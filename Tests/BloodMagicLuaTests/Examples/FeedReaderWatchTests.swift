@@ -21,12 +21,13 @@ struct FeedReaderWatchTests {
         // A broken edit: reported, and the digest keeps its loader.
         let controllers = scripts.appendingPathComponent("30-controllers.lua")
         let original = try String(contentsOf: controllers, encoding: .utf8)
-        try Data((original + "\nbm.initializer {\n").utf8).write(to: controllers)
+        // Saved as editors do: a whole new file renamed over the old one.
+        try Data((original + "\nbm.initializer {\n").utf8).write(to: controllers, options: .atomic)
         #expect(child.waitFor { _, err in err.contains("feedreader: the scripts did not reload") })
         #expect(child.stderr.contains("\(controllers.path):"))
 
         try Data(original.replacingOccurrences(of: "CachedFeedLoader.new()", with: "RefreshingFeedLoader.new()").utf8)
-            .write(to: controllers)
+            .write(to: controllers, options: .atomic)
         #expect(child.waitFor { out, _ in out.contains("Digest loader: CachedFeedLoader -> RefreshingFeedLoader (30-controllers.lua changed)\n") })
         let out = child.stdout
         #expect(out.contains("Scripts reloaded (30-controllers.lua): "))

@@ -40,7 +40,7 @@ private final class StagedPanel {
         let before = Registry.withCurrent(registry) { StagedScreen() }
         #expect(try before.$service.value().label == "old")
 
-        #expect(registry.commitStage(stage, replacing: [old]))
+        #expect(registry.commitStage(stage, replacing: [old]) != nil)
         #expect(registry.entries.map(\.handle) == [staged, hook])
         #expect(!registry.isOpen(stage))
         let after = Registry.withCurrent(registry) { StagedScreen() }
@@ -58,7 +58,7 @@ private final class StagedPanel {
         registry.discardStage(stage)
         #expect(registry.entries.map(\.handle) == [old])
         #expect(registry.stagedEntries(stage).isEmpty)
-        #expect(!registry.commitStage(stage, replacing: [old]), "a discarded stage cannot be committed")
+        #expect(registry.commitStage(stage, replacing: [old]) == nil, "a discarded stage cannot be committed")
         #expect(registry.entries.map(\.handle) == [old])
         #expect(registry.generation.current == generation, "staging must not invalidate lookups")
         #expect(try Registry.withCurrent(registry) { StagedScreen() }.$service.value().label == "old")
@@ -82,7 +82,7 @@ private final class StagedPanel {
         _ = registry.withStage(stage) { registry.register(StagedService.self) { _ in StagedService(label: "1") } }
         registry.reset()
         #expect(!registry.isOpen(stage))
-        #expect(!registry.commitStage(stage, replacing: []))
+        #expect(registry.commitStage(stage, replacing: []) == nil)
         #expect(registry.entries.isEmpty)
     }
 

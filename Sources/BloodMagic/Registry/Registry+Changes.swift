@@ -32,19 +32,56 @@ extension Registry {
         // Copies of the lists (no copying of elements until they change).
         let (current, staged) = state.withLock { ($0.snapshot(), $0.stages[stage.id]?.snapshot()) }
         guard let staged else { return StagedChanges() }
-        let before = current.registrations(among: old)
-        let after = staged.registrations(among: new)
+        var changes = StagedChanges()
+        // Registrations of different lists never do the same job: each list
+        // is matched on its own, with its concrete record type.
+        func match<Record: MatchableRegistration>(_ list: KeyPath<RegistryState.Snapshot, [Record]>) {
+            Self.match(
+                current[keyPath: list].filter { old.contains($0.handle) },
+                staged[keyPath: list].filter { new.contains($0.handle) },
+                into: &changes, sameOrigin: sameOrigin)
+        }
+        match(\.initializers)
+        match(\.hooks)
+        match(\.preferenceOverrides)
+        match(\.templateProviders)
+        match(\.customSpells)
+        match(\.resolvers)
+        match(\.preferenceKeyGenerators)
+        return changes
+    }
 
-        // The old registrations of each identity, as a chain of indices.
+    /// Matches `after` against `before` (see `changes(staged:…)`).
+    private static func match<Record: MatchableRegistration>(
+        _ before: [Record], _ after: [Record], into changes: inout StagedChanges, sameOrigin: (String, String) -> Bool
+    ) {
+        var matched = [Bool](repeating: false, count: before.count)
+        func pair(_ old: Int, _ registration: Record) {
+            matched[old] = true
+            if sameOrigin(before[old].source, registration.source) {
+                changes.unchangedCount += 1
+                if registration.isSingleton { changes.unchangedSingletons.append((before[old].handle, registration.handle)) }
+            } else {
+                changes.replaced.append(registration.entry)
+            }
+        }
+        // Scripts that load again mostly register the same things in the
+        // same order: pair those off in step, with no hashing.
+        var common = 0
+        while common < before.count, common < after.count, before[common].source == after[common].source,
+              before[common].doesSameJob(as: after[common]) {
+            pair(common, after[common])
+            common += 1
+        }
+        guard common < after.count || common < before.count else { return }
+        // The rest: the unmatched old registrations of each identity, as a
+        // chain of indices.
         var first: [RegistrationIdentity: Int] = [:]
-        first.reserveCapacity(before.count)
         var next = [Int](repeating: -1, count: before.count)
-        for index in before.indices.reversed() {
+        for index in before.indices.reversed() where index >= common {
             if let following = first.updateValue(index, forKey: before[index].identity) { next[index] = following }
         }
-        var matched = [Bool](repeating: false, count: before.count)
-        var changes = StagedChanges()
-        for registration in after {
+        for registration in after[common...] {
             var candidate = first[registration.identity] ?? -1
             var fallback = -1
             var found = -1
@@ -59,22 +96,13 @@ extension Registry {
                 candidate = next[candidate]
             }
             if found < 0 { found = fallback }
-            guard found >= 0 else {
-                changes.added.append(registration.entry)
-                continue
-            }
-            matched[found] = true
-            if sameOrigin(before[found].source, registration.source) {
-                changes.unchangedCount += 1
-                if registration.identity.kind == .singleton {
-                    changes.unchangedSingletons.append((before[found].handle, registration.handle))
-                }
+            if found >= 0 {
+                pair(found, registration)
             } else {
-                changes.replaced.append(registration.entry)
+                changes.added.append(registration.entry)
             }
         }
-        changes.removed = before.indices.filter { !matched[$0] }.map { before[$0].entry }
-        return changes
+        for index in before.indices where !matched[index] { changes.removed.append(before[index].entry) }
     }
 }
 
@@ -94,11 +122,26 @@ protocol MatchableRegistration: Sendable {
     var source: String { get }
     var entry: SpellEntry { get }
     var identity: RegistrationIdentity { get }
+    /// Whether it makes a singleton (whose value may be kept).
+    var isSingleton: Bool { get }
+    /// Whether `other` has the same identity (without making either).
+    func doesSameJob(as other: Self) -> Bool
+}
+
+extension MatchableRegistration {
+    var isSingleton: Bool { false }
+    func doesSameJob(as other: Self) -> Bool { identity == other.identity }
 }
 
 extension InitializerRecord: MatchableRegistration {
     var identity: RegistrationIdentity {
         RegistrationIdentity(kind: scope == .singleton ? .singleton : .initializer, type: type, rule: container.rule, name: nil)
+    }
+
+    var isSingleton: Bool { scope == .singleton }
+
+    func doesSameJob(as other: InitializerRecord) -> Bool {
+        scope == other.scope && type == other.type && container.rule == other.container.rule
     }
 }
 
@@ -135,24 +178,5 @@ extension ResolverRecord: MatchableRegistration {
 extension PreferenceKeyGeneratorRecord: MatchableRegistration {
     var identity: RegistrationIdentity {
         RegistrationIdentity(kind: .preferenceKeys, type: nil, rule: .any, name: nil)
-    }
-}
-
-extension RegistryState.Snapshot {
-    /// The registrations among `handles`, list by list, each list in
-    /// registration order.
-    func registrations(among handles: Set<SpellHandle>) -> [any MatchableRegistration] {
-        var found: [any MatchableRegistration] = []
-        func collect(_ list: [some MatchableRegistration]) {
-            for record in list where handles.contains(record.handle) { found.append(record) }
-        }
-        collect(initializers)
-        collect(hooks)
-        collect(preferenceOverrides)
-        collect(templateProviders)
-        collect(customSpells)
-        collect(resolvers)
-        collect(preferenceKeyGenerators)
-        return found
     }
 }

@@ -87,7 +87,7 @@ extension Registry {
         _ stage: RegistryStage, replacing replaced: some Collection<SpellHandle>,
         presetSingletons: [SpellHandle: Any] = [:]
     ) -> ReleasedRegistrations? {
-        let doomed = Set(replaced)
+        let doomed = replaced as? Set<SpellHandle> ?? Set(replaced)
         let preset = presetSingletons.mapValues(SharedValue.init)
         let (committed, released) = state.withLock { state -> (Bool, RegistryState.Snapshot?) in
             guard let staged = state.stages.removeValue(forKey: stage.id) else { return (false, nil) }
@@ -102,10 +102,11 @@ extension Registry {
             state.resolvers.removeAll { doomed.contains($0.handle) }
             state.preferenceKeyGenerators.removeAll { doomed.contains($0.handle) }
             state.diagnostics.removeAll { $0.handles.contains(where: doomed.contains) }
-            state.indexInitializers()
+            let touched = state.unindex(released.initializers.filter { doomed.contains($0.handle) }, doomed: doomed)
             for record in staged.initializers {
                 state.insertInitializer(preset[record.handle].map { record.startingWith($0) } ?? record)
             }
+            state.dropEmptyIndexLists(touched)
             state.hooks += staged.hooks
             state.preferenceOverrides += staged.preferenceOverrides
             state.templateProviders += staged.templateProviders
@@ -132,6 +133,33 @@ extension RegistryState {
         guard !stages.isEmpty, let stage = RegistryStage.current, stages[stage.id] != nil else { return false }
         stages[stage.id]![keyPath: list].append(record)
         return true
+    }
+
+    /// Takes `removed` (initializers just removed from `initializers`) out
+    /// of `latestInitializer` and `initializersByType`, key by key: a reload
+    /// replaces most registrations with ones of the same keys, and the
+    /// index's arrays are kept for them rather than rebuilt. Returns the
+    /// types touched: those whose list is still empty once the new
+    /// registrations are in go with `dropEmptyIndexLists(_:)`.
+    mutating func unindex(_ removed: [InitializerRecord], doomed: Set<SpellHandle>) -> Set<SpellTypeKey> {
+        var types: Set<SpellTypeKey> = []
+        for record in removed where types.insert(record.type).inserted {
+            initializersByType[record.type]?.removeAll { doomed.contains($0.handle) }
+        }
+        for record in removed {
+            let slot = InitializerSlotKey(type: record.type, rule: record.container.rule)
+            guard let latest = latestInitializer[slot], doomed.contains(latest.handle) else { continue }
+            // The newest remaining one of the slot, if any.
+            latestInitializer[slot] = initializersByType[record.type]?.last { $0.container.rule == slot.rule }
+        }
+        return types
+    }
+
+    /// Removes the lists of `types` that are empty.
+    mutating func dropEmptyIndexLists(_ types: Set<SpellTypeKey>) {
+        for type in types where initializersByType[type]?.isEmpty == true {
+            initializersByType[type] = nil
+        }
     }
 
     /// Removes the staged registrations among `doomed`; returns how many.

@@ -127,7 +127,8 @@ extension ScriptHost {
         // The old wiring — its registrations, and the Lua state they kept
         // alive — is freed off this thread: the reload is over for the
         // caller (and a watcher) as soon as the new wiring is in force.
-        ScriptHost.releaseQueue.async { withExtendedLifetime((released, old)) {} }
+        let garbage = DeferredRelease((released, old))
+        ScriptHost.releaseQueue.async { garbage.release() }
         return (.success(report), next.module)
     }
 
@@ -189,3 +190,23 @@ extension ScriptHost {
     }
 }
 
+
+/// Values to free on another thread: the thread that runs `release()` drops
+/// them, whoever drops this box last (a box dropped only after its block
+/// ran would otherwise free them on the thread that made it).
+final class DeferredRelease: Sendable {
+    private let contents: Mutex<(any Sendable)?>
+
+    init(_ contents: any Sendable) {
+        self.contents = Mutex(contents)
+    }
+
+    /// Drops the contents, on the calling thread.
+    func release() {
+        let contents = self.contents.withLock { stored -> (any Sendable)? in
+            defer { stored = nil }
+            return stored
+        }
+        withExtendedLifetime(contents) {}
+    }
+}

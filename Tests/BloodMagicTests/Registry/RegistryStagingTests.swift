@@ -1,4 +1,4 @@
-import BloodMagic
+@testable import BloodMagic
 import Foundation
 import Synchronization
 import Testing
@@ -150,5 +150,43 @@ private final class StagedPanel {
         readers.wait()
         #expect(failures.load(ordering: .relaxed) == 0)
         #expect(registry.entries.count == 1)
+    }
+
+    /// The index the lookups use follows a commit: a Swift registration of
+    /// the same slot comes back when the scripts' one goes, and types no
+    /// registration serves any more leave no trace.
+    @Test func aCommitKeepsTheLookupIndexRight() throws {
+        let registry = Registry()
+        let swift = registry.register(StagedService.self) { _ in StagedService(label: "swift") }
+        func stageLabels(_ labels: [String], replacing old: [SpellHandle]) -> [SpellHandle] {
+            let stage = registry.openStage()
+            let handles = registry.withStage(stage) {
+                labels.map { label in
+                    registry.registerInitializer(type: SpellTypeKey(StagedService.self), source: "\(label).lua:1") { _ in
+                        StagedService(label: label)
+                    }
+                }
+            }
+            // Names no Swift type has: the index's lists by type.
+            _ = registry.withStage(stage) {
+                labels.map { label in
+                    registry.registerInitializer(type: SpellTypeKey(name: "Only\(label)"), source: "\(label).lua:2") { _ in label }
+                }
+            }
+            registry.commitStage(stage, replacing: old)
+            return handles + registry.entries.filter { $0.type?.name.hasPrefix("Only") == true }.map(\.handle)
+        }
+        func label() throws -> String { try Registry.withCurrent(registry) { StagedPanel() }.$other.value().label }
+        var scripts = stageLabels(["a"], replacing: [])
+        #expect(try label() == "a")
+        #expect(registry.diagnostics.contains { $0.handles.contains(swift) }, "the later registration overrides the Swift one")
+        scripts = stageLabels(["b", "c"], replacing: scripts)
+        #expect(try label() == "c")
+        scripts = stageLabels([], replacing: scripts)
+        #expect(try label() == "swift", "the Swift registration is in force again")
+        #expect(registry.entries.map(\.handle) == [swift])
+        #expect(registry.diagnostics.isEmpty)
+        let indexed = registry.state.withLock { ($0.initializersByType.count, $0.latestInitializer.count) }
+        #expect(indexed == (1, 1), "the index kept types nothing serves")
     }
 }

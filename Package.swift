@@ -124,6 +124,7 @@ let package = Package(
             name: "BloodMagicLuaTests",
             dependencies: [
                 "BloodMagicLua", "BloodMagicFuzzTargets", "TestSupport",
+                // Live reload's tests capture what a failed reload logs.
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

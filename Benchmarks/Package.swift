@@ -43,6 +43,11 @@ let package = Package(
             name: "CheckBenchmarks",
             dependencies: [.product(name: "BloodMagicLua", package: "BloodMagic")]
         ),
+        // Live reload: reloading against loading, and reads with a watcher.
+        .executableTarget(
+            name: "ReloadBenchmarks",
+            dependencies: ["BenchSupport", .product(name: "BloodMagicLua", package: "BloodMagic")]
+        ),
         // Instruction counts of single spell operations (run under
         // callgrind), for when the machine is too busy for wall time.
         .executableTarget(

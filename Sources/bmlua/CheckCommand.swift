@@ -27,6 +27,7 @@ struct CheckCommand: ParsableCommand {
               bmlua check --manifest app.json Scripts
               bmlua check --format github --manifest app.json Scripts   # CI annotations
               bmlua check --format json Scripts/10-network.lua Scripts/20-ui.lua
+              bmlua check --watch Scripts                               # again on every change
             """
     )
 
@@ -39,6 +40,9 @@ struct CheckCommand: ParsableCommand {
     @Option(name: .customLong("max-instructions"), help: ArgumentHelp(
         "The instruction budget of each file's loading and of each dry-run step (default: 50000000).", valueName: "N"))
     var maxInstructions: Int?
+
+    @Flag(help: "Check again each time a Lua file below DIR (or one of the FILES) changes; Ctrl-C ends.")
+    var watch = false
 
     @Argument(help: ArgumentHelp("A scripts directory, or script files.", valueName: "DIR|FILES"))
     var paths: [String]
@@ -64,6 +68,28 @@ struct CheckCommand: ParsableCommand {
     }
 
     func run() throws {
+        guard watch else {
+            if try !checkOnce() { throw ExitCode.failure }
+            return
+        }
+        try WatchSession().run(watching: watchTargets) {
+            _ = try? checkOnce()
+            return watchTargets
+        }
+    }
+
+    /// What `--watch` watches: every directory below DIR (any `*.lua`), or the FILES.
+    private var watchTargets: WatchTargets {
+        var isDirectory: ObjCBool = false
+        if paths.count == 1, FileManager.default.fileExists(atPath: paths[0], isDirectory: &isDirectory), isDirectory.boolValue {
+            return WatchTargets(luaDirectories: WatchTargets.directoryTree(paths[0]))
+        }
+        return WatchTargets(files: paths)
+    }
+
+    /// Checks once and prints the findings; false when there were any (or
+    /// the check could not run).
+    private func checkOnce() throws -> Bool {
         var isDirectory: ObjCBool = false
         var limits = ScriptChecker.inspectionLimits
         if let maxInstructions { limits.maxInstructions = maxInstructions }
@@ -77,7 +103,7 @@ struct CheckCommand: ParsableCommand {
             }
         } catch {
             ErrorReporter().report(LuaError(.io, String(describing: error)))
-            throw ExitCode.failure
+            return false
         }
         switch format {
         case .text:
@@ -91,7 +117,8 @@ struct CheckCommand: ParsableCommand {
         case .github:
             for problem in problems { print(GitHubAnnotation.line(for: problem)) }
         }
-        if !problems.isEmpty { throw ExitCode.failure }
+        if watch && problems.isEmpty && format == .text { print("no problems") }
+        return problems.isEmpty
     }
 }
 

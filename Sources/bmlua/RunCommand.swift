@@ -26,6 +26,10 @@ struct RunCommand: ParsableCommand {
     @Flag(name: .customShort("v"), help: "Print the version.")
     var showVersion = false
 
+    @Flag(help: ArgumentHelp(
+        "Run the script again, in a fresh state, each time it, a startup script or a module it requires changes; Ctrl-C ends."))
+    var watch = false
+
     @Argument(
         parsing: .captureForPassthrough,
         help: ArgumentHelp("The script to run (`-` for standard input), then its arguments.", valueName: "script"))
@@ -37,9 +41,21 @@ struct RunCommand: ParsableCommand {
         if let first = scriptAndArguments.first, first.hasPrefix("-"), first != "-" {
             throw ValidationError("unknown option '\(first)'")
         }
+        if watch {
+            guard let script = scriptAndArguments.first, script != "-" else {
+                throw ValidationError("--watch needs a script file to run (standard input cannot be run again)")
+            }
+            if interactive { throw ValidationError("give --watch or -i, not both") }
+        }
     }
 
     func run() throws {
+        if watch, let script = scriptAndArguments.first {
+            let initial = WatchTargets(
+                luaDirectories: host.scripts.map { [$0, ScriptPath.join($0, "partials")] } ?? [], files: [script])
+            try WatchSession().run(watching: initial) { runWatched(script) }
+            return
+        }
         if showVersion {
             print("bmlua \(BMLua.version) (Lua 5.4)")
             if code.isEmpty && scriptAndArguments.isEmpty && modules.isEmpty && !interactive { return }
@@ -79,6 +95,45 @@ struct RunCommand: ParsableCommand {
         if interactive {
             Repl(state: state).run()
         }
+    }
+
+    /// One round of `--watch`: a fresh host, the startup scripts, `-l`,
+    /// `-e` and the script; errors are reported and the watch goes on.
+    /// Returns what to watch: the script, the scripts directory and the
+    /// modules the round required.
+    private func runWatched(_ script: String) -> WatchTargets {
+        let reporter = ErrorReporter()
+        let scriptTargets = WatchTargets(files: [script])
+        let scriptHost: ScriptHost
+        do {
+            scriptHost = try host.makeHost(scriptPath: script)
+        } catch {
+            reporter.report(LuaError(.io, String(describing: error)))
+            return scriptTargets
+        }
+        defer { scriptHost.unload() }
+        guard host.loadStartupScripts(into: scriptHost, reporter: reporter) else {
+            return scriptTargets.union(scriptHost.watchTargets)
+        }
+        let state = scriptHost.state
+        do {
+            try state.withStack { (lua) throws(LuaError) in
+                lua.setScriptArguments(
+                    script: script, arguments: Array(scriptAndArguments.dropFirst()), interpreter: ["bmlua"])
+            }
+            for action in orderedActions() {
+                switch action {
+                case .require(let module): try require(module, in: state)
+                case .run(let chunk): _ = try state.run(chunk, name: "=(command line)")
+                }
+            }
+            try runScript(script, arguments: Array(scriptAndArguments.dropFirst()), in: state)
+        } catch let error as LuaError {
+            reporter.report(error)
+        } catch {
+            reporter.report(LuaError(.runtime, String(describing: error)))
+        }
+        return scriptTargets.union(scriptHost.watchTargets)
     }
 
     /// A `-l` or `-e`, in command-line order.

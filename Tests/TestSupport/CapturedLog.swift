@@ -39,6 +39,12 @@ public final class CapturedLog: Sendable {
     /// Every event so far.
     public var events: [Event] { recorded.withLock { $0 } }
 
+    /// Every message so far, in order.
+    public var messages: [String] { events.map(\.message) }
+
+    /// The messages logged at level `error`.
+    public var errors: [String] { events.filter { $0.level == .error }.map(\.message) }
+
     /// The events whose `event` metadata is `name` (`served`, `singleton`,
     /// `hook`, `preference.read`, `preference.write`, `script.load`).
     public func events(_ name: String) -> [Event] { events.filter { $0["event"] == name } }

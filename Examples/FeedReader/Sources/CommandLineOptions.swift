@@ -2,7 +2,8 @@ import BloodMagicLua
 import Foundation
 
 /// The reader's command line: `feedreader [--scripts DIR] [--feeds DIR]
-/// [--preferences FILE] [--log-level LEVEL]`. Parsed by hand on purpose: the example needs
+/// [--preferences FILE] [--log-level LEVEL] [--watch [--refresh SECONDS]]`. Parsed by hand
+/// on purpose: the example needs
 /// nothing beyond `CommandLine.arguments`.
 struct CommandLineOptions {
     /// The directory of startup scripts that wire the app.
@@ -20,9 +21,15 @@ struct CommandLineOptions {
     /// `--log-level LEVEL` (else `BMLUA_LOG`): log BloodMagic's resolution
     /// events at LEVEL and above on standard error.
     var logLevel: String?
+    /// `--watch`: keep running, reload the scripts when they change, and
+    /// refresh the digest every `refreshInterval` seconds.
+    var watches = false
+    /// `--refresh SECONDS`: how often `--watch` refreshes the digest.
+    var refreshInterval = 2.0
 
     static let usage = """
         usage: feedreader [--scripts DIR] [--feeds DIR] [--preferences FILE] [--log-level LEVEL]
+                          [--watch [--refresh SECONDS]]
                feedreader --write-manifest FILE
 
           --scripts DIR       the Lua startup scripts that wire the app
@@ -37,6 +44,9 @@ struct CommandLineOptions {
                               write the app's manifest (its Swift containers, exposed
                               types and globals) for `bmlua check --manifest FILE`
                               (`-`: standard output), then stop
+          --watch             keep running: reload the scripts when one changes, and
+                              refresh the digest every few seconds (Ctrl-C stops)
+          --refresh SECONDS   how often --watch refreshes the digest (default: 2)
         """
 
     /// Parses the arguments after the program name.
@@ -54,6 +64,13 @@ struct CommandLineOptions {
             switch argument {
             case "-h", "--help":
                 options.showsHelp = true
+            case "--watch":
+                options.watches = true
+            case "--refresh":
+                guard let value = remaining.popFirst(), let seconds = Double(value), seconds > 0, seconds <= 3600 else {
+                    throw FeedReaderError("--refresh needs a number of seconds above 0 and at most 3600\n\(usage)")
+                }
+                options.refreshInterval = seconds
             case "--scripts", "--feeds", "--preferences", "--write-manifest", "--log-level":
                 guard let value = remaining.popFirst() else {
                     throw FeedReaderError("\(argument) needs a value\n\(usage)")

@@ -13,8 +13,9 @@ final class DigestController: DefaultConstructible {
 
     init() {}
 
-    /// Loads every feed and prints its matching items, newest first.
-    func run() throws {
+    /// Loads every feed and prints its matching items, newest first (with
+    /// `details` false, only how many each feed has).
+    func run(details: Bool = true) throws {
         let loader = try $loader.value()
         let settings = try $settings.value()
         let keyword = try settings.$keyword.get()
@@ -27,7 +28,7 @@ final class DigestController: DefaultConstructible {
             let matching = loaded.feed.items.filter { $0.matches(keyword) }.sorted { $0.published > $1.published }
             let origin = loaded.fromCache ? "from the cache" : "fetched"
             print("  \(loaded.feed.title): \(matching.count) of \(loaded.feed.items.count) items (\(origin))")
-            for item in matching.prefix(limit) {
+            for item in matching.prefix(details ? limit : 0) {
                 print("    * \(item.title) (\(item.published.day))")
                 if let summary = item.summary {
                     print("      \(summary.truncated(to: length))")

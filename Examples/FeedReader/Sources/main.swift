@@ -1,6 +1,7 @@
 // feedreader: a command-line feed reader whose wiring lives entirely in
 // Lua startup scripts (Examples/FeedReader/Scripts). Change a script and
-// rerun: no recompiling.
+// rerun: no recompiling. Or run it with --watch, and change a script while
+// it runs.
 import BloodMagicLua
 import Foundation
 
@@ -54,11 +55,20 @@ do {
     exit(1)
 }
 
+let app = FeedReaderApp()
 do {
     let scripts = try host.startupScripts().map { ($0 as NSString).lastPathComponent }
-    try FeedReaderApp().run(
-        scripts: scripts, store: options.preferencesFile.map { "in \($0)" } ?? "in memory")
+    try app.run(scripts: scripts, store: options.preferencesFile.map { "in \($0)" } ?? "in memory")
 } catch {
     report("\(error)")
     exit(1)
+}
+if options.watches {
+    // Keep running: the scripts reload on change, the digest refreshes.
+    do {
+        try LiveWiring(host: host, app: app, options: options).run()
+    } catch {
+        report("\(error)")
+        exit(1)
+    }
 }

@@ -137,16 +137,9 @@ public final class Registry: Sendable {
                 handle: handle, type: type, container: container, scope: scope, source: source,
                 make: initializer, slot: scope == .singleton ? SingletonSlot() : nil, typed: typed
             )
-            let slot = InitializerSlotKey(type: type, rule: container.rule)
-            if let shadowed = state.latestInitializer[slot] {
-                state.addDiagnostic(SpellDiagnostic(
-                    message: "\(type.name) in \(container) registered at \(source) overrides the equally specific registration at \(shadowed.source) (the later wins)",
-                    handles: [shadowed.handle, handle]
-                ))
-            }
-            state.initializers.append(record)
-            state.initializersByType[type, default: []].append(record)
-            state.latestInitializer[slot] = record
+            // A script host reloading its scripts stages them (Registry+Staging).
+            if state.stageIfOpen(record, into: \.initializers) { return handle }
+            state.insertInitializer(record)
             state.invalidateCaches()
             return handle
         }
@@ -232,6 +225,7 @@ public final class Registry: Sendable {
         let doomed = Set(handles)
         return state.withLock { state in
             let before = state.count
+            let staged = state.unstage(doomed)
             state.initializers.removeAll { doomed.contains($0.handle) }
             state.hooks.removeAll { doomed.contains($0.handle) }
             state.preferenceOverrides.removeAll { doomed.contains($0.handle) }
@@ -243,7 +237,7 @@ public final class Registry: Sendable {
             state.diagnostics.removeAll { $0.handles.contains(where: doomed.contains) }
             state.indexInitializers()
             state.invalidateCaches()
-            return before - state.count
+            return before - state.count + staged
         }
     }
 
@@ -655,6 +649,24 @@ struct RegistryState {
     /// The Swift types known by name, to match script names to them. Kept
     /// by `reset` and `removeAll`: it describes types, not registrations.
     var catalog = TypeCatalog()
+    /// Registrations staged by a script host's reload, by stage id, not in
+    /// force until the stage is committed (see Registry+Staging).
+    var stages: [UInt64: RegistryState] = [:]
+
+    /// Appends an initializer, noting (as a diagnostic) the equally specific
+    /// registration it overrides.
+    mutating func insertInitializer(_ record: InitializerRecord) {
+        let slot = InitializerSlotKey(type: record.type, rule: record.container.rule)
+        if let shadowed = latestInitializer[slot] {
+            addDiagnostic(SpellDiagnostic(
+                message: "\(record.type.name) in \(record.container) registered at \(record.source) overrides the equally specific registration at \(shadowed.source) (the later wins)",
+                handles: [shadowed.handle, record.handle]
+            ))
+        }
+        initializers.append(record)
+        initializersByType[record.type, default: []].append(record)
+        latestInitializer[slot] = record
+    }
 
     /// Rebuilds `latestInitializer` and `initializersByType` after removals.
     mutating func indexInitializers() {
@@ -684,7 +696,9 @@ struct RegistryState {
         _ make: (SpellHandle) -> Record
     ) -> SpellHandle {
         let handle = makeHandle()
-        self[keyPath: list].append(make(handle))
+        let record = make(handle)
+        if stageIfOpen(record, into: list) { return handle }
+        self[keyPath: list].append(record)
         if invalidatingCaches { invalidateCaches() }
         return handle
     }

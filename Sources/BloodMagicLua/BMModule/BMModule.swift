@@ -34,7 +34,7 @@ final class BMModule: Sendable {
     /// Script sources, indexed to find the line of a definition table's field.
     let sources = LuaSourceCache()
 
-    private let tracking = Mutex<Tracking>(Tracking())
+    let tracking = Mutex<Tracking>(Tracking())
     /// Revoked by `unload()`: registrations made before it refuse to run
     /// (a resolution that found one just before the unload gets an error).
     private let loadToken = Mutex<LoadToken>(LoadToken())

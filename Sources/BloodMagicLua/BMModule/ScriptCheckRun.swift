@@ -53,6 +53,7 @@ final class ScriptCheckRun {
         checkInitializerContainers(containers)
         checkClassDeclarations()
         try dryRun(report)
+        dryRunReloadCallbacks()
         var seen: Set<String> = []
         return problems
             .filter { seen.insert($0.description).inserted }

@@ -22,6 +22,12 @@ import Synchronization
 /// `registry.removeAll()`, `registry.reset()` and unregistering the
 /// handles. The state is freed once the registry no longer holds any of
 /// its registrations and no one holds the host.
+///
+/// The wiring can change while the app runs: ``reload()`` loads the startup
+/// scripts again in a fresh state and swaps the scripts' registrations for
+/// the new ones in one step (or changes nothing when a script fails), and
+/// ``watch(_:)`` does so whenever a script, a module it requires or a
+/// partial template changes. See <doc:LiveReload>.
 public final class ScriptHost: Sendable {
     /// How to build a host.
     public struct Options: Sendable {
@@ -43,6 +49,10 @@ public final class ScriptHost: Sendable {
         /// It is only called with valid ``PreferenceSuiteName``s: the module
         /// refuses any other suite with an error naming the script's line.
         public var suiteStore: @Sendable (String) -> any PreferenceStore
+        /// Watch the scripts and reload them on change (see
+        /// ``ScriptHost/watch(_:)``), from the end of
+        /// ``ScriptHost/loadStartupScripts()`` on; nil (the default): no watching.
+        public var watch: ScriptWatchMode?
 
         /// Creates options; the registry defaults to the shared one and the
         /// preferences to the registry's default store (the platform's user
@@ -56,8 +66,10 @@ public final class ScriptHost: Sendable {
             limits: LuaLimits = .none,
             registry: Registry = .shared,
             preferences: (any PreferenceStore)? = nil,
-            suiteStore: (@Sendable (String) -> any PreferenceStore)? = nil
+            suiteStore: (@Sendable (String) -> any PreferenceStore)? = nil,
+            watch: ScriptWatchMode? = nil
         ) {
+            self.watch = watch
             self.scriptsDirectory = scriptsDirectory
             self.libraries = libraries
             self.limits = limits
@@ -82,13 +94,20 @@ public final class ScriptHost: Sendable {
         }
     }
 
-    /// The Lua state.
-    public let state: LuaState
+    /// The Lua state: after a ``reload()``, the reload's fresh one.
+    public var state: LuaState { wiring.withLock { $0.state } }
     /// The registry the scripts register into.
     public let registry: Registry
     /// The options the host was made with.
     public let options: Options
-    let module: BMModule
+    /// The `bm` module of ``state``.
+    var module: BMModule { wiring.withLock { $0.module } }
+    /// The state in use, its module, and what was loaded into it.
+    let wiring: Mutex<HostWiring>
+    /// Serializes loading, reloading and unloading.
+    let reloadGate = HostReloadGate()
+    /// `onReload` callbacks, and the watcher.
+    let liveReload = Mutex(LiveReloadRecords())
     /// What the app declared for its manifest: containers and globals.
     let manifestRecords = Mutex(ManifestRecords())
 
@@ -99,8 +118,15 @@ public final class ScriptHost: Sendable {
         self.options = options
         self.registry = options.registry
         options.registry.defaultPreferenceStore = options.preferences
-        self.state = try LuaState(libraries: options.libraries, limits: options.limits)
-        self.module = BMModule(
+        wiring = Mutex(try Self.makeWiring(options))
+    }
+
+    /// A state with `bm` installed and `require` confined, its module, and
+    /// the host's `partials/` provider registered (into the stage a reload
+    /// runs in, if any).
+    static func makeWiring(_ options: Options) throws -> HostWiring {
+        let state = try LuaState(libraries: options.libraries, limits: options.limits)
+        let module = BMModule(
             state: state, registry: options.registry, scriptsDirectory: options.scriptsDirectory,
             preferences: options.preferences, suiteStore: options.suiteStore, crossing: BMValueCrossing())
         try module.install()
@@ -113,6 +139,12 @@ public final class ScriptHost: Sendable {
             let directory = options.scriptsDirectory
             state.withStack { lua in lua.setModuleDirectory(directory) }
         }
+        return HostWiring(state: state, module: module)
+    }
+
+    deinit {
+        // The watcher stops with the host.
+        stopWatching()
     }
 
     /// Removes everything the scripts registered (initializers, hooks,
@@ -124,9 +156,10 @@ public final class ScriptHost: Sendable {
     /// initializers, on another thread, gets an error saying it was
     /// unloaded, never a crash. The host stays usable: scripts run or
     /// loaded afterwards register again. Once the host is unloaded and
-    /// released, its Lua state is freed.
+    /// released, its Lua state is freed. Watching stops.
     public func unload() {
-        module.unload()
+        stopWatching()
+        reloadGate.run { module.unload() }
     }
 
     /// The startup scripts of the scripts directory: every `*.lua` file
@@ -156,28 +189,40 @@ public final class ScriptHost: Sendable {
 
     /// Loads every startup script. A file that fails leaves none of its
     /// registrations behind; every failing file is reported, in one error.
+    /// With ``Options/watch`` set, watching starts afterwards (whether or
+    /// not a file failed: fixing it reloads).
     public func loadStartupScripts() throws(ScriptLoadError) {
-        try load(files: startupScripts())
+        defer { if let mode = options.watch { try? watch(mode) } }
+        let files: [String]
+        do {
+            files = try startupScripts()
+        } catch {
+            // Nothing to read: reload() and the watcher keep trying the directory.
+            reloadGate.run { wiring.withLock { $0.startupFiles = nil } }
+            throw error
+        }
+        try load(files: files, asDirectory: true)
     }
 
     /// Loads the given files as startup scripts, in the order given.
+    /// ``reload()`` loads the same files again.
     public func load(files: [String]) throws(ScriptLoadError) {
-        var failures: [LuaError] = []
-        for file in files {
-            let timer = ScriptLoadTimer(registry)
-            module.beginLoad()
-            do throws(LuaError) {
-                try state.withStack { (lua) throws(LuaError) in
-                    try lua.loadFile(file)
-                    try lua.call(arguments: 0, results: 0)
-                }
-                module.endLoad(rollback: false)
-                timer?.finish(file, failure: nil)
-            } catch {
-                module.endLoad(rollback: true)
-                timer?.finish(file, failure: error)
-                failures.append(error)
+        try load(files: files, asDirectory: false)
+    }
+
+    /// Loads `files` into the state in use and records what was read, for
+    /// ``reload()`` (which, for a directory, lists it again).
+    private func load(files: [String], asDirectory: Bool) throws(ScriptLoadError) {
+        let failures = reloadGate.run { () -> [LuaError] in
+            let current = wiring.withLock { $0 }
+            var sources = ScriptSources()
+            let failures = current.load(files: files, recordingInto: &sources)
+            sources.recordModulesAndPartials(of: current, directory: options.scriptsDirectory)
+            wiring.withLock { wiring in
+                wiring.sources.merge(sources)
+                wiring.startupFiles = asDirectory ? nil : (wiring.startupFiles ?? []) + files
             }
+            return failures
         }
         if !failures.isEmpty {
             throw ScriptLoadError(failures: failures)
@@ -192,20 +237,41 @@ public final class ScriptHost: Sendable {
     /// name it that way, and a short name that two exposed or registered
     /// types share is an error listing them (use a qualified name,
     /// `"Inbox.Message"`, or expose one under another name).
+    ///
+    /// The type is exposed again in the fresh state of each ``reload()``;
+    /// the info returned describes it in the state in use now.
     @discardableResult
     public func expose<Root: AnyObject>(_ type: LuaExposedType<Root>) -> LuaExposedTypeInfo {
         registry.noteSwiftType(Root.self, alias: type.name)
-        return state.expose(type)
+        return reloadGate.run {
+            state.withStack { lua in
+                lua.recordHostSetup { lua in _ = lua.expose(type) }
+                return lua.expose(type)
+            }
+        }
     }
 
     /// Sets the global `name` for the scripts (before or after loading
     /// them). The value's shape goes into the host's ``manifest()``.
+    ///
+    /// The global is set again in the fresh state of each ``reload()``,
+    /// unless the value holds a ``LuaReference`` (a value of this state,
+    /// which another state cannot use).
     public func setGlobal(_ name: String, _ value: some LuaPushable) {
-        let shape = state.withStack { lua in
-            lua.push(value)
-            let shape = lua.valueShape(at: -1)
-            lua.setRawGlobal(name)
-            return shape
+        let carries = !HostSetupValue.holdsReference(value)
+        let shape = reloadGate.run {
+            state.withStack { lua in
+                lua.push(value)
+                let shape = lua.valueShape(at: -1)
+                lua.setRawGlobal(name)
+                if carries {
+                    lua.recordHostSetup { lua in
+                        lua.push(value)
+                        lua.setRawGlobal(name)
+                    }
+                }
+                return shape
+            }
         }
         manifestRecords.withLock { $0.globals[name] = shape }
     }
@@ -240,6 +306,9 @@ public final class ScriptHost: Sendable {
 public struct ScriptLoadError: Error, CustomStringConvertible, Sendable {
     /// The failures, in load order.
     public let failures: [LuaError]
+    /// For a failed ``ScriptHost/reload()``: the files that changed since
+    /// the wiring in force was loaded (empty otherwise).
+    public var changedFiles: [String] = []
 
     /// One failure per line.
     public var description: String {

@@ -427,6 +427,78 @@ function bm.preference_keys(fn)
 end
 
 ---------------------------------------------------------------------------
+-- Live reload
+---------------------------------------------------------------------------
+
+-- bm.on_reload(fn): fn(changes) runs after each reload of the host's
+-- scripts (ScriptHost.reload(), or a watched file changing). After a
+-- successful reload, the callbacks the new scripts registered run, in the
+-- new state; after a failed one, those of the wiring still in force.
+-- `changes` is { ok, files, added, removed, replaced, errors }: the files
+-- that changed, the registrations (as bm.entries() lists them), and the
+-- `file:line: message` of each failure.
+local reload_callbacks = {}
+local MAX_RELOAD_CALLBACKS = 100
+
+function bm.on_reload(fn)
+  if type(fn) ~= "function" then
+    fail("bm.on_reload: argument #1 must be a function(changes), got " .. typeof(fn))
+  end
+  if #reload_callbacks >= MAX_RELOAD_CALLBACKS then
+    fail("bm.on_reload: at most " .. MAX_RELOAD_CALLBACKS .. " callbacks can be registered")
+  end
+  reload_callbacks[#reload_callbacks + 1] = { fn = fn, source = core.location() }
+end
+
+function internal.reload_callback_count()
+  return #reload_callbacks
+end
+
+-- Drops the callbacks after the first `count` (a script that failed to load).
+function internal.forget_reload_callbacks(count)
+  for i = #reload_callbacks, count + 1, -1 do reload_callbacks[i] = nil end
+end
+
+-- A copy of `changes` (two levels: its lists, and their entry tables), so
+-- that what one callback does to its table no other sees.
+local function copy_changes(changes)
+  local copy = {}
+  for key, value in next, changes do
+    if type(value) == "table" then
+      local list = {}
+      for i, item in ipairs(value) do
+        if type(item) == "table" then
+          local row = {}
+          for k, v in next, item do row[k] = v end
+          list[i] = row
+        else
+          list[i] = item
+        end
+      end
+      copy[key] = list
+    else
+      copy[key] = value
+    end
+  end
+  return copy
+end
+
+-- Runs every callback with a copy of `changes`, each in protected mode.
+-- Returns the message of each that failed.
+function internal.run_reload_callbacks(changes)
+  local errors = {}
+  for i = 1, #reload_callbacks do
+    local entry = reload_callbacks[i]
+    local ok, message = pcall(entry.fn, copy_changes(changes))
+    if not ok then
+      local text = type(message) == "string" and message or ("(error object is a " .. typeof(message) .. " value)")
+      errors[#errors + 1] = text .. " (bm.on_reload callback registered at " .. entry.source .. ")"
+    end
+  end
+  return errors
+end
+
+---------------------------------------------------------------------------
 -- Spells
 ---------------------------------------------------------------------------
 
@@ -1193,6 +1265,15 @@ local CLASS = {
   new = field(required(FUNCTION), "makes an object: the given fields are set (spelled ones through their spell), then "
     .. "the class's init method runs", "fun(fields?: table): table"),
 }
+local RELOAD_CHANGES = {
+  ok = field(required(BOOLEAN), "whether the reload succeeded (false: the previous wiring stays in force)"),
+  files = field(required(TABLE), "the files that changed: startup scripts, required modules, partial templates",
+    "string[]"),
+  added = field(required(TABLE), "registrations the new scripts make that the old ones did not", "bm.Entry[]"),
+  removed = field(required(TABLE), "registrations the old scripts made that the new ones do not", "bm.Entry[]"),
+  replaced = field(required(TABLE), "registrations made again from a changed file or another line", "bm.Entry[]"),
+  errors = field(required(TABLE), "after a failed reload, each failing file's `file:line: message`", "string[]"),
+}
 local CUSTOM_SPELL = {
   name = field(required(STRING), "the spell's name"),
   get = field(FUNCTION, "the spell's getter", "fun(sender: any, property: string, value: any): any"),
@@ -1219,6 +1300,7 @@ local CLASSES = {
   { "bm.Spell", "A spell descriptor, the value of a spelled field in bm.class.", SPELL },
   { "bm.Class", "A class made by bm.class.", CLASS },
   { "bm.CustomSpell", "A spell made by bm.define_spell.", CUSTOM_SPELL },
+  { "bm.ReloadChanges", "What a bm.on_reload callback is told about a reload.", RELOAD_CHANGES },
 }
 
 -- Each function of bm: name, what it does, parameters ({ name, type,
@@ -1244,6 +1326,9 @@ local FUNCTIONS = {
   { "bm.preference_keys", "Sets the function that makes the store key of preference properties that name "
     .. "none (an explicit key still wins).",
     { { "fn", "fun(container: string, property: string): string" } }, "bm.Registration" },
+  { "bm.on_reload", "Runs fn after each reload of the scripts (ScriptHost.reload() or a watched change) with what "
+    .. "changed; after a failed reload, the callbacks of the wiring still in force run.",
+    { { "fn", "fun(changes: bm.ReloadChanges)" } } },
   { "bm.class", "Makes a class whose spelled fields are served by the registry.",
     { { "name", "string" }, { "def", "table<string, any>", true }, { "super", "bm.Class", true } }, "bm.Class" },
   { "bm.class_of", "The class of an object made by a bm.class, or nil.", { { "object", "any" } }, "bm.Class|nil" },

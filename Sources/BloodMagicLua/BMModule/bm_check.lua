@@ -13,6 +13,7 @@
 -- - `result(value)`: the kind of a value an initializer returned, and the
 --   stand-in type it is of.
 -- - `global_names()`: the globals' names, for "closest" suggestions.
+-- - `dry_reload()`: runs the `bm.on_reload` callbacks as after a reload.
 local internal = ...
 local type, next, ipairs, select, tostring, error = type, next, ipairs, select, tostring, error
 local setmetatable, rawget, rawset, rawlen, rawequal = setmetatable, rawget, rawset, rawlen, rawequal
@@ -215,6 +216,19 @@ function support.result(value)
   local kind = type(value)
   if kind == "number" and mtype(value) == "integer" then kind = "integer" end
   return kind, standin_of[value]
+end
+
+-- Calls every bm.on_reload callback as the host would after a reload that
+-- worked and after one that failed (with example changes); returns the
+-- message of each call that failed.
+function support.dry_reload()
+  local errors = internal.run_reload_callbacks({ ok = true, files = {}, added = {}, removed = {}, replaced = {},
+                                                 errors = {} })
+  local failed = internal.run_reload_callbacks({ ok = false, files = { "(a changed file).lua" }, added = {},
+                                                 removed = {}, replaced = {},
+                                                 errors = { "(a changed file).lua:1: (an example error)" } })
+  for i = 1, #failed do errors[#errors + 1] = failed[i] end
+  return errors
 end
 
 -- The names of the global variables, for "closest" suggestions.

@@ -19,6 +19,9 @@ final class LuaStateCore {
     let exposedTypes = LuaExposedTypeRegistry()
     /// Chunk names (`@path`, `=name`) loaded here that Lua shows cut; see ``LuaChunkNames``.
     var longChunkNames: Set<[UInt8]> = []
+    /// What a script host did to this state from Swift (exposed types,
+    /// globals), to do again in the fresh state of a reload.
+    var hostSetup: [(LuaStack) -> Void] = []
     private var closed = false
 
     init?(releaseQueue: LuaReleaseQueue) {

@@ -1,0 +1,214 @@
+import Synchronization
+
+// Staged registrations: how a script host swaps its wiring in one step.
+//
+// A host that reloads its scripts opens a stage and makes the new
+// registrations inside it (`withStage`). Staged registrations get handles
+// as usual but are not in force: lookups, `entries` and hooks do not see
+// them. `commitStage` then removes the old registrations and puts the
+// staged ones in force under one acquisition of the registry's lock, with
+// one generation bump, so a resolution on another thread finds the old
+// wiring or the new one, never a mix; `discardStage` drops them instead.
+
+/// A set of registrations being staged (see `Registry.openStage()`).
+package struct RegistryStage: Sendable, Hashable {
+    /// Unique in the process (never reused).
+    package let id: UInt64
+
+    private static let serials = Atomic<UInt64>(0)
+
+    /// A new stage id.
+    static func next() -> RegistryStage {
+        RegistryStage(id: serials.add(1, ordering: .relaxed).newValue)
+    }
+
+    /// The stage that registrations made now on this thread or task go to.
+    @TaskLocal static var current: RegistryStage?
+}
+
+extension Registry {
+    /// Opens an empty stage.
+    package func openStage() -> RegistryStage {
+        let stage = RegistryStage.next()
+        state.withLock { $0.stages[stage.id] = RegistryState(generation: GenerationCounter()) }
+        return stage
+    }
+
+    /// Runs `body` with registrations on this registry going to `stage`
+    /// (nil: straight into force).
+    package func withStage<Result>(_ stage: RegistryStage?, _ body: () throws -> Result) rethrows -> Result {
+        guard let stage else { return try body() }
+        return try RegistryStage.$current.withValue(stage, operation: body)
+    }
+
+    /// Whether `stage` is still open (not committed, discarded, or dropped
+    /// by `reset()`).
+    package func isOpen(_ stage: RegistryStage) -> Bool {
+        state.withLock { $0.stages[stage.id] != nil }
+    }
+
+    /// The registrations staged in `stage`, in registration order.
+    package func stagedEntries(_ stage: RegistryStage) -> [SpellEntry] {
+        state.withLock { state in
+            guard let staged = state.stages[stage.id] else { return [] }
+            return staged.allEntries
+        }
+    }
+
+    /// Drops the registrations staged in `stage` and closes it.
+    package func discardStage(_ stage: RegistryStage) {
+        state.withLock { _ = $0.stages.removeValue(forKey: stage.id) }
+    }
+
+    /// The values already made by the singletons among `handles`, by handle.
+    package func madeSingletonValues(_ handles: some Collection<SpellHandle>) -> [SpellHandle: Any] {
+        let wanted = Set(handles)
+        let slots = state.withLock { state in
+            state.initializers.compactMap { record in
+                wanted.contains(record.handle) ? record.slot.map { (record.handle, $0) } : nil
+            }
+        }
+        var values: [SpellHandle: Any] = [:]
+        for (handle, slot) in slots {
+            if let value = slot.existing { values[handle] = value }
+        }
+        return values
+    }
+
+    /// Puts the registrations of `stage` in force and removes `replaced`,
+    /// as one change: one lock, one generation bump. A staged singleton
+    /// whose handle is in `presetSingletons` starts with that value instead
+    /// of making one. Returns nil (changing nothing) when the stage is no
+    /// longer open (the registry was reset meanwhile); else what the
+    /// registry let go of, for the caller to release where it likes (the
+    /// removed registrations hold their closures, and whatever those hold).
+    @discardableResult
+    package func commitStage(
+        _ stage: RegistryStage, replacing replaced: some Collection<SpellHandle>,
+        presetSingletons: [SpellHandle: Any] = [:]
+    ) -> ReleasedRegistrations? {
+        let doomed = replaced as? Set<SpellHandle> ?? Set(replaced)
+        let preset = presetSingletons.mapValues(SharedValue.init)
+        let (committed, released) = state.withLock { state -> (Bool, RegistryState.Snapshot?) in
+            guard let staged = state.stages.removeValue(forKey: stage.id) else { return (false, nil) }
+            // The old lists, so that the registrations removed are released
+            // (their closures, a Lua state's last references) after the lock.
+            let released = state.snapshot()
+            state.initializers.removeAll { doomed.contains($0.handle) }
+            state.hooks.removeAll { doomed.contains($0.handle) }
+            state.preferenceOverrides.removeAll { doomed.contains($0.handle) }
+            state.templateProviders.removeAll { doomed.contains($0.handle) }
+            state.customSpells.removeAll { doomed.contains($0.handle) }
+            state.resolvers.removeAll { doomed.contains($0.handle) }
+            state.preferenceKeyGenerators.removeAll { doomed.contains($0.handle) }
+            state.diagnostics.removeAll { $0.handles.contains(where: doomed.contains) }
+            let touched = state.unindex(released.initializers.filter { doomed.contains($0.handle) }, doomed: doomed)
+            for record in staged.initializers {
+                state.insertInitializer(preset[record.handle].map { record.startingWith($0) } ?? record)
+            }
+            state.dropEmptyIndexLists(touched)
+            state.hooks += staged.hooks
+            state.preferenceOverrides += staged.preferenceOverrides
+            state.templateProviders += staged.templateProviders
+            state.customSpells += staged.customSpells
+            state.resolvers += staged.resolvers
+            state.preferenceKeyGenerators += staged.preferenceKeyGenerators
+            state.invalidateCaches()
+            return (true, released)
+        }
+        guard committed, let released else { return nil }
+        return ReleasedRegistrations(lists: released)
+    }
+}
+
+/// The registrations a commit removed, kept until this goes away.
+package struct ReleasedRegistrations: Sendable {
+    let lists: RegistryState.Snapshot
+}
+
+extension RegistryState {
+    /// Puts `record` into the stage registrations made now go to, if that
+    /// stage is open in this registry. Returns whether it did.
+    mutating func stageIfOpen<Record>(_ record: Record, into list: WritableKeyPath<RegistryState, [Record]>) -> Bool {
+        guard !stages.isEmpty, let stage = RegistryStage.current, stages[stage.id] != nil else { return false }
+        stages[stage.id]![keyPath: list].append(record)
+        return true
+    }
+
+    /// Takes `removed` (initializers just removed from `initializers`) out
+    /// of `latestInitializer` and `initializersByType`, key by key: a reload
+    /// replaces most registrations with ones of the same keys, and the
+    /// index's arrays are kept for them rather than rebuilt. Returns the
+    /// types touched: those whose list is still empty once the new
+    /// registrations are in go with `dropEmptyIndexLists(_:)`.
+    mutating func unindex(_ removed: [InitializerRecord], doomed: Set<SpellHandle>) -> Set<SpellTypeKey> {
+        var types: Set<SpellTypeKey> = []
+        for record in removed where types.insert(record.type).inserted {
+            initializersByType[record.type]?.removeAll { doomed.contains($0.handle) }
+        }
+        for record in removed {
+            let slot = InitializerSlotKey(type: record.type, rule: record.container.rule)
+            guard let latest = latestInitializer[slot], doomed.contains(latest.handle) else { continue }
+            // The newest remaining one of the slot, if any.
+            latestInitializer[slot] = initializersByType[record.type]?.last { $0.container.rule == slot.rule }
+        }
+        return types
+    }
+
+    /// Removes the lists of `types` that are empty.
+    mutating func dropEmptyIndexLists(_ types: Set<SpellTypeKey>) {
+        for type in types where initializersByType[type]?.isEmpty == true {
+            initializersByType[type] = nil
+        }
+    }
+
+    /// Removes the staged registrations among `doomed`; returns how many.
+    mutating func unstage(_ doomed: Set<SpellHandle>) -> Int {
+        guard !stages.isEmpty else { return 0 }
+        var removed = 0
+        for id in Array(stages.keys) {
+            let before = stages[id]!.count
+            stages[id]!.initializers.removeAll { doomed.contains($0.handle) }
+            stages[id]!.hooks.removeAll { doomed.contains($0.handle) }
+            stages[id]!.preferenceOverrides.removeAll { doomed.contains($0.handle) }
+            stages[id]!.templateProviders.removeAll { doomed.contains($0.handle) }
+            stages[id]!.customSpells.removeAll { doomed.contains($0.handle) }
+            stages[id]!.resolvers.removeAll { doomed.contains($0.handle) }
+            stages[id]!.preferenceKeyGenerators.removeAll { doomed.contains($0.handle) }
+            removed += before - stages[id]!.count
+        }
+        return removed
+    }
+
+    /// Every registration held, in registration order.
+    var allEntries: [SpellEntry] {
+        var result: [SpellEntry] = []
+        result += initializers.map(\.entry)
+        result += hooks.map(\.entry)
+        result += preferenceOverrides.map(\.entry)
+        result += templateProviders.map(\.entry)
+        result += customSpells.map(\.entry)
+        result += resolvers.map(\.entry)
+        result += preferenceKeyGenerators.map(\.entry)
+        return result.sorted { $0.handle.id < $1.handle.id }
+    }
+}
+
+extension InitializerRecord {
+    /// The same singleton registration, its value already made (`value`).
+    func startingWith(_ value: SharedValue) -> InitializerRecord {
+        guard slot != nil else { return self }
+        return InitializerRecord(
+            handle: handle, type: type, container: container, scope: scope, source: source,
+            make: make, slot: SingletonSlot(made: value), typed: typed)
+    }
+}
+
+extension SingletonSlot {
+    /// A slot holding `value` already.
+    convenience init(made value: SharedValue) {
+        self.init()
+        self.value.withLock { $0 = value }
+        isMade.store(true, ordering: .releasing)
+    }
+}

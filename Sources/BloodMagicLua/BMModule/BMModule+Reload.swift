@@ -1,0 +1,141 @@
+import CLua
+
+// The module's side of a script host's reload: which registrations it
+// made (the ones a reload replaces), and the `bm.on_reload` callbacks the
+// prelude keeps.
+
+extension BMModule {
+    /// Every registration the scripts and the host made through this
+    /// module (what a reload replaces).
+    var allHandles: [SpellHandle] {
+        tracking.withLock { Array($0.handles.values) + $0.hostHandles }
+    }
+
+    /// The registrations the scripts made through this module.
+    var scriptHandles: Set<SpellHandle> {
+        tracking.withLock { Set($0.handles.values) }
+    }
+
+    /// How many `bm.on_reload` callbacks are registered.
+    func reloadCallbackCount() -> Int {
+        (try? callPrelude("reload_callback_count", results: 1) { lua in
+            lua.ensureSpace(0)
+            return 0
+        } read: { lua in
+            Int(lua_tointegerx(lua.pointer, -1, nil))
+        }) ?? 0
+    }
+
+    /// Drops the callbacks registered after the first `count` (those of a
+    /// script that failed to load).
+    func forgetReloadCallbacks(after count: Int) {
+        _ = try? callPrelude("forget_reload_callbacks", results: 0) { lua in
+            lua.push(count)
+            return 1
+        } read: { _ in () }
+    }
+
+    /// Runs every `bm.on_reload` callback with `changes` (each in protected
+    /// mode, one failing does not stop the others). Returns the errors, each
+    /// `file:line: message (bm.on_reload callback registered at file:line)`.
+    func runReloadCallbacks(_ outcome: Result<ScriptReloadReport, ScriptLoadError>) -> [String] {
+        guard reloadCallbackCount() > 0 else { return [] }
+        do {
+            return try callPrelude("run_reload_callbacks", results: 1) { lua in
+                pushChanges(outcome, lua)
+                return 1
+            } read: { lua in
+                var messages: [String] = []
+                let count = lua.type(at: -1) == LUA_TTABLE ? lua_rawlen(lua.pointer, -1) : 0
+                for index in 0..<min(count, 1000) {
+                    lua.ensureSpace(1)
+                    lua_rawgeti(lua.pointer, -1, lua_Integer(index + 1))
+                    messages.append(lua.displayString(at: -1) ?? "?")
+                    lua.pop()
+                }
+                return messages
+            }
+        } catch {
+            return [error.message]
+        }
+    }
+
+    /// Calls `prelude[name]` with what `push` pushes (it returns how many
+    /// values), then `read` with the results on top.
+    private func callPrelude<Result>(
+        _ name: String, results: Int32, push: (LuaStack) -> Int32, read: (LuaStack) -> Result
+    ) throws(LuaError) -> Result {
+        guard let prelude = preludeTable else { throw LuaError(.runtime, "the bm module is not installed") }
+        return try state.withStack { (lua) throws(LuaError) -> Result in
+            lua.ensureSpace(3)
+            lua.push(prelude)
+            lua.push(name)
+            lua_rawget(lua.pointer, -2)
+            let arguments = push(lua)
+            try lua.call(arguments: arguments, results: results)
+            return read(lua)
+        }
+    }
+
+    /// The table a `bm.on_reload` callback gets: `ok`, `files`, `added`,
+    /// `removed`, `replaced` (entries as `bm.entries()` lists them) and
+    /// `errors` (`file:line: message`, after a failed reload).
+    private func pushChanges(_ outcome: Result<ScriptReloadReport, ScriptLoadError>, _ lua: LuaStack) {
+        lua.ensureSpace(4)
+        lua_createtable(lua.pointer, 0, 6)
+        let files: [String]
+        var lists: [(String, [SpellEntry])] = [("added", []), ("removed", []), ("replaced", [])]
+        var errors: [String] = []
+        switch outcome {
+        case .success(let report):
+            files = report.changedFiles
+            lists = [("added", report.added), ("removed", report.removed), ("replaced", report.replaced)]
+        case .failure(let failure):
+            files = failure.changedFiles
+            errors = failure.failures.map(\.message)
+        }
+        lua.push(outcome.isSuccess)
+        lua_setfield(lua.pointer, -2, "ok")
+        lua.push(files)
+        lua_setfield(lua.pointer, -2, "files")
+        lua.push(errors)
+        lua_setfield(lua.pointer, -2, "errors")
+        for (field, entries) in lists {
+            lua_createtable(lua.pointer, Int32(clamping: entries.count), 0)
+            for (offset, entry) in entries.enumerated() {
+                pushEntry(entry, lua)
+                lua_rawseti(lua.pointer, -2, lua_Integer(offset + 1))
+            }
+            lua_setfield(lua.pointer, -2, field)
+        }
+    }
+
+    /// One registration as a table, in `bm.entries()`'s form.
+    private func pushEntry(_ entry: SpellEntry, _ lua: LuaStack) {
+        lua.ensureSpace(3)
+        lua_createtable(lua.pointer, 0, 7)
+        func set(_ field: String, _ value: (some LuaPushable)?) {
+            guard let value else { return }
+            lua.push(value)
+            lua_setfield(lua.pointer, -2, field)
+        }
+        set("kind", BMModule.luaKind(entry.kind))
+        if let protocols = entry.type?.protocols {
+            set("protocols", protocols)
+        } else {
+            set("type", entry.type?.name)
+        }
+        set("container", entry.container.key?.name)
+        set("scope", entry.scope?.rawValue)
+        set("property", entry.property)
+        set("source", entry.source)
+    }
+}
+
+extension Result {
+    /// Whether this is a success.
+    var isSuccess: Bool {
+        if case .success = self { return true }
+        return false
+    }
+}

@@ -1,0 +1,88 @@
+extension ScriptHost {
+    /// Watches the scripts and reloads them (``reload()``) when they change.
+    ///
+    /// Watched: every `*.lua` directly in the scripts directory (created,
+    /// changed, removed, or renamed over — an editor's atomic save), every
+    /// module loaded with `require` (including ones first required later,
+    /// by an initializer), the `partials/` templates, and the files given to
+    /// ``load(files:)``. A burst of writes is one reload. The outcome goes to
+    /// ``onReload(_:)`` and `bm.on_reload` callbacks, on the watcher's thread.
+    ///
+    /// ```swift
+    /// let host = try ScriptHost(options: .init(scriptsDirectory: "Scripts"))
+    /// try host.loadStartupScripts()
+    /// try host.watch()           // or: Options(..., watch: .native)
+    /// host.onReload { result in print(result) }
+    /// ```
+    ///
+    /// Watching again replaces the watcher. It stops with ``stopWatching()``,
+    /// ``unload()``, or when the host goes away; it never keeps the host
+    /// alive. When the files changed between the load and this call, it
+    /// reloads at once.
+    public func watch(_ mode: ScriptWatchMode = .native) throws {
+        stopWatching()
+        let host = WeakHost(self)
+        let directory = options.scriptsDirectory
+        let watcher = try FileChangeWatcher(
+            mode: mode,
+            targets: {
+                guard let host = host.host else { return WatchTargets() }
+                return host.wiring.withLock { $0 }.watchTargets(scriptsDirectory: directory)
+            },
+            onChange: { paths in
+                host.host?.reloadAfterChange(paths)
+            })
+        liveReload.withLock { $0.watcher = watcher }
+        if hasChangedSinceLoad() { reloadAfterChange([]) }
+    }
+
+    /// Stops watching (nothing happens when the host does not watch).
+    /// A reload in progress finishes first.
+    public func stopWatching() {
+        let watcher = liveReload.withLock { records -> FileChangeWatcher? in
+            defer { records.watcher = nil }
+            return records.watcher
+        }
+        watcher?.stop()
+    }
+
+    /// How the host watches its scripts: nil when it does not; `.polling`
+    /// when `.native` was asked for but the system's events could not be
+    /// used.
+    public var watchMode: ScriptWatchMode? {
+        liveReload.withLock { $0.watcher?.mode }
+    }
+
+    /// What a watcher of this host watches now: the scripts directory and
+    /// its `partials/`, the files given to ``load(files:)``, and the modules
+    /// required so far (for `bmlua --watch`, which watches a host it runs
+    /// a script in).
+    package var watchTargets: WatchTargets {
+        wiring.withLock { $0 }.watchTargets(scriptsDirectory: options.scriptsDirectory)
+    }
+
+    /// A reload for a change the watcher saw (the outcome goes to the callbacks).
+    func reloadAfterChange(_ paths: [String]) {
+        _ = reload(noticed: paths)
+    }
+
+    /// Whether a file loaded (or the list of startup scripts) differs now
+    /// from what the wiring in force was loaded from.
+    private func hasChangedSinceLoad() -> Bool {
+        let current = wiring.withLock { $0 }
+        if current.startupFiles == nil, let listed = try? startupScripts(),
+           Set(listed) != Set(current.sources.contents.keys.filter { ScriptPath.directory(of: $0) == options.scriptsDirectory }) {
+            return !current.sources.contents.isEmpty
+        }
+        for (file, bytes) in current.sources.contents where (try? ScriptFile.read(file, shownAs: file)) != bytes {
+            return true
+        }
+        return false
+    }
+}
+
+/// The host, held weakly by its watcher's closures.
+private final class WeakHost: Sendable {
+    weak let host: ScriptHost?
+    init(_ host: ScriptHost) { self.host = host }
+}

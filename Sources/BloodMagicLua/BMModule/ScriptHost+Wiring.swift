@@ -1,0 +1,255 @@
+import CLua
+import Foundation
+import Synchronization
+
+/// One generation of a host's wiring: its Lua state, the `bm` module in
+/// it, and what was loaded into it. A reload makes a new one and swaps it
+/// in; the old state is freed once nothing uses it any more.
+struct HostWiring: Sendable {
+    let state: LuaState
+    let module: BMModule
+    /// The contents of the files loaded, as they were read.
+    var sources = ScriptSources()
+    /// The files given to `load(files:)`, loaded again by a reload; nil:
+    /// the scripts directory's startup scripts, listed again.
+    var startupFiles: [String]?
+
+    /// Loads `files` as startup scripts, each in a transaction of its own
+    /// (a failing file leaves none of its registrations, classes or
+    /// `bm.on_reload` callbacks behind), from the bytes recorded into
+    /// `sources`. Returns the failures, in order.
+    func load(files: [String], recordingInto sources: inout ScriptSources) -> [LuaError] {
+        var failures: [LuaError] = []
+        for file in files {
+            let timer = module.registry.flatMap(ScriptLoadTimer.init)
+            let bytes: [UInt8]
+            do {
+                bytes = try ScriptFile.read(file, shownAs: file)
+            } catch {
+                timer?.finish(file, failure: error)
+                failures.append(error)
+                continue
+            }
+            sources.contents[file] = bytes
+            module.beginLoad()
+            let callbacks = module.reloadCallbackCount()
+            do throws(LuaError) {
+                try state.withStack { (lua) throws(LuaError) in
+                    try lua.load(script: bytes, name: "@" + file)
+                    try lua.call(arguments: 0, results: 0)
+                }
+                module.endLoad(rollback: false)
+                timer?.finish(file, failure: nil)
+            } catch {
+                module.endLoad(rollback: true)
+                module.forgetReloadCallbacks(after: callbacks)
+                timer?.finish(file, failure: error)
+                failures.append(error)
+            }
+        }
+        return failures
+    }
+
+    /// The files of the modules `require` has loaded into the state so far.
+    func requiredModuleFiles(scriptsDirectory: String?) -> [String] {
+        let (names, confinedDirectory) = state.withStack { lua in (lua.loadedModuleNames(), lua.moduleDirectory) }
+        guard let directory = confinedDirectory ?? scriptsDirectory else { return [] }
+        return names.compactMap { ModuleFiles.file(of: $0, in: directory) }
+    }
+
+    /// What a watcher of this wiring watches: the scripts directory and
+    /// its `partials/` (any `*.lua`), the startup files given explicitly,
+    /// and the modules required so far.
+    func watchTargets(scriptsDirectory: String?) -> WatchTargets {
+        var directories: [String] = []
+        if let scriptsDirectory {
+            directories = [scriptsDirectory, ScriptPath.join(scriptsDirectory, "partials")]
+        }
+        let files = (startupFiles ?? []) + requiredModuleFiles(scriptsDirectory: scriptsDirectory)
+        return WatchTargets(luaDirectories: directories, files: files)
+    }
+}
+
+/// The contents of the files a wiring was loaded from: startup scripts,
+/// the modules they required, and the `partials/` templates there were,
+/// by path. Comparing two says which files changed.
+struct ScriptSources: Sendable, Equatable {
+    /// File contents by path (as the host names the file).
+    var contents: [String: [UInt8]] = [:]
+
+    /// Adds (or replaces) what `other` holds.
+    mutating func merge(_ other: ScriptSources) {
+        contents.merge(other.contents) { _, new in new }
+    }
+
+    /// Reads the modules `wiring`'s state has required and the
+    /// `partials/*.lua` templates of `directory`.
+    mutating func recordModulesAndPartials(of wiring: HostWiring, directory: String?) {
+        for file in wiring.requiredModuleFiles(scriptsDirectory: directory) where contents[file] == nil {
+            if let bytes = try? ScriptFile.read(file, shownAs: file) { contents[file] = bytes }
+        }
+        guard let directory else { return }
+        let partials = ScriptPath.join(directory, "partials")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: partials)) ?? []
+        for name in names.sorted().prefix(FileStampSnapshot.maxFilesPerDirectory) where name.hasSuffix(".lua") {
+            let file = ScriptPath.join(partials, name)
+            if contents[file] == nil, let bytes = try? ScriptFile.read(file, shownAs: file) { contents[file] = bytes }
+        }
+    }
+
+    /// The files whose contents differ in `newer`, appeared or went, sorted.
+    func changedFiles(in newer: ScriptSources) -> [String] {
+        var changed: [String] = []
+        for (file, bytes) in newer.contents where contents[file] != bytes { changed.append(file) }
+        for file in contents.keys where newer.contents[file] == nil { changed.append(file) }
+        return changed.sorted()
+    }
+}
+
+/// Where `require` finds a module, checked the way the sandbox's `require`
+/// checks it: a valid module name, and a regular file whose real path lies
+/// inside the module directory's.
+enum ModuleFiles {
+    /// The longest module name `require` accepts (as the sandbox's).
+    static let maxNameLength = 200
+
+    /// Whether `name` is segments of `[A-Za-z0-9_-]` separated by single dots.
+    static func isModuleName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard !bytes.isEmpty, bytes.count <= maxNameLength else { return false }
+        var segment = 0
+        for byte in bytes {
+            if byte == UInt8(ascii: ".") {
+                if segment == 0 { return false }
+                segment = 0
+            } else if (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x30 && byte <= 0x39)
+                        || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-") {
+                segment += 1
+            } else {
+                return false
+            }
+        }
+        return segment > 0
+    }
+
+    /// `<directory>/a/b.lua` or `<directory>/a/b/init.lua` for module
+    /// `a.b`, whichever `require` would load; nil for neither.
+    static func file(of name: String, in directory: String) -> String? {
+        guard isModuleName(name), let root = realPath(directory) else { return nil }
+        let relative = name.replacingOccurrences(of: ".", with: "/")
+        for suffix in [".lua", "/init.lua"] {
+            let shown = ScriptPath.join(directory, relative + suffix)
+            guard let resolved = realPath(shown) else { continue }
+            let prefix = root.hasSuffix("/") ? root : root + "/"
+            var info = stat()
+            if resolved.hasPrefix(prefix), stat(resolved, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG {
+                return shown
+            }
+        }
+        return nil
+    }
+
+    private static func realPath(_ path: String) -> String? {
+        guard !path.utf8.contains(0), let pointer = realpath(path, nil) else { return nil }
+        defer { free(pointer) }
+        return String(cString: pointer)
+    }
+}
+
+/// Lets one load, reload or unload of a host run at a time. The thread
+/// inside may come back in (a Swift function the scripts call while they
+/// load, exposing a type), where a plain lock would deadlock.
+final class HostReloadGate: Sendable {
+    private let lock = Mutex<Void>(())
+    private let owner = Atomic<UInt>(0)
+
+    /// Runs `body` inside the gate.
+    func run<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+        let me = currentThreadID()
+        if owner.load(ordering: .acquiring) == me { return try body() }
+        var result: Result?
+        try lock.withLock { (_) throws(Failure) -> Void in
+            owner.store(me, ordering: .releasing)
+            defer { owner.store(0, ordering: .releasing) }
+            result = try body()
+        }
+        return result.unsafelyUnwrapped
+    }
+
+    /// Whether the calling thread is inside the gate.
+    var isHeldByCurrentThread: Bool { owner.load(ordering: .acquiring) == currentThreadID() }
+}
+
+/// Checks whether a value for `ScriptHost.setGlobal` can be pushed into
+/// another state: not when it holds a ``LuaReference`` anywhere (a value of
+/// one state only).
+enum HostSetupValue {
+    static func holdsReference(_ value: Any) -> Bool {
+        var budget = 10_000
+        return holdsReference(value, depth: 0, budget: &budget)
+    }
+
+    private static func holdsReference(_ value: Any, depth: Int, budget: inout Int) -> Bool {
+        if value is LuaReference { return true }
+        budget -= 1
+        // Too large or deep to tell: not carried over.
+        guard depth < 32, budget > 0 else { return true }
+        let mirror = Mirror(reflecting: value)
+        // An object (an exposed type's) crosses as itself.
+        if mirror.displayStyle == .class { return false }
+        for child in mirror.children where holdsReference(child.value, depth: depth + 1, budget: &budget) {
+            return true
+        }
+        return false
+    }
+}
+
+extension LuaStack {
+    /// Records a step the host took in this state from Swift (exposing a
+    /// type, setting a global), to take again in a reload's fresh state.
+    func recordHostSetup(_ step: @escaping (LuaStack) -> Void) {
+        core.hostSetup.append(step)
+    }
+
+    /// Takes, in this state, the steps the host took in `other` (see
+    /// ``recordHostSetup(_:)``), and records them here too.
+    func replayHostSetup(of other: LuaState) {
+        let steps = other.withStack { $0.core.hostSetup }
+        for step in steps { step(self) }
+        core.hostSetup = steps
+    }
+
+    /// The module directory of the sandbox's `require`, if one is set.
+    var moduleDirectory: String? {
+        ensureSpace(1)
+        defer { lua_settop(L, -2) }
+        guard lua_getfield(L, LUA_REGISTRYINDEX, BM_MODULE_DIRECTORY_KEY) == LUA_TSTRING else { return nil }
+        return rawString(at: -1)
+    }
+
+    /// The names of the modules `require` has loaded: the string keys of
+    /// `package.loaded` that are module names (a script may put anything
+    /// there: other keys are ignored), at most `limit`.
+    func loadedModuleNames(limit: Int = 4096) -> [String] {
+        ensureSpace(4)
+        push(LUA_LOADED_TABLE)
+        guard lua_rawget(L, LUA_REGISTRYINDEX) == LUA_TTABLE else {
+            lua_settop(L, -2)
+            return []
+        }
+        var names: [String] = []
+        lua_pushnil(L)
+        while lua_next(L, -2) != 0 {
+            lua_settop(L, -2)  // the value; the key stays for lua_next
+            if lua_type(L, -1) == LUA_TSTRING, let name = rawString(at: -1), ModuleFiles.isModuleName(name) {
+                names.append(name)
+                if names.count >= limit {
+                    lua_settop(L, -2)
+                    break
+                }
+            }
+        }
+        lua_settop(L, -2)  // package.loaded
+        return names
+    }
+}

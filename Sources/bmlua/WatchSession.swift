@@ -1,0 +1,112 @@
+import BloodMagicLua
+import Dispatch
+import Foundation
+import Synchronization
+
+/// `--watch`: does the work once, then again after each change of the files
+/// it names, until Ctrl-C.
+///
+/// The files are watched by a ``FileChangeWatcher`` (inotify, Dispatch
+/// sources, or polling). Each round prints a one-line separator with the
+/// time and the files that changed. SIGINT is handled by a Dispatch signal
+/// source (no Swift code runs in a signal handler): it wakes the loop, which
+/// stops the watcher and returns, so the command exits 0. When a round is
+/// still running (a script that does not end), the process exits 0 a moment
+/// later without waiting for it.
+final class WatchSession: Sendable {
+    private struct Pending {
+        var changed: Set<String> = []
+        var interrupted = false
+    }
+
+    private let pending = Mutex(Pending())
+    private let targets = Mutex(WatchTargets())
+    /// Signalled for each change and for Ctrl-C.
+    private let wake = DispatchSemaphore(value: 0)
+    /// Signalled when a round after a change is over: the watcher then asks
+    /// for the targets of that round.
+    private let roundDone = DispatchSemaphore(value: 0)
+    private let inRound = Atomic<Bool>(false)
+
+    /// Runs `round` now and after each change; `round` does the work and
+    /// returns what to watch until the next change (`initialTargets` until
+    /// the first round is over). Returns on Ctrl-C.
+    func run(watching initialTargets: WatchTargets, _ round: () -> WatchTargets) throws {
+        signal(SIGINT, SIG_IGN)
+        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        interrupt.setEventHandler { [self] in self.interrupted() }
+        interrupt.resume()
+        defer { interrupt.cancel() }
+
+        // Watching starts before the first round (what it requires is
+        // added after it), so that no change after its output is missed.
+        targets.withLock { $0 = initialTargets }
+        let watcher = try FileChangeWatcher(
+            targets: { [self] in self.targets.withLock { $0 } },
+            onChange: { [self] paths in
+                self.pending.withLock { $0.changed.formUnion(paths) }
+                self.wake.signal()
+                self.roundDone.wait()
+            })
+        defer { watcher.stop() }
+        _ = runRound(round, watcher: watcher)
+        while true {
+            wake.wait()
+            let (changed, interrupted) = pending.withLock { pending -> ([String], Bool) in
+                defer { pending.changed = [] }
+                return (pending.changed.sorted(), pending.interrupted)
+            }
+            if interrupted {
+                roundDone.signal()  // a watcher waiting for a round goes on, and stops
+                return
+            }
+            guard !changed.isEmpty else { continue }
+            printSeparator(changed)
+            let next = runRound(round, watcher: nil)
+            targets.withLock { $0 = next }
+            roundDone.signal()
+        }
+    }
+
+    /// Runs a round; its output is flushed once `watcher` (if given)
+    /// watches what the round named. After a change, the watcher asks for
+    /// the targets itself once the round is over.
+    private func runRound(_ round: () -> WatchTargets, watcher: FileChangeWatcher?) -> WatchTargets {
+        inRound.store(true, ordering: .releasing)
+        defer { inRound.store(false, ordering: .releasing) }
+        let next = round()
+        if let watcher {
+            targets.withLock { $0 = next }
+            watcher.refreshTargets()
+        }
+        fflush(nil)
+        return next
+    }
+
+    /// Ctrl-C: wake the loop; if a round keeps running, leave without it.
+    private func interrupted() {
+        pending.withLock { $0.interrupted = true }
+        wake.signal()
+        guard inRound.load(ordering: .acquiring) else { return }
+        Thread.sleep(forTimeInterval: 0.5)
+        if inRound.load(ordering: .acquiring) {
+            fflush(nil)
+            _exit(0)
+        }
+    }
+
+    /// `── 14:03:27 · hello.lua, lib/strings.lua ──`, paths relative to the
+    /// current directory when they are below it.
+    private func printSeparator(_ changed: [String]) {
+        let cwd = FileManager.default.currentDirectoryPath
+        let prefix = cwd.hasSuffix("/") ? cwd : cwd + "/"
+        let names = changed.map { $0.hasPrefix(prefix) ? String($0.dropFirst(prefix.count)) : $0 }
+        var now = time(nil)
+        var parts = tm()
+        localtime_r(&now, &parts)
+        let clock = String(format: "%02d:%02d:%02d", parts.tm_hour, parts.tm_min, parts.tm_sec)
+        let style = TerminalStyle(for: STDOUT_FILENO)
+        print(style.dim("── \(clock) · \(names.joined(separator: ", ")) ──"))
+        fflush(nil)
+    }
+}

@@ -1,5 +1,13 @@
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 // Staged registrations: how a script host swaps its wiring in one step.
 //
 // A host that reloads its scripts opens a stage and makes the new
@@ -22,9 +30,29 @@ package struct RegistryStage: Sendable, Hashable {
         RegistryStage(id: serials.add(1, ordering: .relaxed).newValue)
     }
 
-    /// The stage that registrations made now on this thread or task go to.
-    @TaskLocal static var current: RegistryStage?
+    /// The stage that registrations made now on this thread go to (a
+    /// thread-local: read on every registration while a stage is open, so
+    /// it must be cheap).
+    static var current: RegistryStage? {
+        guard let raw = pthread_getspecific(stageKey) else { return nil }
+        return RegistryStage(id: UInt64(UInt(bitPattern: raw)))
+    }
+
+    /// Runs `body` with `stage` as `current` on this thread.
+    static func with<Result>(_ stage: RegistryStage, _ body: () throws -> Result) rethrows -> Result {
+        let previous = pthread_getspecific(stageKey)
+        pthread_setspecific(stageKey, UnsafeRawPointer(bitPattern: UInt(stage.id)))
+        defer { pthread_setspecific(stageKey, previous) }
+        return try body()
+    }
 }
+
+/// The thread-local key of `RegistryStage.current` (a stage id, never 0).
+private let stageKey: pthread_key_t = {
+    var key = pthread_key_t()
+    pthread_key_create(&key, nil)
+    return key
+}()
 
 extension Registry {
     /// Opens an empty stage.
@@ -34,11 +62,11 @@ extension Registry {
         return stage
     }
 
-    /// Runs `body` with registrations on this registry going to `stage`
-    /// (nil: straight into force).
+    /// Runs `body` with registrations on this registry made on this thread
+    /// going to `stage` (nil: straight into force).
     package func withStage<Result>(_ stage: RegistryStage?, _ body: () throws -> Result) rethrows -> Result {
         guard let stage else { return try body() }
-        return try RegistryStage.$current.withValue(stage, operation: body)
+        return try RegistryStage.with(stage, body)
     }
 
     /// Whether `stage` is still open (not committed, discarded, or dropped
@@ -102,11 +130,10 @@ extension Registry {
             state.resolvers.removeAll { doomed.contains($0.handle) }
             state.preferenceKeyGenerators.removeAll { doomed.contains($0.handle) }
             state.diagnostics.removeAll { $0.handles.contains(where: doomed.contains) }
-            let touched = state.unindex(released.initializers.filter { doomed.contains($0.handle) }, doomed: doomed)
+            state.indexInitializers()
             for record in staged.initializers {
                 state.insertInitializer(preset[record.handle].map { record.startingWith($0) } ?? record)
             }
-            state.dropEmptyIndexLists(touched)
             state.hooks += staged.hooks
             state.preferenceOverrides += staged.preferenceOverrides
             state.templateProviders += staged.templateProviders
@@ -133,33 +160,6 @@ extension RegistryState {
         guard !stages.isEmpty, let stage = RegistryStage.current, stages[stage.id] != nil else { return false }
         stages[stage.id]![keyPath: list].append(record)
         return true
-    }
-
-    /// Takes `removed` (initializers just removed from `initializers`) out
-    /// of `latestInitializer` and `initializersByType`, key by key: a reload
-    /// replaces most registrations with ones of the same keys, and the
-    /// index's arrays are kept for them rather than rebuilt. Returns the
-    /// types touched: those whose list is still empty once the new
-    /// registrations are in go with `dropEmptyIndexLists(_:)`.
-    mutating func unindex(_ removed: [InitializerRecord], doomed: Set<SpellHandle>) -> Set<SpellTypeKey> {
-        var types: Set<SpellTypeKey> = []
-        for record in removed where types.insert(record.type).inserted {
-            initializersByType[record.type]?.removeAll { doomed.contains($0.handle) }
-        }
-        for record in removed {
-            let slot = InitializerSlotKey(type: record.type, rule: record.container.rule)
-            guard let latest = latestInitializer[slot], doomed.contains(latest.handle) else { continue }
-            // The newest remaining one of the slot, if any.
-            latestInitializer[slot] = initializersByType[record.type]?.last { $0.container.rule == slot.rule }
-        }
-        return types
-    }
-
-    /// Removes the lists of `types` that are empty.
-    mutating func dropEmptyIndexLists(_ types: Set<SpellTypeKey>) {
-        for type in types where initializersByType[type]?.isEmpty == true {
-            initializersByType[type] = nil
-        }
     }
 
     /// Removes the staged registrations among `doomed`; returns how many.

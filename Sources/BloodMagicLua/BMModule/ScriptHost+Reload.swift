@@ -69,7 +69,7 @@ extension ScriptHost {
     private func reloadTransaction(noticed: [String]) -> (Result<ScriptReloadReport, ScriptLoadError>, BMModule) {
         let old = wiring.withLock { $0 }
         func failure(_ failures: [LuaError], changed: [String]) -> (Result<ScriptReloadReport, ScriptLoadError>, BMModule) {
-            (.failure(ScriptLoadError(failures: failures, changedFiles: changed)), old.module)
+            (.failure(ScriptLoadError(failures: failures, changedFiles: changed)), wiring.withLock { $0.module })
         }
         var files = old.startupFiles ?? []
         if old.startupFiles == nil {
@@ -127,7 +127,8 @@ extension ScriptHost {
         // The old wiring — its registrations, and the Lua state they kept
         // alive — is freed off this thread: the reload is over for the
         // caller (and a watcher) as soon as the new wiring is in force.
-        let garbage = DeferredRelease((released, old))
+        // (Moved into the box: no reference stays on this thread.)
+        let garbage = DeferredRelease((consume released, consume old))
         ScriptHost.releaseQueue.async { garbage.release() }
         return (.success(report), next.module)
     }

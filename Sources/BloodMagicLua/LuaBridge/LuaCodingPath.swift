@@ -59,3 +59,38 @@ enum LuaCodingPath {
         return rendered.isEmpty ? message : "\(rendered): \(message)"
     }
 }
+
+/// A coding path as a linked list of keys, shared by every decoder of one
+/// container's values: the path of a value is its container's node plus its
+/// own key, turned into an array only when something asks for it.
+final class LuaCodingPathNode {
+    let parent: LuaCodingPathNode?
+    let key: any CodingKey
+
+    init(parent: LuaCodingPathNode?, key: any CodingKey) {
+        self.parent = parent
+        self.key = key
+    }
+
+    /// The keys from the root down to this node's.
+    var path: [any CodingKey] {
+        var keys: [any CodingKey] = []
+        var node: LuaCodingPathNode? = self
+        while let current = node {
+            keys.append(current.key)
+            node = current.parent
+        }
+        return keys.reversed()
+    }
+}
+
+/// What the decoders of one walk share: the tables it is inside (for the
+/// cycle and depth checks) and the caller's `userInfo`.
+final class LuaDecodingContext {
+    var ancestry = LuaTableAncestry()
+    let userInfo: [CodingUserInfoKey: any Sendable]
+
+    init(userInfo: [CodingUserInfoKey: any Sendable]) {
+        self.userInfo = userInfo
+    }
+}

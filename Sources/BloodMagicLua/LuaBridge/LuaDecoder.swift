@@ -35,7 +35,8 @@ public struct LuaDecoder {
         defer { stack.setTop(top) }
         try stack.requireSpace(LuaValueDecoder.spareSlots)
         let decoder = LuaValueDecoder(
-            stack: stack, index: stack.absolute(index), codingPath: [], userInfo: userInfo, ancestry: LuaSharedAncestry())
+            stack: stack, index: stack.absolute(index), parent: nil, key: nil, depth: 0,
+            context: LuaDecodingContext(userInfo: userInfo))
         do {
             return try decoder.decodeValue(T.self)
         } catch let error as DecodingError {
@@ -63,13 +64,22 @@ public struct LuaDecoder {
 /// The `Decoder` handed to `init(from:)`: reads the value at one absolute
 /// stack index. Nested values are pushed above it and dropped when the
 /// `decodeValue` that pushed them returns.
+///
+/// The coding path is built only when something asks for it (an error, or
+/// a type reading `codingPath`): a decoder holds its parent's path as a
+/// shared node and its own key, so making a child decoder allocates nothing.
 struct LuaValueDecoder: Decoder {
     let stack: LuaStack
     let index: Int32
-    let codingPath: [any CodingKey]
-    let userInfoStorage: [CodingUserInfoKey: any Sendable]
-    /// The tables being decoded, outermost first, shared with child decoders.
-    let ancestry: LuaSharedAncestry
+    /// The path down to the container this decoder's value is in.
+    let parent: LuaCodingPathNode?
+    /// This value's key in that container (nil for the root).
+    let key: (any CodingKey)?
+    /// The length of the coding path.
+    let depth: Int
+    /// What every decoder of one walk shares: the tables it is inside and
+    /// the caller's `userInfo`.
+    let context: LuaDecodingContext
 
     /// Free stack slots every decoding step leaves after its own pushes, for
     /// the container methods that cannot throw (`contains`, `allKeys`) and
@@ -77,17 +87,30 @@ struct LuaValueDecoder: Decoder {
     static let spareSlots: Int32 = 2
 
     init(
-        stack: LuaStack, index: Int32, codingPath: [any CodingKey], userInfo: [CodingUserInfoKey: any Sendable],
-        ancestry: LuaSharedAncestry
+        stack: LuaStack, index: Int32, parent: LuaCodingPathNode?, key: (any CodingKey)?, depth: Int,
+        context: LuaDecodingContext
     ) {
         self.stack = stack
         self.index = index
-        self.codingPath = codingPath
-        self.userInfoStorage = userInfo
-        self.ancestry = ancestry
+        self.parent = parent
+        self.key = key
+        self.depth = depth
+        self.context = context
     }
 
-    var userInfo: [CodingUserInfoKey: Any] { userInfoStorage }
+    var codingPath: [any CodingKey] {
+        var path = parent?.path ?? []
+        if let key { path.append(key) }
+        return path
+    }
+
+    /// This decoder's path as a node, for the children of a container it makes.
+    var pathNode: LuaCodingPathNode? {
+        guard let key else { return parent }
+        return LuaCodingPathNode(parent: parent, key: key)
+    }
+
+    var userInfo: [CodingUserInfoKey: Any] { context.userInfo }
     var L: OpaquePointer { stack.L }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
@@ -106,7 +129,7 @@ struct LuaValueDecoder: Decoder {
     /// containers can go deeper without ``decodeValue(_:)``), and makes sure
     /// the stack has room for the container's own work.
     private func requireNestingRoom() throws {
-        if codingPath.count >= LuaNesting.maxDepth { throw nestingError(.tooDeep) }
+        if depth >= LuaNesting.maxDepth { throw nestingError(.tooDeep) }
         try stack.requireSpace(Self.spareSlots + 1)
     }
 
@@ -123,11 +146,10 @@ struct LuaValueDecoder: Decoder {
         guard lua_type(L, index) == LUA_TTABLE else { throw mismatch(Any.self, expected: "table") }
     }
 
-    /// A decoder for the value on top of the stack, at `key`.
-    func child(at key: any CodingKey) -> LuaValueDecoder {
-        LuaValueDecoder(
-            stack: stack, index: lua_gettop(L), codingPath: codingPath + [key], userInfo: userInfoStorage,
-            ancestry: ancestry)
+    /// A decoder for the value on top of the stack, at `key` of the
+    /// container whose path is `node` (this decoder's ``pathNode``).
+    func child(at key: any CodingKey, in node: LuaCodingPathNode?) -> LuaValueDecoder {
+        LuaValueDecoder(stack: stack, index: lua_gettop(L), parent: node, key: key, depth: depth + 1, context: context)
     }
 
     /// `expected <what>, got <Lua type>`, at this decoder's path.
@@ -147,10 +169,15 @@ struct LuaValueDecoder: Decoder {
     // MARK: - Values
 
     /// Decodes this decoder's value as `T`, with Lua forms for Foundation types.
+    ///
+    /// Strings, booleans, numbers and sequences of them are read here
+    /// directly (a type-identity check each, no `Decodable` round trip and
+    /// no container); everything else goes through `init(from:)`.
     func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
+        if let value = try decodePlain(T.self) { return value }
         // Optional types are told apart so that a nil field decodes as
         // `.none` even through `decode(_:forKey:)`.
-        if let optional = T.self as? any OptionalProtocol.Type, lua_type(L, index) <= LUA_TNIL {
+        if lua_type(L, index) <= LUA_TNIL, let optional = T.self as? any OptionalProtocol.Type {
             return optional.nilValue as! T
         }
         if T.self == Date.self {
@@ -171,15 +198,62 @@ struct LuaValueDecoder: Decoder {
             return Decimal(try decodeDouble()) as! T
         }
         guard lua_type(L, index) == LUA_TTABLE else { return try T(from: self) }
-        // A table that is its own ancestor, or nesting past the limit, stops
-        // here with an error at this path instead of recursing without end.
+        return try withTableEntered { try T(from: self) }
+    }
+
+    /// Runs `body` inside this decoder's table: a table that is its own
+    /// ancestor, or nesting past the limit, stops here with an error at this
+    /// path instead of recursing without end.
+    private func withTableEntered<T>(_ body: () throws -> T) throws -> T {
         do {
-            try ancestry.ancestry.enter(L, at: index, level: codingPath.count)
+            try context.ancestry.enter(L, at: index, level: depth)
         } catch {
             throw nestingError(error)
         }
-        defer { ancestry.ancestry.leave() }
-        return try T(from: self)
+        defer { context.ancestry.leave() }
+        return try body()
+    }
+
+    /// `T` read directly when it is one of the plain types (String, Bool,
+    /// Int, Double, Float, Int64) or an array of one; nil for any other type.
+    /// The identity check makes each bit cast exact.
+    @inline(__always)
+    func decodePlain<T>(_: T.Type) throws -> T? {
+        if T.self == String.self { return unsafeBitCast(try decodeString(), to: T.self) }
+        if T.self == Int.self { return unsafeBitCast(try decodeInteger(Int.self), to: T.self) }
+        if T.self == Double.self { return unsafeBitCast(try decodeDouble(), to: T.self) }
+        if T.self == Bool.self { return unsafeBitCast(try decodeBool(), to: T.self) }
+        if T.self == Int64.self { return unsafeBitCast(try decodeInteger(Int64.self), to: T.self) }
+        if T.self == Float.self { return unsafeBitCast(Float(try decodeDouble()), to: T.self) }
+        if T.self == [String].self { return unsafeBitCast(try decodeSequence { try $0.decodeString() }, to: T.self) }
+        if T.self == [Int].self { return unsafeBitCast(try decodeSequence { try $0.decodeInteger(Int.self) }, to: T.self) }
+        if T.self == [Double].self { return unsafeBitCast(try decodeSequence { try $0.decodeDouble() }, to: T.self) }
+        if T.self == [Bool].self { return unsafeBitCast(try decodeSequence { try $0.decodeBool() }, to: T.self) }
+        return nil
+    }
+
+    /// A sequence of plain values, each read by `element`, with the same
+    /// checks and errors as `Array`'s `init(from:)` through an unkeyed
+    /// container (a table, the depth limit, the cycle check, elements
+    /// `1...#t` by raw length, each error at its element's path).
+    private func decodeSequence<Element>(_ element: (LuaValueDecoder) throws -> Element) throws -> [Element] {
+        try requireTable()
+        return try withTableEntered {
+            try requireNestingRoom()
+            let length = Int(clamping: lua_rawlen(L, index))
+            var elements: [Element] = []
+            elements.reserveCapacity(length)
+            guard length > 0 else { return elements }
+            let node = pathNode
+            let top = lua_gettop(L)
+            defer { lua_settop(L, top) }
+            for position in 0..<length {
+                lua_rawgeti(L, index, lua_Integer(position + 1))
+                elements.append(try element(child(at: LuaSequenceKey(position), in: node)))
+                lua_settop(L, top)
+            }
+            return elements
+        }
     }
 
     func decodeNil() -> Bool { lua_type(L, index) <= LUA_TNIL }

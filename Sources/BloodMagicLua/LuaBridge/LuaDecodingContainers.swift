@@ -2,7 +2,14 @@ import CLua
 
 struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let decoder: LuaValueDecoder
+    /// The container's path, shared by the decoders of its values.
+    let node: LuaCodingPathNode?
     var codingPath: [any CodingKey] { decoder.codingPath }
+
+    init(decoder: LuaValueDecoder) {
+        self.decoder = decoder
+        self.node = decoder.pathNode
+    }
     private var L: OpaquePointer { decoder.L }
 
     /// Every key of the table that `Key` accepts (string keys, and integer
@@ -32,10 +39,18 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     @discardableResult
     private func push(_ key: any CodingKey) -> Int32 {
         decoder.stack.ensureSpace(1)
+        return pushWithinSpareSlots(key)
+    }
+
+    /// ``push(_:)`` where the caller has just made room (`read`).
+    private func pushWithinSpareSlots(_ key: any CodingKey) -> Int32 {
         if let integer = key.luaIntegerKey {
             return lua_rawgeti(L, decoder.index, lua_Integer(integer))
         }
-        decoder.stack.push(key.stringValue)
+        var name = key.stringValue
+        name.withUTF8 { bytes in
+            _ = lua_pushlstring(L, UnsafeRawPointer(bytes.baseAddress)?.assumingMemoryBound(to: CChar.self), bytes.count)
+        }
         return lua_rawget(L, decoder.index)
     }
 
@@ -54,11 +69,11 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         let top = lua_gettop(L)
         defer { lua_settop(L, top) }
         try decoder.stack.requireSpace(LuaValueDecoder.spareSlots + 1)
-        if push(key) == LUA_TNIL, !(T.self is any OptionalProtocol.Type) {
+        if pushWithinSpareSlots(key) == LUA_TNIL, !(T.self is any OptionalProtocol.Type) {
             throw DecodingError.keyNotFound(
                 key, DecodingError.Context(codingPath: codingPath, debugDescription: "missing required field"))
         }
-        return try body(decoder.child(at: key))
+        return try body(decoder.child(at: key, in: node))
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try read(key, type) { try $0.decodeBool() } }
@@ -86,30 +101,32 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         // decoded; the enclosing decodeValue drops it.
         try decoder.stack.requireSpace(LuaValueDecoder.spareSlots + 1)
         push(key)
-        return try decoder.child(at: key).container(keyedBy: type)
+        return try decoder.child(at: key, in: node).container(keyedBy: type)
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
         try decoder.stack.requireSpace(LuaValueDecoder.spareSlots + 1)
         push(key)
-        return try decoder.child(at: key).unkeyedContainer()
+        return try decoder.child(at: key, in: node).unkeyedContainer()
     }
 
     func superDecoder() throws -> any Decoder {
         try decoder.stack.requireSpace(LuaValueDecoder.spareSlots + 1)
         push(LuaNameKey.super)
-        return decoder.child(at: LuaNameKey.super)
+        return decoder.child(at: LuaNameKey.super, in: node)
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
         try decoder.stack.requireSpace(LuaValueDecoder.spareSlots + 1)
         push(key)
-        return decoder.child(at: key)
+        return decoder.child(at: key, in: node)
     }
 }
 
 struct LuaUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     let decoder: LuaValueDecoder
+    /// The container's path, shared by the decoders of its elements.
+    let node: LuaCodingPathNode?
     /// The raw length of the sequence, fixed when the container is made.
     let length: Int
     /// Always known: the protocol's `Int?` asks for it, the container uses `length`.
@@ -121,6 +138,7 @@ struct LuaUnkeyedDecodingContainer: UnkeyedDecodingContainer {
 
     init(decoder: LuaValueDecoder) {
         self.decoder = decoder
+        self.node = decoder.pathNode
         self.length = Int(clamping: lua_rawlen(decoder.L, decoder.index))
     }
 
@@ -157,7 +175,7 @@ struct LuaUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         let top = lua_gettop(L)
         defer { lua_settop(L, top) }
         let key = try pushNext()
-        let value = try body(decoder.child(at: key))
+        let value = try body(decoder.child(at: key, in: node))
         currentIndex += 1
         return value
     }
@@ -181,7 +199,7 @@ struct LuaUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
         guard !isAtEnd else { throw endError(type) }
         let key = try pushNext()
-        let container = try decoder.child(at: key).container(keyedBy: type)
+        let container = try decoder.child(at: key, in: node).container(keyedBy: type)
         currentIndex += 1
         return container
     }
@@ -189,7 +207,7 @@ struct LuaUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
         guard !isAtEnd else { throw endError(Any.self) }
         let key = try pushNext()
-        let container = try decoder.child(at: key).unkeyedContainer()
+        let container = try decoder.child(at: key, in: node).unkeyedContainer()
         currentIndex += 1
         return container
     }
@@ -198,7 +216,7 @@ struct LuaUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         guard !isAtEnd else { throw endError(Any.self) }
         let key = try pushNext()
         currentIndex += 1
-        return decoder.child(at: key)
+        return decoder.child(at: key, in: node)
     }
 }
 

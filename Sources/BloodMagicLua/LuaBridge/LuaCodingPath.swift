@@ -87,7 +87,7 @@ final class LuaCodingPathNode {
 /// What the decoders of one walk share: the tables it is inside (for the
 /// cycle and depth checks) and the caller's `userInfo`.
 final class LuaDecodingContext {
-    var ancestry = LuaTableAncestry()
+    @exclusivity(unchecked) var ancestry = LuaTableAncestry()
     let userInfo: [CodingUserInfoKey: any Sendable]
 
     init(userInfo: [CodingUserInfoKey: any Sendable]) {

@@ -35,8 +35,7 @@ public struct LuaDecoder {
         defer { stack.setTop(top) }
         try stack.requireSpace(LuaValueDecoder.spareSlots)
         let decoder = LuaValueDecoder(
-            stack: stack, index: stack.absolute(index), parent: nil, key: nil, depth: 0,
-            context: LuaDecodingContext(userInfo: userInfo))
+            stack: stack, index: stack.absolute(index), node: nil, depth: 0, context: LuaDecodingContext(userInfo: userInfo))
         do {
             return try decoder.decodeValue(T.self)
         } catch let error as DecodingError {
@@ -66,15 +65,14 @@ public struct LuaDecoder {
 /// `decodeValue` that pushed them returns.
 ///
 /// The coding path is built only when something asks for it (an error, or
-/// a type reading `codingPath`): a decoder holds its parent's path as a
-/// shared node and its own key, so making a child decoder allocates nothing.
+/// a type reading `codingPath`): a decoder holds its path as a shared node,
+/// made when a value needs a decoder of its own (a nested struct, an
+/// array); plain fields and elements are read without one.
 struct LuaValueDecoder: Decoder {
     let stack: LuaStack
     let index: Int32
-    /// The path down to the container this decoder's value is in.
-    let parent: LuaCodingPathNode?
-    /// This value's key in that container (nil for the root).
-    let key: (any CodingKey)?
+    /// This value's path (nil for the root).
+    let node: LuaCodingPathNode?
     /// The length of the coding path.
     let depth: Int
     /// What every decoder of one walk shares: the tables it is inside and
@@ -86,29 +84,15 @@ struct LuaValueDecoder: Decoder {
     /// push at most two values.
     static let spareSlots: Int32 = 2
 
-    init(
-        stack: LuaStack, index: Int32, parent: LuaCodingPathNode?, key: (any CodingKey)?, depth: Int,
-        context: LuaDecodingContext
-    ) {
+    init(stack: LuaStack, index: Int32, node: LuaCodingPathNode?, depth: Int, context: LuaDecodingContext) {
         self.stack = stack
         self.index = index
-        self.parent = parent
-        self.key = key
+        self.node = node
         self.depth = depth
         self.context = context
     }
 
-    var codingPath: [any CodingKey] {
-        var path = parent?.path ?? []
-        if let key { path.append(key) }
-        return path
-    }
-
-    /// This decoder's path as a node, for the children of a container it makes.
-    var pathNode: LuaCodingPathNode? {
-        guard let key else { return parent }
-        return LuaCodingPathNode(parent: parent, key: key)
-    }
+    var codingPath: [any CodingKey] { node?.path ?? [] }
 
     var userInfo: [CodingUserInfoKey: Any] { context.userInfo }
     var L: OpaquePointer { stack.L }
@@ -146,24 +130,17 @@ struct LuaValueDecoder: Decoder {
         guard lua_type(L, index) == LUA_TTABLE else { throw mismatch(Any.self, expected: "table") }
     }
 
-    /// A decoder for the value on top of the stack, at `key` of the
-    /// container whose path is `node` (this decoder's ``pathNode``).
-    func child(at key: any CodingKey, in node: LuaCodingPathNode?) -> LuaValueDecoder {
-        LuaValueDecoder(stack: stack, index: lua_gettop(L), parent: node, key: key, depth: depth + 1, context: context)
+    /// A decoder for the value on top of the stack, at `key` of this
+    /// decoder's container.
+    func child(at key: any CodingKey) -> LuaValueDecoder {
+        LuaValueDecoder(
+            stack: stack, index: lua_gettop(L), node: LuaCodingPathNode(parent: node, key: key), depth: depth + 1,
+            context: context)
     }
 
     /// `expected <what>, got <Lua type>`, at this decoder's path.
     func mismatch(_ type: Any.Type, expected: String) -> DecodingError {
-        let found: String
-        if lua_type(L, index) == LUA_TNUMBER, lua_isinteger(L, index) == 0 {
-            found = "number \(LuaValue.format(lua_tonumberx(L, index, nil)))"
-        } else if lua_type(L, index) == LUA_TNONE {
-            found = "nil"
-        } else {
-            found = stack.typeName(at: index)
-        }
-        return DecodingError.typeMismatch(
-            type, DecodingError.Context(codingPath: codingPath, debugDescription: "expected \(expected), got \(found)"))
+        LuaPlainDecoding.mismatch(stack, index, type, expected: expected, path: codingPath)
     }
 
     // MARK: - Values
@@ -219,16 +196,19 @@ struct LuaValueDecoder: Decoder {
     /// The identity check makes each bit cast exact.
     @inline(__always)
     func decodePlain<T>(_: T.Type) throws -> T? {
-        if T.self == String.self { return unsafeBitCast(try decodeString(), to: T.self) }
-        if T.self == Int.self { return unsafeBitCast(try decodeInteger(Int.self), to: T.self) }
-        if T.self == Double.self { return unsafeBitCast(try decodeDouble(), to: T.self) }
-        if T.self == Bool.self { return unsafeBitCast(try decodeBool(), to: T.self) }
-        if T.self == Int64.self { return unsafeBitCast(try decodeInteger(Int64.self), to: T.self) }
-        if T.self == Float.self { return unsafeBitCast(Float(try decodeDouble()), to: T.self) }
-        if T.self == [String].self { return unsafeBitCast(try decodeSequence { try $0.decodeString() }, to: T.self) }
-        if T.self == [Int].self { return unsafeBitCast(try decodeSequence { try $0.decodeInteger(Int.self) }, to: T.self) }
-        if T.self == [Double].self { return unsafeBitCast(try decodeSequence { try $0.decodeDouble() }, to: T.self) }
-        if T.self == [Bool].self { return unsafeBitCast(try decodeSequence { try $0.decodeBool() }, to: T.self) }
+        if let scalar = try LuaPlainDecoding.scalar(T.self, stack, index, path: { codingPath }) { return scalar }
+        if T.self == [String].self {
+            return unsafeBitCast(try decodeSequence { try LuaPlainDecoding.string($0, $1, path: $2) }, to: T.self)
+        }
+        if T.self == [Int].self {
+            return unsafeBitCast(try decodeSequence { try LuaPlainDecoding.integer(Int.self, $0, $1, path: $2) }, to: T.self)
+        }
+        if T.self == [Double].self {
+            return unsafeBitCast(try decodeSequence { try LuaPlainDecoding.double($0, $1, path: $2) }, to: T.self)
+        }
+        if T.self == [Bool].self {
+            return unsafeBitCast(try decodeSequence { try LuaPlainDecoding.bool($0, $1, path: $2) }, to: T.self)
+        }
         return nil
     }
 
@@ -236,7 +216,9 @@ struct LuaValueDecoder: Decoder {
     /// checks and errors as `Array`'s `init(from:)` through an unkeyed
     /// container (a table, the depth limit, the cycle check, elements
     /// `1...#t` by raw length, each error at its element's path).
-    private func decodeSequence<Element>(_ element: (LuaValueDecoder) throws -> Element) throws -> [Element] {
+    private func decodeSequence<Element>(
+        _ element: (LuaStack, Int32, () -> [any CodingKey]) throws -> Element
+    ) throws -> [Element] {
         try requireTable()
         return try withTableEntered {
             try requireNestingRoom()
@@ -244,12 +226,11 @@ struct LuaValueDecoder: Decoder {
             var elements: [Element] = []
             elements.reserveCapacity(length)
             guard length > 0 else { return elements }
-            let node = pathNode
             let top = lua_gettop(L)
             defer { lua_settop(L, top) }
             for position in 0..<length {
                 lua_rawgeti(L, index, lua_Integer(position + 1))
-                elements.append(try element(child(at: LuaSequenceKey(position), in: node)))
+                elements.append(try element(stack, top + 1, { codingPath + [LuaSequenceKey(position)] }))
                 lua_settop(L, top)
             }
             return elements
@@ -257,55 +238,103 @@ struct LuaValueDecoder: Decoder {
     }
 
     func decodeNil() -> Bool { lua_type(L, index) <= LUA_TNIL }
-
-    func decodeBool() throws -> Bool {
-        try read(Bool.self, expected: "boolean", luaType: LUA_TBOOLEAN) { () throws(LuaError) in
-            try Bool.read(from: stack, at: index)
-        }
-    }
-
-    func decodeString() throws -> String {
-        try read(String.self, expected: "string", luaType: LUA_TSTRING) { () throws(LuaError) in
-            try String.read(from: stack, at: index)
-        }
-    }
-
-    func decodeBytes() throws -> [UInt8] {
-        try read(Data.self, expected: "string", luaType: LUA_TSTRING) { () throws(LuaError) in
-            try LuaBytes.read(from: stack, at: index).bytes
-        }
-    }
-
-    func decodeDouble() throws -> Double {
-        try read(Double.self, expected: "number", luaType: LUA_TNUMBER) { () throws(LuaError) in
-            try Double.read(from: stack, at: index)
-        }
-    }
+    func decodeBool() throws -> Bool { try LuaPlainDecoding.bool(stack, index, path: { codingPath }) }
+    func decodeString() throws -> String { try LuaPlainDecoding.string(stack, index, path: { codingPath }) }
+    func decodeBytes() throws -> [UInt8] { try LuaPlainDecoding.bytes(stack, index, path: { codingPath }) }
+    func decodeDouble() throws -> Double { try LuaPlainDecoding.double(stack, index, path: { codingPath }) }
 
     /// An integer of type `T`: a Lua integer, or a float with an exact
     /// integral value, within `T`'s range (see `LuaStack.readInteger`).
     func decodeInteger<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
-        try read(T.self, expected: "integer", luaType: LUA_TNUMBER) { () throws(LuaError) in
+        try LuaPlainDecoding.integer(T.self, stack, index, path: { codingPath })
+    }
+}
+
+/// Reads of plain values at a stack index, for decoders and for the
+/// containers' fields and elements (which need no decoder of their own):
+/// the coding path is asked for only when the read fails.
+enum LuaPlainDecoding {
+    static func bool(_ stack: LuaStack, _ index: Int32, path: () -> [any CodingKey]) throws -> Bool {
+        try read(stack, index, Bool.self, expected: "boolean", luaType: LUA_TBOOLEAN, path: path) { () throws(LuaError) in
+            try Bool.read(from: stack, at: index)
+        }
+    }
+
+    static func string(_ stack: LuaStack, _ index: Int32, path: () -> [any CodingKey]) throws -> String {
+        try read(stack, index, String.self, expected: "string", luaType: LUA_TSTRING, path: path) { () throws(LuaError) in
+            try String.read(from: stack, at: index)
+        }
+    }
+
+    static func bytes(_ stack: LuaStack, _ index: Int32, path: () -> [any CodingKey]) throws -> [UInt8] {
+        try read(stack, index, Data.self, expected: "string", luaType: LUA_TSTRING, path: path) { () throws(LuaError) in
+            try LuaBytes.read(from: stack, at: index).bytes
+        }
+    }
+
+    static func double(_ stack: LuaStack, _ index: Int32, path: () -> [any CodingKey]) throws -> Double {
+        try read(stack, index, Double.self, expected: "number", luaType: LUA_TNUMBER, path: path) { () throws(LuaError) in
+            try Double.read(from: stack, at: index)
+        }
+    }
+
+    static func integer<T: FixedWidthInteger>(
+        _: T.Type, _ stack: LuaStack, _ index: Int32, path: () -> [any CodingKey]
+    ) throws -> T {
+        try read(stack, index, T.self, expected: "integer", luaType: LUA_TNUMBER, path: path) { () throws(LuaError) in
             try stack.readInteger(T.self, at: index)
         }
     }
 
-    /// Reads this decoder's value with one of the plain conversions' readers
-    /// (LuaValueConversion.swift), so that both read Lua values alike, and
-    /// turns the reader's error into a `DecodingError` at this coding path:
-    /// a value of another Lua type than `luaType` is a type mismatch, worded
-    /// by ``mismatch(_:expected:)``; a value of that type that the reader
-    /// still refuses (a fraction or an out-of-range integer, bytes that are
-    /// not UTF-8) is corrupted data, with the reader's message.
-    private func read<T>(
-        _ type: Any.Type, expected: String, luaType: Int32, _ reader: () throws(LuaError) -> T
+    /// `T` when it is one of the plain scalar types; nil for any other.
+    @inline(__always)
+    static func scalar<T>(_: T.Type, _ stack: LuaStack, _ index: Int32, path: () -> [any CodingKey]) throws -> T? {
+        if T.self == String.self { return unsafeBitCast(try string(stack, index, path: path), to: T.self) }
+        if T.self == Int.self { return unsafeBitCast(try integer(Int.self, stack, index, path: path), to: T.self) }
+        if T.self == Double.self { return unsafeBitCast(try double(stack, index, path: path), to: T.self) }
+        if T.self == Bool.self { return unsafeBitCast(try bool(stack, index, path: path), to: T.self) }
+        if T.self == Int64.self { return unsafeBitCast(try integer(Int64.self, stack, index, path: path), to: T.self) }
+        if T.self == Float.self { return unsafeBitCast(Float(try double(stack, index, path: path)), to: T.self) }
+        return nil
+    }
+
+    /// Reads the value at `index` with one of the plain conversions'
+    /// readers (LuaValueConversion.swift), so that both read Lua values
+    /// alike, and turns the reader's error into a `DecodingError` at the
+    /// coding path: a value of another Lua type than `luaType` is a type
+    /// mismatch, worded by ``mismatch(_:_:_:expected:path:)``; a value of
+    /// that type that the reader still refuses (a fraction or an
+    /// out-of-range integer, bytes that are not UTF-8) is corrupted data,
+    /// with the reader's message.
+    @inline(__always)
+    static func read<T>(
+        _ stack: LuaStack, _ index: Int32, _ type: Any.Type, expected: String, luaType: Int32,
+        path: () -> [any CodingKey], _ reader: () throws(LuaError) -> T
     ) throws -> T {
         do {
             return try reader()
         } catch {
-            guard lua_type(L, index) == luaType else { throw mismatch(type, expected: expected) }
-            throw DecodingError.dataCorrupted(
-                DecodingError.Context(codingPath: codingPath, debugDescription: error.message))
+            guard lua_type(stack.L, index) == luaType else {
+                throw mismatch(stack, index, type, expected: expected, path: path())
+            }
+            throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: path(), debugDescription: error.message))
         }
+    }
+
+    /// `expected <what>, got <Lua type>`, at `path`.
+    static func mismatch(
+        _ stack: LuaStack, _ index: Int32, _ type: Any.Type, expected: String, path: [any CodingKey]
+    ) -> DecodingError {
+        let L = stack.L
+        let found: String
+        if lua_type(L, index) == LUA_TNUMBER, lua_isinteger(L, index) == 0 {
+            found = "number \(LuaValue.format(lua_tonumberx(L, index, nil)))"
+        } else if lua_type(L, index) == LUA_TNONE {
+            found = "nil"
+        } else {
+            found = stack.typeName(at: index)
+        }
+        return DecodingError.typeMismatch(
+            type, DecodingError.Context(codingPath: path, debugDescription: "expected \(expected), got \(found)"))
     }
 }

@@ -1,15 +1,12 @@
 import CLua
 
+/// Reads the fields of a table. Its layout does not depend on `Key`, so
+/// that the generic code Codable calls it through copies it without
+/// looking up metadata; plain fields are read with no decoder of their own.
 struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let decoder: LuaValueDecoder
-    /// The container's path, shared by the decoders of its values.
-    let node: LuaCodingPathNode?
     var codingPath: [any CodingKey] { decoder.codingPath }
-
-    init(decoder: LuaValueDecoder) {
-        self.decoder = decoder
-        self.node = decoder.pathNode
-    }
+    private var stack: LuaStack { decoder.stack }
     private var L: OpaquePointer { decoder.L }
 
     /// Every key of the table that `Key` accepts (string keys, and integer
@@ -64,8 +61,9 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         return push(key) == LUA_TNIL
     }
 
-    /// Decodes `t[key]` with `body`, dropping whatever it pushed afterwards.
-    private func read<T>(_ key: Key, _ type: T.Type, _ body: (LuaValueDecoder) throws -> T) throws -> T {
+    /// Decodes `t[key]` with `body`, given the value's index, dropping
+    /// whatever it pushed afterwards.
+    private func read<T>(_ key: Key, _ type: T.Type, _ body: (Int32) throws -> T) throws -> T {
         let top = lua_gettop(L)
         defer { lua_settop(L, top) }
         try decoder.stack.requireSpace(LuaValueDecoder.spareSlots + 1)
@@ -73,25 +71,41 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
             throw DecodingError.keyNotFound(
                 key, DecodingError.Context(codingPath: codingPath, debugDescription: "missing required field"))
         }
-        return try body(decoder.child(at: key, in: node))
+        return try body(top + 1)
     }
 
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try read(key, type) { try $0.decodeBool() } }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try read(key, type) { try $0.decodeString() } }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try read(key, type) { try $0.decodeDouble() } }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try read(key, type) { Float(try $0.decodeDouble()) } }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try read(key, type) { try $0.decodeInteger(type) } }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try read(key, type) { try $0.decodeInteger(type) } }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try read(key, type) { try $0.decodeInteger(type) } }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try read(key, type) { try $0.decodeInteger(type) } }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try read(key, type) { try $0.decodeInteger(type) } }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try read(key, type) { try $0.decodeInteger(type) } }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try read(key, type) { try $0.decodeInteger(type) } }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try read(key, type) { try $0.decodeInteger(type) } }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try read(key, type) { try $0.decodeInteger(type) } }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try read(key, type) { try $0.decodeInteger(type) } }
+    /// An integer field.
+    private func integer<T: FixedWidthInteger>(_ type: T.Type, _ key: Key) throws -> T {
+        try read(key, type) { try LuaPlainDecoding.integer(T.self, stack, $0, path: { codingPath + [key] }) }
+    }
+
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+        try read(key, type) { try LuaPlainDecoding.bool(stack, $0, path: { codingPath + [key] }) }
+    }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        try read(key, type) { try LuaPlainDecoding.string(stack, $0, path: { codingPath + [key] }) }
+    }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        try read(key, type) { try LuaPlainDecoding.double(stack, $0, path: { codingPath + [key] }) }
+    }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+        try read(key, type) { Float(try LuaPlainDecoding.double(stack, $0, path: { codingPath + [key] })) }
+    }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(type, key) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(type, key) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(type, key) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try integer(type, key) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try integer(type, key) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try integer(type, key) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try integer(type, key) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try integer(type, key) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try integer(type, key) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(type, key) }
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try read(key, type) { try $0.decodeValue(type) }
+        try read(key, type) { index in
+            if let plain = try LuaPlainDecoding.scalar(T.self, stack, index, path: { codingPath + [key] }) { return plain }
+            return try decoder.child(at: key).decodeValue(type)
+        }
     }
 
     func nestedContainer<NestedKey: CodingKey>(
@@ -101,32 +115,30 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         // decoded; the enclosing decodeValue drops it.
         try decoder.stack.requireSpace(LuaValueDecoder.spareSlots + 1)
         push(key)
-        return try decoder.child(at: key, in: node).container(keyedBy: type)
+        return try decoder.child(at: key).container(keyedBy: type)
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
         try decoder.stack.requireSpace(LuaValueDecoder.spareSlots + 1)
         push(key)
-        return try decoder.child(at: key, in: node).unkeyedContainer()
+        return try decoder.child(at: key).unkeyedContainer()
     }
 
     func superDecoder() throws -> any Decoder {
         try decoder.stack.requireSpace(LuaValueDecoder.spareSlots + 1)
         push(LuaNameKey.super)
-        return decoder.child(at: LuaNameKey.super, in: node)
+        return decoder.child(at: LuaNameKey.super)
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
         try decoder.stack.requireSpace(LuaValueDecoder.spareSlots + 1)
         push(key)
-        return decoder.child(at: key, in: node)
+        return decoder.child(at: key)
     }
 }
 
 struct LuaUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     let decoder: LuaValueDecoder
-    /// The container's path, shared by the decoders of its elements.
-    let node: LuaCodingPathNode?
     /// The raw length of the sequence, fixed when the container is made.
     let length: Int
     /// Always known: the protocol's `Int?` asks for it, the container uses `length`.
@@ -138,7 +150,6 @@ struct LuaUnkeyedDecodingContainer: UnkeyedDecodingContainer {
 
     init(decoder: LuaValueDecoder) {
         self.decoder = decoder
-        self.node = decoder.pathNode
         self.length = Int(clamping: lua_rawlen(decoder.L, decoder.index))
     }
 
@@ -169,37 +180,57 @@ struct LuaUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         return false
     }
 
-    /// Decodes the next element with `body`, dropping whatever it pushed.
-    private mutating func read<T>(_ type: T.Type, _ body: (LuaValueDecoder) throws -> T) throws -> T {
+    /// Decodes the next element with `body`, given this container's
+    /// decoder, the element's index and key, dropping whatever it pushed.
+    private mutating func read<T>(_ type: T.Type, _ body: (LuaValueDecoder, Int32, LuaSequenceKey) throws -> T) throws -> T {
         guard !isAtEnd else { throw endError(type) }
         let top = lua_gettop(L)
         defer { lua_settop(L, top) }
         let key = try pushNext()
-        let value = try body(decoder.child(at: key, in: node))
+        let value = try body(decoder, top + 1, key)
         currentIndex += 1
         return value
     }
 
-    mutating func decode(_ type: Bool.Type) throws -> Bool { try read(type) { try $0.decodeBool() } }
-    mutating func decode(_ type: String.Type) throws -> String { try read(type) { try $0.decodeString() } }
-    mutating func decode(_ type: Double.Type) throws -> Double { try read(type) { try $0.decodeDouble() } }
-    mutating func decode(_ type: Float.Type) throws -> Float { try read(type) { Float(try $0.decodeDouble()) } }
-    mutating func decode(_ type: Int.Type) throws -> Int { try read(type) { try $0.decodeInteger(type) } }
-    mutating func decode(_ type: Int8.Type) throws -> Int8 { try read(type) { try $0.decodeInteger(type) } }
-    mutating func decode(_ type: Int16.Type) throws -> Int16 { try read(type) { try $0.decodeInteger(type) } }
-    mutating func decode(_ type: Int32.Type) throws -> Int32 { try read(type) { try $0.decodeInteger(type) } }
-    mutating func decode(_ type: Int64.Type) throws -> Int64 { try read(type) { try $0.decodeInteger(type) } }
-    mutating func decode(_ type: UInt.Type) throws -> UInt { try read(type) { try $0.decodeInteger(type) } }
-    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try read(type) { try $0.decodeInteger(type) } }
-    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try read(type) { try $0.decodeInteger(type) } }
-    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try read(type) { try $0.decodeInteger(type) } }
-    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try read(type) { try $0.decodeInteger(type) } }
-    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try read(type) { try $0.decodeValue(type) } }
+    private mutating func integer<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
+        try read(type) { d, index, key in try LuaPlainDecoding.integer(T.self, d.stack, index, path: { d.codingPath + [key] }) }
+    }
+
+    mutating func decode(_ type: Bool.Type) throws -> Bool {
+        try read(type) { d, index, key in try LuaPlainDecoding.bool(d.stack, index, path: { d.codingPath + [key] }) }
+    }
+    mutating func decode(_ type: String.Type) throws -> String {
+        try read(type) { d, index, key in try LuaPlainDecoding.string(d.stack, index, path: { d.codingPath + [key] }) }
+    }
+    mutating func decode(_ type: Double.Type) throws -> Double {
+        try read(type) { d, index, key in try LuaPlainDecoding.double(d.stack, index, path: { d.codingPath + [key] }) }
+    }
+    mutating func decode(_ type: Float.Type) throws -> Float {
+        try read(type) { d, index, key in Float(try LuaPlainDecoding.double(d.stack, index, path: { d.codingPath + [key] })) }
+    }
+    mutating func decode(_ type: Int.Type) throws -> Int { try integer(type) }
+    mutating func decode(_ type: Int8.Type) throws -> Int8 { try integer(type) }
+    mutating func decode(_ type: Int16.Type) throws -> Int16 { try integer(type) }
+    mutating func decode(_ type: Int32.Type) throws -> Int32 { try integer(type) }
+    mutating func decode(_ type: Int64.Type) throws -> Int64 { try integer(type) }
+    mutating func decode(_ type: UInt.Type) throws -> UInt { try integer(type) }
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try integer(type) }
+    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try integer(type) }
+    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try integer(type) }
+    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try integer(type) }
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        try read(type) { d, index, key in
+            if let plain = try LuaPlainDecoding.scalar(T.self, d.stack, index, path: { d.codingPath + [key] }) {
+                return plain
+            }
+            return try d.child(at: key).decodeValue(type)
+        }
+    }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
         guard !isAtEnd else { throw endError(type) }
         let key = try pushNext()
-        let container = try decoder.child(at: key, in: node).container(keyedBy: type)
+        let container = try decoder.child(at: key).container(keyedBy: type)
         currentIndex += 1
         return container
     }
@@ -207,7 +238,7 @@ struct LuaUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
         guard !isAtEnd else { throw endError(Any.self) }
         let key = try pushNext()
-        let container = try decoder.child(at: key, in: node).unkeyedContainer()
+        let container = try decoder.child(at: key).unkeyedContainer()
         currentIndex += 1
         return container
     }
@@ -216,7 +247,7 @@ struct LuaUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         guard !isAtEnd else { throw endError(Any.self) }
         let key = try pushNext()
         currentIndex += 1
-        return decoder.child(at: key, in: node)
+        return decoder.child(at: key)
     }
 }
 

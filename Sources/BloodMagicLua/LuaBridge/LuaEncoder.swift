@@ -34,7 +34,7 @@ public struct LuaEncoder {
         let context = LuaEncodingContext(stack: stack, userInfo: userInfo)
         let root = context.reserveSlot()
         do {
-            try LuaValueEncoder(context: context, slot: root, parent: nil, key: nil, depth: 0).encodeValue(value)
+            try LuaValueEncoder(context: context, slot: root, node: nil, depth: 0).encodeValue(value)
             if let failure = context.failure { throw failure }
         } catch {
             stack.setTop(top)
@@ -77,11 +77,11 @@ final class LuaEncodingContext {
     /// The first error of a step that cannot throw (a nested container
     /// deeper than the limit, or one the stack cannot hold), thrown when the
     /// encoding ends; until then such containers write nothing.
-    var failure: LuaError?
+    @exclusivity(unchecked) var failure: LuaError?
     /// Elements written so far into the sequence table in each slot (by
     /// slot; -1 where the slot holds no sequence of this encoding), so that
     /// two unkeyed containers of one value append to the same sequence.
-    private var sequenceCounts: [Int] = []
+    @exclusivity(unchecked) private var sequenceCounts: [Int] = []
 
     /// The free slots kept above the top (see the type's invariant).
     static let spareSlots: Int32 = 2
@@ -170,48 +170,46 @@ final class LuaEncodingContext {
 
 /// Where an encoder's value goes besides its own slot: a key of a table
 /// further down the stack, written again each time the value changes (for
-/// `superEncoder`, whose value may still change after its container has
-/// moved on).
-struct LuaEncodingBinding {
+/// nested containers and `superEncoder`, whose value may still change after
+/// their container has moved on).
+final class LuaEncodingBinding {
     let table: Int32
     let key: any CodingKey
+
+    init(table: Int32, key: any CodingKey) {
+        self.table = table
+        self.key = key
+    }
 }
 
 /// The `Encoder` handed to `encode(to:)`: writes one value into its stack
-/// slot. The coding path is built only when something asks for it.
+/// slot. The coding path is kept as a shared node, made only for values
+/// that need an encoder of their own (plain fields and elements are written
+/// by their container directly), and turned into an array only on demand.
+/// Every stored property is a reference or a number, so copies of it (and
+/// of the containers that hold it) need no metadata.
 struct LuaValueEncoder: Encoder {
     let context: LuaEncodingContext
-    /// The absolute stack index holding this value.
+    /// The absolute stack index holding this value (0: refused, writes nothing).
     let slot: Int32
-    let parent: LuaCodingPathNode?
-    let key: (any CodingKey)?
+    /// This value's path (nil for the root).
+    let node: LuaCodingPathNode?
     /// The length of the coding path.
     let depth: Int
-    var binding: LuaEncodingBinding?
+    let binding: LuaEncodingBinding?
 
     init(
-        context: LuaEncodingContext, slot: Int32, parent: LuaCodingPathNode?, key: (any CodingKey)?, depth: Int,
+        context: LuaEncodingContext, slot: Int32, node: LuaCodingPathNode?, depth: Int,
         binding: LuaEncodingBinding? = nil
     ) {
         self.context = context
         self.slot = slot
-        self.parent = parent
-        self.key = key
+        self.node = node
         self.depth = depth
         self.binding = binding
     }
 
-    var codingPath: [any CodingKey] {
-        var path = parent?.path ?? []
-        if let key { path.append(key) }
-        return path
-    }
-
-    /// This encoder's path as a node, for the children of a container it makes.
-    var pathNode: LuaCodingPathNode? {
-        guard let key else { return parent }
-        return LuaCodingPathNode(parent: parent, key: key)
-    }
+    var codingPath: [any CodingKey] { node?.path ?? [] }
 
     var userInfo: [CodingUserInfoKey: Any] { context.userInfo }
     var L: OpaquePointer { context.L }
@@ -269,10 +267,12 @@ struct LuaValueEncoder: Encoder {
         context.setSequenceCount(-1, at: slot)
     }
 
-    /// An encoder for a child value in `slot`, at `key` of the container
-    /// whose path is `node`.
-    func child(slot: Int32, key: any CodingKey, in node: LuaCodingPathNode?) -> LuaValueEncoder {
-        LuaValueEncoder(context: context, slot: slot, parent: node, key: key, depth: depth + 1)
+    /// An encoder for a child value in `slot`, at `key` of this encoder's
+    /// container; `binding` for one written later (see `LuaEncodingBinding`).
+    func child(slot: Int32, key: any CodingKey, binding: LuaEncodingBinding? = nil) -> LuaValueEncoder {
+        LuaValueEncoder(
+            context: context, slot: slot, node: LuaCodingPathNode(parent: node, key: key), depth: depth + 1,
+            binding: binding)
     }
 
     /// Encodes `value` into this encoder's slot, with Lua forms for

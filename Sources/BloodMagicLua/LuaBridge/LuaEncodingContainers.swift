@@ -6,9 +6,6 @@ struct LuaKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
     /// Whether the table exists (false when it was refused: then nothing is
     /// written, and the encoding fails at its end).
     let live: Bool
-    /// The container's path, shared by the encoders of its values; made on
-    /// first use.
-    private var node: LuaCodingPathNode??
     var codingPath: [any CodingKey] { encoder.codingPath }
     private var context: LuaEncodingContext { encoder.context }
     private var L: OpaquePointer { encoder.context.L }
@@ -16,13 +13,6 @@ struct LuaKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
     init(encoder: LuaValueEncoder, live: Bool) {
         self.encoder = encoder
         self.live = live
-    }
-
-    private mutating func pathNode() -> LuaCodingPathNode? {
-        if let node { return node }
-        let made = encoder.pathNode
-        node = .some(made)
-        return made
     }
 
     /// `t[key] = value`, where `push` pushes the value (one slot, within
@@ -62,7 +52,7 @@ struct LuaKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
         try context.requireRoom(2)
         context.push(key: key)
         let slot = context.reserveSlot()
-        try encoder.child(slot: slot, key: key, in: pathNode()).encodeValue(value)
+        try encoder.child(slot: slot, key: key).encodeValue(value)
         lua_rawset(L, encoder.slot)
     }
 
@@ -87,14 +77,10 @@ struct LuaKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
     /// An encoder for `key` whose value may be written after this call
     /// returns (a nested container, a super encoder): it keeps a slot of
     /// its own and writes its value into this table each time it changes.
-    private mutating func nestedEncoder(forKey key: any CodingKey) -> LuaValueEncoder {
-        let node = pathNode()
-        guard live, context.makeRoom(1) else {
-            return LuaValueEncoder(context: context, slot: 0, parent: node, key: key, depth: encoder.depth + 1)
-        }
-        return LuaValueEncoder(
-            context: context, slot: context.reserveSlot(), parent: node, key: key, depth: encoder.depth + 1,
-            binding: LuaEncodingBinding(table: encoder.slot, key: key))
+    private func nestedEncoder(forKey key: any CodingKey) -> LuaValueEncoder {
+        guard live, context.makeRoom(1) else { return encoder.child(slot: 0, key: key) }
+        return encoder.child(
+            slot: context.reserveSlot(), key: key, binding: LuaEncodingBinding(table: encoder.slot, key: key))
     }
 }
 
@@ -102,7 +88,6 @@ struct LuaKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
 struct LuaUnkeyedEncodingContainer: UnkeyedEncodingContainer {
     let encoder: LuaValueEncoder
     let live: Bool
-    private var node: LuaCodingPathNode??
     var codingPath: [any CodingKey] { encoder.codingPath }
     private var context: LuaEncodingContext { encoder.context }
     private var L: OpaquePointer { encoder.context.L }
@@ -114,13 +99,6 @@ struct LuaUnkeyedEncodingContainer: UnkeyedEncodingContainer {
 
     /// Elements so far (shared with any other unkeyed container of the same value).
     var count: Int { live ? max(0, context.sequenceCount(at: encoder.slot)) : 0 }
-
-    private mutating func pathNode() -> LuaCodingPathNode? {
-        if let node { return node }
-        let made = encoder.pathNode
-        node = .some(made)
-        return made
-    }
 
     /// The key of the next element, and counts it.
     private func next() -> (position: lua_Integer, key: LuaSequenceKey) {
@@ -166,7 +144,7 @@ struct LuaUnkeyedEncodingContainer: UnkeyedEncodingContainer {
         try context.requireRoom(1)
         let (position, key) = next()
         let slot = context.reserveSlot()
-        try encoder.child(slot: slot, key: key, in: pathNode()).encodeValue(value)
+        try encoder.child(slot: slot, key: key).encodeValue(value)
         lua_rawseti(L, encoder.slot, position)
     }
 
@@ -184,17 +162,12 @@ struct LuaUnkeyedEncodingContainer: UnkeyedEncodingContainer {
 
     /// An encoder for the next element that may be written later (see the
     /// keyed container's `nestedEncoder`).
-    private mutating func nestedEncoder() -> LuaValueEncoder {
-        let node = pathNode()
-        guard live else {
-            return LuaValueEncoder(context: context, slot: 0, parent: node, key: LuaSequenceKey(0), depth: encoder.depth + 1)
-        }
+    private func nestedEncoder() -> LuaValueEncoder {
+        guard live else { return encoder.child(slot: 0, key: LuaSequenceKey(count)) }
         let (position, key) = next()
-        guard context.makeRoom(1) else {
-            return LuaValueEncoder(context: context, slot: 0, parent: node, key: key, depth: encoder.depth + 1)
-        }
-        return LuaValueEncoder(
-            context: context, slot: context.reserveSlot(), parent: node, key: key, depth: encoder.depth + 1,
+        guard context.makeRoom(1) else { return encoder.child(slot: 0, key: key) }
+        return encoder.child(
+            slot: context.reserveSlot(), key: key,
             binding: LuaEncodingBinding(table: encoder.slot, key: LuaIntegerKey(Int(position))))
     }
 }

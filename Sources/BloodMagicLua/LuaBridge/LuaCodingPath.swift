@@ -94,3 +94,13 @@ final class LuaDecodingContext {
         self.userInfo = userInfo
     }
 }
+
+/// The identities of the array types the Codable bridge reads and writes
+/// directly. Kept once: `T.self == [String].self` in unspecialized generic
+/// code fetches `Array<String>`'s metadata from the runtime on every check.
+enum LuaPlainArrayTypes {
+    static let strings = ObjectIdentifier([String].self)
+    static let ints = ObjectIdentifier([Int].self)
+    static let doubles = ObjectIdentifier([Double].self)
+    static let bools = ObjectIdentifier([Bool].self)
+}

@@ -197,16 +197,17 @@ struct LuaValueDecoder: Decoder {
     @inline(__always)
     func decodePlain<T>(_: T.Type) throws -> T? {
         if let scalar = try LuaPlainDecoding.scalar(T.self, stack, index, path: { codingPath }) { return scalar }
-        if T.self == [String].self {
+        let type = ObjectIdentifier(T.self)
+        if type == LuaPlainArrayTypes.strings {
             return unsafeBitCast(try decodeSequence { try LuaPlainDecoding.string($0, $1, path: $2) }, to: T.self)
         }
-        if T.self == [Int].self {
+        if type == LuaPlainArrayTypes.ints {
             return unsafeBitCast(try decodeSequence { try LuaPlainDecoding.integer(Int.self, $0, $1, path: $2) }, to: T.self)
         }
-        if T.self == [Double].self {
+        if type == LuaPlainArrayTypes.doubles {
             return unsafeBitCast(try decodeSequence { try LuaPlainDecoding.double($0, $1, path: $2) }, to: T.self)
         }
-        if T.self == [Bool].self {
+        if type == LuaPlainArrayTypes.bools {
             return unsafeBitCast(try decodeSequence { try LuaPlainDecoding.bool($0, $1, path: $2) }, to: T.self)
         }
         return nil

@@ -330,13 +330,13 @@ struct LuaValueEncoder: Encoder {
             set { context.push(unsafeBitCast(value, to: Int64.self)) }
         } else if T.self == Float.self {
             set { context.push(Double(unsafeBitCast(value, to: Float.self))) }
-        } else if depth < LuaNesting.maxDepth, T.self == [String].self {
+        } else if depth < LuaNesting.maxDepth, ObjectIdentifier(T.self) == LuaPlainArrayTypes.strings {
             try encodeSequence(unsafeBitCast(value, to: [String].self)) { context.push($0) }
-        } else if depth < LuaNesting.maxDepth, T.self == [Int].self {
+        } else if depth < LuaNesting.maxDepth, ObjectIdentifier(T.self) == LuaPlainArrayTypes.ints {
             try encodeSequence(unsafeBitCast(value, to: [Int].self)) { context.push(Int64($0)) }
-        } else if depth < LuaNesting.maxDepth, T.self == [Double].self {
+        } else if depth < LuaNesting.maxDepth, ObjectIdentifier(T.self) == LuaPlainArrayTypes.doubles {
             try encodeSequence(unsafeBitCast(value, to: [Double].self)) { context.push($0) }
-        } else if depth < LuaNesting.maxDepth, T.self == [Bool].self {
+        } else if depth < LuaNesting.maxDepth, ObjectIdentifier(T.self) == LuaPlainArrayTypes.bools {
             try encodeSequence(unsafeBitCast(value, to: [Bool].self)) { context.push($0) }
         } else {
             return false

@@ -34,7 +34,7 @@ public struct LuaEncoder {
         let context = LuaEncodingContext(stack: stack, userInfo: userInfo)
         let root = context.reserveSlot()
         do {
-            try LuaValueEncoder(context: context, slot: root, node: nil, depth: 0).encodeValue(value)
+            try LuaValueEncoder(context: context, slot: root, parent: nil, key: nil).encodeValue(value)
             if let failure = context.failure { throw failure }
         } catch {
             stack.setTop(top)
@@ -168,48 +168,50 @@ final class LuaEncodingContext {
     }
 }
 
-/// Where an encoder's value goes besides its own slot: a key of a table
-/// further down the stack, written again each time the value changes (for
-/// nested containers and `superEncoder`, whose value may still change after
-/// their container has moved on).
-final class LuaEncodingBinding {
-    let table: Int32
-    let key: any CodingKey
-
-    init(table: Int32, key: any CodingKey) {
-        self.table = table
-        self.key = key
-    }
-}
-
 /// The `Encoder` handed to `encode(to:)`: writes one value into its stack
-/// slot. The coding path is kept as a shared node, made only for values
-/// that need an encoder of their own (plain fields and elements are written
-/// by their container directly), and turned into an array only on demand.
-/// Every stored property is a reference or a number, so copies of it (and
-/// of the containers that hold it) need no metadata.
-struct LuaValueEncoder: Encoder {
+/// slot. A class, so that the containers holding it copy one reference; it
+/// is also its value's node of the coding path (its parent encoder and its
+/// key), which is turned into an array only on demand. Plain fields and
+/// elements are written by their container directly, with no encoder of
+/// their own.
+final class LuaValueEncoder: Encoder {
     let context: LuaEncodingContext
     /// The absolute stack index holding this value (0: refused, writes nothing).
     let slot: Int32
-    /// This value's path (nil for the root).
-    let node: LuaCodingPathNode?
+    let parent: LuaValueEncoder?
+    /// This value's key in its parent's container (nil for the root).
+    let key: (any CodingKey)?
     /// The length of the coding path.
     let depth: Int
-    let binding: LuaEncodingBinding?
+    /// Where the value also goes, each time it changes: a key of a table
+    /// further down the stack (0: nowhere). For nested containers and super
+    /// encoders, whose value may still change after their container has
+    /// moved on.
+    let bindingTable: Int32
+    let bindingKey: (any CodingKey)?
 
     init(
-        context: LuaEncodingContext, slot: Int32, node: LuaCodingPathNode?, depth: Int,
-        binding: LuaEncodingBinding? = nil
+        context: LuaEncodingContext, slot: Int32, parent: LuaValueEncoder?, key: (any CodingKey)?,
+        bindingTable: Int32 = 0, bindingKey: (any CodingKey)? = nil
     ) {
         self.context = context
         self.slot = slot
-        self.node = node
-        self.depth = depth
-        self.binding = binding
+        self.parent = parent
+        self.key = key
+        self.depth = (parent?.depth ?? -1) + 1
+        self.bindingTable = bindingTable
+        self.bindingKey = bindingKey
     }
 
-    var codingPath: [any CodingKey] { node?.path ?? [] }
+    var codingPath: [any CodingKey] {
+        var keys: [any CodingKey] = []
+        var encoder: LuaValueEncoder? = self
+        while let current = encoder, let key = current.key {
+            keys.append(key)
+            encoder = current.parent
+        }
+        return keys.reversed()
+    }
 
     var userInfo: [CodingUserInfoKey: Any] { context.userInfo }
     var L: OpaquePointer { context.L }
@@ -249,14 +251,11 @@ struct LuaValueEncoder: Encoder {
     /// Moves the value on top into this encoder's slot (and its binding).
     func replace() {
         lua_replace(L, slot)
-        if let binding { write(binding) }
-    }
-
-    /// `table[key] = slot`, for a bound encoder.
-    private func write(_ binding: LuaEncodingBinding) {
-        context.push(key: binding.key)
-        lua_pushvalue(L, slot)
-        lua_rawset(L, binding.table)
+        if bindingTable != 0, let bindingKey {
+            context.push(key: bindingKey)
+            lua_pushvalue(L, slot)
+            lua_rawset(L, bindingTable)
+        }
     }
 
     /// Sets a plain value: `push` pushes exactly one value.
@@ -268,11 +267,12 @@ struct LuaValueEncoder: Encoder {
     }
 
     /// An encoder for a child value in `slot`, at `key` of this encoder's
-    /// container; `binding` for one written later (see `LuaEncodingBinding`).
-    func child(slot: Int32, key: any CodingKey, binding: LuaEncodingBinding? = nil) -> LuaValueEncoder {
+    /// container; bound to `bindingKey` of this encoder's table when its
+    /// value is written later (see `bindingTable`).
+    func child(slot: Int32, key: any CodingKey, bindingKey: (any CodingKey)? = nil) -> LuaValueEncoder {
         LuaValueEncoder(
-            context: context, slot: slot, node: LuaCodingPathNode(parent: node, key: key), depth: depth + 1,
-            binding: binding)
+            context: context, slot: slot, parent: self, key: key, bindingTable: bindingKey == nil ? 0 : self.slot,
+            bindingKey: bindingKey)
     }
 
     /// Encodes `value` into this encoder's slot, with Lua forms for

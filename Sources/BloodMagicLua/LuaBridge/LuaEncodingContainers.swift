@@ -79,8 +79,7 @@ struct LuaKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
     /// its own and writes its value into this table each time it changes.
     private func nestedEncoder(forKey key: any CodingKey) -> LuaValueEncoder {
         guard live, context.makeRoom(1) else { return encoder.child(slot: 0, key: key) }
-        return encoder.child(
-            slot: context.reserveSlot(), key: key, binding: LuaEncodingBinding(table: encoder.slot, key: key))
+        return encoder.child(slot: context.reserveSlot(), key: key, bindingKey: key)
     }
 }
 
@@ -166,9 +165,7 @@ struct LuaUnkeyedEncodingContainer: UnkeyedEncodingContainer {
         guard live else { return encoder.child(slot: 0, key: LuaSequenceKey(count)) }
         let (position, key) = next()
         guard context.makeRoom(1) else { return encoder.child(slot: 0, key: key) }
-        return encoder.child(
-            slot: context.reserveSlot(), key: key,
-            binding: LuaEncodingBinding(table: encoder.slot, key: LuaIntegerKey(Int(position))))
+        return encoder.child(slot: context.reserveSlot(), key: key, bindingKey: LuaIntegerKey(Int(position)))
     }
 }
 

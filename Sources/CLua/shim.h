@@ -494,11 +494,11 @@ static inline int bm_message_handler(lua_State *L) {
     return 1;
 }
 
-/* Whether the value at `index` is bm_message_handler: a handler slot kept
-   for the length of a scope (LuaStack.withMessageHandler) is trusted only
-   while it still holds it, below the function about to be called. */
-static inline int bm_is_message_handler_below(lua_State *L, int index, int function) {
-    return index > 0 && index < function && lua_tocfunction(L, index) == bm_message_handler;
+/* Whether the value at `index` is the C function `handler`: a handler slot
+   kept for the length of a scope (LuaStack.withMessageHandler) is trusted
+   only while it still holds it, below the function about to be called. */
+static inline int bm_is_handler_below(lua_State *L, int index, int function, lua_CFunction handler) {
+    return index > 0 && index < function && lua_tocfunction(L, index) == handler;
 }
 
 /* t[k] with metamethods: (t, k) -> v */

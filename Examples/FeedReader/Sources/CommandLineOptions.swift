@@ -1,7 +1,8 @@
+import BloodMagicLua
 import Foundation
 
 /// The reader's command line: `feedreader [--scripts DIR] [--feeds DIR]
-/// [--preferences FILE]`. Parsed by hand on purpose: the example needs
+/// [--preferences FILE] [--log-level LEVEL]`. Parsed by hand on purpose: the example needs
 /// nothing beyond `CommandLine.arguments`.
 struct CommandLineOptions {
     /// The directory of startup scripts that wire the app.
@@ -16,15 +17,22 @@ struct CommandLineOptions {
     /// `--write-manifest FILE`: write the app's manifest for
     /// `bmlua check --manifest FILE` and stop.
     var manifestFile: String?
+    /// `--log-level LEVEL` (else `BMLUA_LOG`): log BloodMagic's resolution
+    /// events at LEVEL and above on standard error.
+    var logLevel: String?
 
     static let usage = """
-        usage: feedreader [--scripts DIR] [--feeds DIR] [--preferences FILE]
+        usage: feedreader [--scripts DIR] [--feeds DIR] [--preferences FILE] [--log-level LEVEL]
                feedreader --write-manifest FILE
 
           --scripts DIR       the Lua startup scripts that wire the app
                               (default: Examples/FeedReader/Scripts)
           --feeds DIR         where the feeds are read from (default: Examples/FeedReader/Feeds)
           --preferences FILE  keep settings in this property-list file (default: in memory)
+          --log-level LEVEL   log BloodMagic's resolution events at LEVEL and above on
+                              standard error: debug shows which registration served each
+                              property (trace, debug, info, notice, warning, error,
+                              critical; default: $BMLUA_LOG, else none)
           --write-manifest FILE
                               write the app's manifest (its Swift containers, exposed
                               types and globals) for `bmlua check --manifest FILE`
@@ -32,15 +40,21 @@ struct CommandLineOptions {
         """
 
     /// Parses the arguments after the program name.
-    static func parse(_ arguments: [String]) throws -> CommandLineOptions {
+    static func parse(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) throws -> CommandLineOptions {
         var options = CommandLineOptions(
             scriptsDirectory: defaultDirectory("Scripts"), feedsDirectory: defaultDirectory("Feeds"))
+        if let level = environment["BMLUA_LOG"], !level.isEmpty {
+            if let problem = DiagnosticLogging.problem(with: level, option: "BMLUA_LOG") {
+                throw FeedReaderError("\(problem)\n\(usage)")
+            }
+            options.logLevel = level
+        }
         var remaining = arguments[...]
         while let argument = remaining.popFirst() {
             switch argument {
             case "-h", "--help":
                 options.showsHelp = true
-            case "--scripts", "--feeds", "--preferences", "--write-manifest":
+            case "--scripts", "--feeds", "--preferences", "--write-manifest", "--log-level":
                 guard let value = remaining.popFirst() else {
                     throw FeedReaderError("\(argument) needs a value\n\(usage)")
                 }
@@ -48,6 +62,11 @@ struct CommandLineOptions {
                 case "--scripts": options.scriptsDirectory = value
                 case "--feeds": options.feedsDirectory = value
                 case "--write-manifest": options.manifestFile = value
+                case "--log-level":
+                    if let problem = DiagnosticLogging.problem(with: value, option: "--log-level") {
+                        throw FeedReaderError("\(problem)\n\(usage)")
+                    }
+                    options.logLevel = value
                 default: options.preferencesFile = value
                 }
             default:

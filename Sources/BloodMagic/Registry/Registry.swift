@@ -17,6 +17,8 @@ public final class Registry: Sendable {
     /// Distinguishes registries in per-thread caches (never reused, unlike
     /// an object address).
     @usableFromInline let serial = GenerationCounter.nextRegistrySerial()
+    /// Resolution events through swift-log (see `logger`, Registry+Logging).
+    @usableFromInline package let log = ResolutionLog()
 
     /// Makes an empty registry.
     public init() {
@@ -489,7 +491,11 @@ final class InitializerRecord: Sendable {
     /// cycle before `get` would take the slot's lock a second time.
     private func makeSingleton(_ slot: SingletonSlot, for sender: AnyObject) throws -> Any {
         try Registry.trackResolution(container: "\(type.name) (singleton)", property: "", object: slot) {
-            try slot.get { try makeBox(for: sender) }
+            try slot.get {
+                let box = try makeBox(for: sender)
+                Registry.reportSingletonCreated(by: self)
+                return box
+            }
         }
     }
 
@@ -655,16 +661,24 @@ public final class CachedResolution: Sendable {
     /// Why the lookup found no initializer although registrations named
     /// the type: the name that would have won refers to several types.
     @usableFromInline let failure: SpellError?
+    /// Whether the registry reports resolution events (its logger's level
+    /// when the lookup was made; setting `Registry.logger` drops cached lookups).
+    @usableFromInline let reports: Bool
+    /// Whether anything must run after the value is stored: hooks, the
+    /// container's `propertyInjected`, or the `served` event (Registry+Logging).
+    @usableFromInline let needsHooks: Bool
 
     init(
         record: InitializerRecord?, hooksMayApply: Bool, containerObserves: Bool, valueIsOptional: Bool = false,
-        failure: SpellError? = nil
+        failure: SpellError? = nil, reports: Bool = false
     ) {
         self.record = record
         self.hooksMayApply = hooksMayApply
         self.containerObserves = containerObserves
         self.valueIsOptional = valueIsOptional
         self.failure = failure
+        self.reports = reports
+        self.needsHooks = hooksMayApply || containerObserves || reports
         let typed = record?.typed
         self.typed = typed
         self.typedValueType = typed?.valueType
@@ -692,16 +706,13 @@ public final class CachedResolution: Sendable {
         return try box._withUnsafeGuaranteedRef { try $0.call(sender) }
     }
 
-    /// The same lookup, for a property whose type is (or is not) Optional.
-    func with(valueIsOptional: Bool) -> CachedResolution {
+    /// The same lookup, for a property whose type is (or is not) Optional,
+    /// in a registry that does (or does not) report resolution events.
+    func with(valueIsOptional: Bool, reports: Bool = false) -> CachedResolution {
         CachedResolution(
             record: record, hooksMayApply: hooksMayApply, containerObserves: containerObserves,
-            valueIsOptional: valueIsOptional, failure: failure)
+            valueIsOptional: valueIsOptional, failure: failure, reports: reports)
     }
-
-    /// Whether anything must run after the value is stored.
-    @usableFromInline
-    var needsHooks: Bool { hooksMayApply || containerObserves }
 }
 
 /// The identity of "equally specific" registrations: same type, same container rule.

@@ -775,7 +775,9 @@ final class BMModule: Sendable {
     private func preferenceGet(_ lua: LuaStack) throws -> Int32 {
         try BMScriptBudget.checkNames(lua, "preference", [(1, "container"), (2, "property"), (3, "key"), (5, "suite")])
         let (store, key, defaultValue) = try preferenceSpec(lua, defaultAt: 4, suiteAt: 5)
-        if let value = store.value(forKey: key) ?? defaultValue {
+        let stored = store.value(forKey: key)
+        if let registry, registry.log.mayReport { try reportPreference(lua, registry, key: key, store: store, read: stored != nil) }
+        if let value = stored ?? defaultValue {
             try value.push(onto: lua)
         } else {
             lua.pushNil()
@@ -796,6 +798,7 @@ final class BMModule: Sendable {
                 from: lua, at: 5, what: "preference property '\(property)' of \(containerName)")
             try store.setValue(value, forKey: key)
         }
+        if let registry, registry.log.mayReport { try reportPreference(lua, registry, key: key, store: store, removed: lua.isNil(at: 5)) }
         return 0
     }
 

@@ -164,6 +164,7 @@ public final class ScriptHost: Sendable {
     public func load(files: [String]) throws(ScriptLoadError) {
         var failures: [LuaError] = []
         for file in files {
+            let timer = ScriptLoadTimer(registry)
             module.beginLoad()
             do throws(LuaError) {
                 try state.withStack { (lua) throws(LuaError) in
@@ -171,8 +172,10 @@ public final class ScriptHost: Sendable {
                     try lua.call(arguments: 0, results: 0)
                 }
                 module.endLoad(rollback: false)
+                timer?.finish(file, failure: nil)
             } catch {
                 module.endLoad(rollback: true)
+                timer?.finish(file, failure: error)
                 failures.append(error)
             }
         }

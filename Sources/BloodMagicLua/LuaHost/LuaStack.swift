@@ -145,6 +145,15 @@ public struct LuaStack {
         limitsBlock.pointee.memory_limit = limits.maxMemory.map { size_t(max(0, $0)) } ?? 0
         limitsBlock.pointee.configured_instruction_limit = Int64(max(0, limits.maxInstructions ?? 0))
         limitsBlock.pointee.configured_time_limit_ns = limits.maxTime.map(LuaLimits.nanoseconds) ?? 0
+        // What a script's pcall gets for a refused allocation: the messages
+        // an uncaught error has, made now (naming them then allocates nothing).
+        ensureSpace(2)
+        lua_createtable(L, 3, 0)
+        for refused in [BM_REFUSED_MEMORY, BM_REFUSED_INSTRUCTIONS, BM_REFUSED_TIME] {
+            push(Self.limitMessage(refused: Int32(refused), limitsBlock.pointee))
+            lua_rawseti(L, -2, lua_Integer(refused))
+        }
+        bm_sandbox_set_limit_messages(L)
     }
 
     /// Bytes the state holds now.
@@ -240,11 +249,11 @@ public struct LuaStack {
         let function = lua_gettop(L) - arguments
         precondition(function >= 1, "call: no function below the arguments")
         let status: Int32
-        if handlerSlot != 0 && bm_is_message_handler_below(L, handlerSlot, function) != 0 {
+        if handlerSlot != 0 && bm_is_handler_below(L, handlerSlot, function, bm_sandbox_message_handler) != 0 {
             status = bm_call_at(L, arguments, results, handlerSlot)
         } else {
             ensureSpace(2)
-            status = bm_call(L, arguments, results, bm_message_handler)
+            status = bm_call(L, arguments, results, bm_sandbox_message_handler)
         }
         if status != LUA_OK {
             throw popError(status: status, handlerRan: true)
@@ -279,7 +288,7 @@ public struct LuaStack {
     ) throws(Failure) -> Result {
         let top = lua_gettop(L)
         ensureSpace(1)
-        lua_pushcclosure(L, bm_message_handler, 0)
+        lua_pushcclosure(L, bm_sandbox_message_handler, 0)
         defer { lua_settop(L, top) }
         return try body(LuaStack(L, handlerSlot: top + 1))
     }
@@ -354,12 +363,25 @@ public struct LuaStack {
     private static func refusal(_ block: bm_limits) -> (kind: LuaError.Kind, message: String)? {
         switch Int(block.refused) {
         case BM_REFUSED_TIME:
-            return (.timeLimit, "time limit exceeded (\(LuaLimits.formatSeconds(block.configured_time_limit_ns)) s)")
+            return (.timeLimit, limitMessage(refused: block.refused, block))
         case BM_REFUSED_INSTRUCTIONS:
-            return (.instructionLimit, "instruction limit exceeded (\(block.configured_instruction_limit) instructions)")
+            return (.instructionLimit, limitMessage(refused: block.refused, block))
         default:
             guard block.memory_limit_hit != 0 else { return nil }
-            return (.memoryLimit, "memory limit exceeded (limit \(LuaLimits.formatSize(Int(block.memory_limit))))")
+            return (.memoryLimit, limitMessage(refused: Int32(BM_REFUSED_MEMORY), block))
+        }
+    }
+
+    /// The message of an allocation refused for a limit (`BM_REFUSED_*`),
+    /// uncaught or caught by a script's `pcall`.
+    static func limitMessage(refused: Int32, _ block: bm_limits) -> String {
+        switch Int(refused) {
+        case BM_REFUSED_TIME:
+            return "time limit exceeded (\(LuaLimits.formatSeconds(block.configured_time_limit_ns)) s)"
+        case BM_REFUSED_INSTRUCTIONS:
+            return "instruction limit exceeded (\(block.configured_instruction_limit) instructions)"
+        default:
+            return "memory limit exceeded (limit \(LuaLimits.formatSize(Int(block.memory_limit))))"
         }
     }
 

@@ -196,19 +196,22 @@ extension RegistryState {
 
 extension InitializerRecord {
     /// The same singleton registration, its value already made (`value`).
+    /// A Swift registration keeps its typed read: the value is boxed as its
+    /// type (when it is not of that type, the slot starts empty and the
+    /// singleton is made anew).
     func startingWith(_ value: SharedValue) -> InitializerRecord {
         guard slot != nil else { return self }
+        let box: SingletonBox? = typed.map { $0.singletonBox(holding: value.value) } ?? ErasedSingletonBox(value.value)
         return InitializerRecord(
             handle: handle, type: type, container: container, scope: scope, source: source,
-            make: make, slot: SingletonSlot(made: value), typed: typed)
+            make: make, slot: box.map(SingletonSlot.init(made:)) ?? SingletonSlot(), typed: typed)
     }
 }
 
 extension SingletonSlot {
-    /// A slot holding `value` already.
-    convenience init(made value: SharedValue) {
+    /// A slot holding `box` already, published.
+    convenience init(made box: SingletonBox) {
         self.init()
-        self.value.withLock { $0 = value }
-        isMade.store(true, ordering: .releasing)
+        published.store(UInt(bitPattern: Unmanaged.passRetained(box).toOpaque()), ordering: .releasing)
     }
 }

@@ -1,4 +1,4 @@
-import BloodMagic
+@testable import BloodMagic
 import Synchronization
 import Testing
 
@@ -99,6 +99,27 @@ struct SingletonSlotTests {
         #expect(made.serial == 2)
         #expect(again === made)
         #expect(attempts.value == 2)
+    }
+
+    /// A value carried over to a new registration (a script reload keeps
+    /// an unchanged singleton's value) is read typed when it is of the
+    /// registration's type; a value of another type is not used, and the
+    /// new registration makes its own.
+    @Test func aCarriedOverValueIsReadTypedOrMadeAnew() throws {
+        let registry = Registry()
+        let kept = SlotClock(serial: 41)
+        let stage = registry.openStage()
+        let typed = registry.withStage(stage) {
+            registry.register(SlotClock.self, scope: .singleton) { _ in SlotClock(serial: 1) }
+        }
+        let mistyped = registry.withStage(stage) {
+            registry.register(SlotSettings.self, scope: .singleton) { _ in SlotSettings(name: "made", retries: 0) }
+        }
+        registry.commitStage(stage, replacing: [], presetSingletons: [typed: kept, mistyped: "not settings"])
+        let clock = try Registry.withCurrent(registry) { try Holder().$clock.value() }
+        let settings = try Registry.withCurrent(registry) { try Holder().$settings.value() }
+        #expect(clock === kept)
+        #expect(settings == SlotSettings(name: "made", retries: 0))
     }
 
     /// Eight threads race to the first read of new containers, through

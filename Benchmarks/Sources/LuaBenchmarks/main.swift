@@ -172,7 +172,7 @@ func row(_ name: String, _ value: Double, _ baseline: Double, goal: Double? = ni
     let net = (value - empty) / max(baseline - empty, 0.001)
     var line = name.padding(toLength: 44, withPad: " ", startingAt: 0)
     line += String(format: "%7.1f ns  %5.2fx  (net of loop %5.2fx)", value, ratio, net)
-    if let goal { line += String(format: "  goal <= %.2gx: %@", goal, ratio <= goal ? "met" : "MISSED") }
+    if let goal { line += String(format: "  goal <= %.3gx: %@", goal, ratio <= goal ? "met" : "MISSED") }
     print(line)
 }
 

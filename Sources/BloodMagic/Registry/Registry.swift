@@ -914,6 +914,9 @@ protocol TypedInitializing: AnyObject, Sendable {
     var valueType: ObjectIdentifier { get }
     /// Runs the initializer and boxes the value as a singleton read back typed.
     func makeSingletonBox(for sender: AnyObject) throws -> SingletonBox
+    /// `value`, made before, boxed as this initializer's singletons are;
+    /// nil when it is not of the result type.
+    func singletonBox(holding value: Any) -> SingletonBox?
 }
 
 /// A Swift initializer returning `Value`.
@@ -936,5 +939,10 @@ final class TypedInitializer<Value>: TypedInitializing {
     @usableFromInline
     func makeSingletonBox(for sender: AnyObject) throws -> SingletonBox {
         TypedSingletonBox(try make(sender))
+    }
+
+    @usableFromInline
+    func singletonBox(holding value: Any) -> SingletonBox? {
+        (value as? Value).map(TypedSingletonBox.init)
     }
 }

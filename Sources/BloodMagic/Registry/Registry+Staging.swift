@@ -196,21 +196,26 @@ extension RegistryState {
 
 extension InitializerRecord {
     /// The same singleton registration, its value already made (`value`).
-    /// A Swift registration keeps its typed read: the value is boxed as its
-    /// type (when it is not of that type, the slot starts empty and the
-    /// singleton is made anew).
+    /// A typed registration boxes it as its own singletons are (a value of
+    /// another type is not carried over: the singleton is made anew).
     func startingWith(_ value: SharedValue) -> InitializerRecord {
         guard slot != nil else { return self }
-        let box: SingletonBox? = typed.map { $0.singletonBox(holding: value.value) } ?? ErasedSingletonBox(value.value)
+        let box: SingletonBox
+        if let typed {
+            guard let typedBox = typed.singletonBox(holding: value.value) else { return self }
+            box = typedBox
+        } else {
+            box = ErasedSingletonBox(value.value)
+        }
         return InitializerRecord(
             handle: handle, type: type, container: container, scope: scope, source: source,
-            make: make, slot: box.map(SingletonSlot.init(made:)) ?? SingletonSlot(), typed: typed)
+            make: make, slot: SingletonSlot(publishing: box), typed: typed)
     }
 }
 
 extension SingletonSlot {
-    /// A slot holding `box` already, published.
-    convenience init(made box: SingletonBox) {
+    /// A slot whose value is made already: `box`, published at once.
+    convenience init(publishing box: SingletonBox) {
         self.init()
         published.store(UInt(bitPattern: Unmanaged.passRetained(box).toOpaque()), ordering: .releasing)
     }

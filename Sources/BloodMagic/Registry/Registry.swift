@@ -914,8 +914,8 @@ protocol TypedInitializing: AnyObject, Sendable {
     var valueType: ObjectIdentifier { get }
     /// Runs the initializer and boxes the value as a singleton read back typed.
     func makeSingletonBox(for sender: AnyObject) throws -> SingletonBox
-    /// `value` boxed as a singleton read back typed, or nil when it is not
-    /// of the result type (a value carried over from an earlier registration).
+    /// `value`, made before, boxed as this initializer's singletons are;
+    /// nil when it is not of the result type.
     func singletonBox(holding value: Any) -> SingletonBox?
 }
 
@@ -943,6 +943,6 @@ final class TypedInitializer<Value>: TypedInitializing {
 
     @usableFromInline
     func singletonBox(holding value: Any) -> SingletonBox? {
-        (value as? Value).map { TypedSingletonBox($0) }
+        (value as? Value).map(TypedSingletonBox.init)
     }
 }

@@ -110,8 +110,9 @@ extension BMModule {
         }
     }
 
-    /// One registration as a table, in `bm.entries()`'s form.
-    private func pushEntry(_ entry: SpellEntry, _ lua: LuaStack) {
+    /// One registration as a table: `bm.entries()`'s items and a reload's
+    /// `added`, `removed` and `replaced`.
+    func pushEntry(_ entry: SpellEntry, _ lua: LuaStack) {
         lua.ensureSpace(3)
         lua_createtable(lua.pointer, 0, 7)
         func set(_ field: String, _ value: (some LuaPushable)?) {

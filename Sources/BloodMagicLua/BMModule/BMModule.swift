@@ -851,22 +851,7 @@ final class BMModule: Sendable {
         lua.ensureSpace(4)
         lua_createtable(lua.pointer, Int32(clamping: entries.count), 0)
         for (offset, entry) in entries.enumerated() {
-            lua_createtable(lua.pointer, 0, 7)
-            func set(_ field: String, _ value: (some LuaPushable)?) {
-                guard let value else { return }
-                lua.push(value)
-                lua_setfield(lua.pointer, -2, field)
-            }
-            set("kind", BMModule.luaKind(entry.kind))
-            if let protocols = entry.type?.protocols {
-                set("protocols", protocols)
-            } else {
-                set("type", entry.type?.name)
-            }
-            set("container", entry.container.key?.name)
-            set("scope", entry.scope?.rawValue)
-            set("property", entry.property)
-            set("source", entry.source)
+            pushEntry(entry, lua)
             lua_rawseti(lua.pointer, -2, lua_Integer(offset + 1))
         }
         return 1

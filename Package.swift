@@ -27,7 +27,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        // 1.11: LogHandler.log(event:), which the tools' handler implements.
+        .package(url: "https://github.com/apple/swift-log", from: "1.11.0"),
         // `swift package generate-documentation` builds the DocC catalogs.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
@@ -97,6 +98,10 @@ let package = Package(
         // child processes with a deadline).
         .target(
             name: "TestSupport",
+            dependencies: [
+                // CapturedLog: a LogHandler that records events for assertions.
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/TestSupport"
         ),
         // The fuzz targets, one function per target taking the fuzzer's

@@ -2,7 +2,8 @@
 //
 // Release-mode benchmarks for BloodMagic. A separate package so that
 // library users never download benchmark dependencies (Swinject is only
-// needed here, as the baseline for cold resolution).
+// needed here, as the baseline for cold resolution, and swift-dependencies
+// beside it).
 //
 // Run all of them with `scripts/bench` from the project root.
 
@@ -14,11 +15,15 @@ let package = Package(
     dependencies: [
         .package(name: "BloodMagic", path: ".."),
         .package(url: "https://github.com/Swinject/Swinject", from: "2.10.0"),
+        .package(url: "https://github.com/pointfreeco/swift-dependencies", exact: "1.17.1"),
     ],
     targets: [
         // A small, generic harness: rounds, best/median ns per operation,
         // a table, and ratios against a baseline measured in the same run.
-        .target(name: "BenchSupport"),
+        .target(name: "BenchSupport", dependencies: ["BenchCallgrind"]),
+        // Callgrind's client requests (collection on and off around one
+        // measured round), for instruction counts of single cases.
+        .target(name: "BenchCallgrind"),
         // Lua's C API for the C baselines of the Lua host benchmarks.
         .systemLibrary(
             name: "CLuaBench",
@@ -33,9 +38,15 @@ let package = Package(
             name: "BMBenchmarks",
             dependencies: ["BenchSupport", "CLuaBench", .product(name: "BloodMagicLua", package: "BloodMagic")]
         ),
+        // Codable push + decode next to a hand-written C-API push and read
+        // of the same struct (issue 17).
+        .executableTarget(
+            name: "CodableBenchmarks",
+            dependencies: ["BenchSupport", "CLuaBench", .product(name: "BloodMagicLua", package: "BloodMagic")]
+        ),
         .executableTarget(
             name: "LuaBenchmarks",
-            dependencies: ["CLuaBench", .product(name: "BloodMagicLua", package: "BloodMagic")]
+            dependencies: ["BenchCallgrind", "CLuaBench", .product(name: "BloodMagicLua", package: "BloodMagic")]
         ),
         .executableTarget(name: "StartupBenchmarks"),
         // How long `bmlua check` takes on the feed reader and on 1,000 generated files.
@@ -60,6 +71,7 @@ let package = Package(
                 "BenchSupport",
                 .product(name: "BloodMagic", package: "BloodMagic"),
                 .product(name: "Swinject", package: "Swinject"),
+                .product(name: "Dependencies", package: "swift-dependencies"),
             ]
         ),
     ],

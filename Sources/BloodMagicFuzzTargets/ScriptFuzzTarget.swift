@@ -4,7 +4,7 @@ import Foundation
 extension FuzzTargets {
     /// The limits a fuzzed script runs under: small enough that one input
     /// takes at most a few milliseconds, large enough for real wiring.
-    public static let scriptLimits = LuaLimits(maxMemory: 16 << 20, maxInstructions: 200_000)
+    public static let scriptLimits = LuaLimits(maxMemory: 4 << 20, maxInstructions: 200_000)
 
     /// Target `script`: the bytes run as a startup script in a sandboxed,
     /// limited ``ScriptHost`` with `bm` loaded, an in-memory preference store

@@ -2,7 +2,7 @@ import BloodMagicLua
 
 extension FuzzTargets {
     /// The limits the Lua code that builds a table runs under.
-    public static let tableLimits = LuaLimits(maxMemory: 16 << 20, maxInstructions: 1_000_000)
+    public static let tableLimits = LuaLimits(maxMemory: 8 << 20, maxInstructions: 500_000)
 
     /// Target `table`: the bytes are Lua code that makes a value (as the
     /// expression `return <bytes>`, or, when that does not compile, as a

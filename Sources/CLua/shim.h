@@ -245,26 +245,35 @@ static inline lua_State *bm_newstate(bm_limits *limits) {
 }
 
 /*
- * The protected call Swift makes: calls the function below the top `nargs`
- * values with `handler` as message handler (inserted below the function and
- * removed afterwards). The outermost call arms the instruction budget of a
- * new run (instructions and time) and disarms it afterwards; the memory
- * limit applies while Lua runs.
+ * The protected call Swift makes, with its message handler already on the
+ * stack at `handler` (an absolute index below the function): calls the
+ * function below the top `nargs` values. The outermost call arms the
+ * instruction budget of a new run (instructions and time) and disarms it
+ * afterwards; the memory limit applies while Lua runs.
  * Returns lua_pcall's status; results or the error value are left on top.
  */
-static inline int bm_call(lua_State *L, int nargs, int nresults, lua_CFunction handler) {
+static inline int bm_call_at(lua_State *L, int nargs, int nresults, int handler) {
     bm_limits *lim = bm_limits_of(L);
-    int base = lua_gettop(L) - nargs;
-    lua_pushcclosure(L, handler, 0);
-    lua_rotate(L, base, 1);
     int armed = lim->run_depth == 0 ? bm_arm_run_budget(L) : 0;
     lim->run_depth += 1;
     int saved = lim->swift_depth;
     lim->swift_depth = 0;
-    int status = lua_pcallk(L, nargs, nresults, base, 0, NULL);
+    int status = lua_pcallk(L, nargs, nresults, handler, 0, NULL);
     lim->swift_depth = saved;
     lim->run_depth -= 1;
     if (armed) bm_disarm_budget(L, lim);
+    return status;
+}
+
+/*
+ * bm_call_at with `handler` inserted below the function and removed
+ * afterwards (the caller made room for one more value).
+ */
+static inline int bm_call(lua_State *L, int nargs, int nresults, lua_CFunction handler) {
+    int base = lua_gettop(L) - nargs;
+    lua_pushcclosure(L, handler, 0);
+    lua_rotate(L, base, 1);
+    int status = bm_call_at(L, nargs, nresults, base);
     lua_rotate(L, base, -1);
     lua_settop(L, -2);
     return status;
@@ -483,6 +492,13 @@ static inline int bm_message_handler(lua_State *L) {
     bm_expand_frame_sources(L, -1);
     lua_setfield(L, LUA_REGISTRYINDEX, BM_TRACEBACK_KEY);
     return 1;
+}
+
+/* Whether the value at `index` is the C function `handler`: a handler slot
+   kept for the length of a scope (LuaStack.withMessageHandler) is trusted
+   only while it still holds it, below the function about to be called. */
+static inline int bm_is_handler_below(lua_State *L, int index, int function, lua_CFunction handler) {
+    return index > 0 && index < function && lua_tocfunction(L, index) == handler;
 }
 
 /* t[k] with metamethods: (t, k) -> v */

@@ -7,7 +7,9 @@
 int bm_sandbox_install(lua_State *L) {
     int flags = (int)lua_tointeger(L, 1);
     lua_settop(L, 0);
-    if (flags & BM_LIB_UNSAFE) return 0; /* the full standard library, as it is */
+    /* Caught errors read as uncaught ones, in every state (protected_calls.c). */
+    bm_sandbox_protected_calls(L, (flags & BM_LIB_UNSAFE) ? (BM_LIB_BASE | BM_LIB_COROUTINE) : flags);
+    if (flags & BM_LIB_UNSAFE) return 0; /* otherwise the full standard library, as it is */
     luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
     if ((flags & BM_LIB_STRING) && lua_getfield(L, 1, LUA_STRLIBNAME) == LUA_TTABLE) bm_sandbox_string_functions(L);
     lua_settop(L, 1);

@@ -83,4 +83,13 @@ void bm_sandbox_table_functions(lua_State *L);
    with the one that runs finalizers under the limits. */
 void bm_sandbox_finalizers(lua_State *L);
 
+/* ------------------------------------------------------------------------ */
+/* Protected calls (protected_calls.c)                                       */
+/* ------------------------------------------------------------------------ */
+
+/* Replaces pcall and xpcall (with BM_LIB_BASE) and coroutine.resume and
+   coroutine.close (with BM_LIB_COROUTINE) by versions whose caught errors
+   name a refused limit, a script position and a resolution chain. */
+void bm_sandbox_protected_calls(lua_State *L, int flags);
+
 #endif /* BLOODMAGIC_SANDBOX_INTERNAL_H */

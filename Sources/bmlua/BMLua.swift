@@ -22,17 +22,30 @@ struct BMLua: ParsableCommand {
               bmlua check Scripts            report problems in startup scripts
               bmlua list Scripts             list their registrations
               bmlua resolve Cache --scripts Scripts
+              bmlua explain Loader --container UsersViewController --scripts Scripts
+              BMLUA_LOG=debug bmlua app.lua  log which registration served what
               bmlua types -o .bmlua/types     editor annotations for the bm API
               bmlua --max-instructions 1000000 -e 'while true do end'
             """,
         version: "bmlua \(version) (Lua 5.4)",
-        subcommands: [RunCommand.self, ReplCommand.self, CheckCommand.self, ListCommand.self, ResolveCommand.self, TypesCommand.self],
+        subcommands: [
+            RunCommand.self, ReplCommand.self, CheckCommand.self, ListCommand.self, ResolveCommand.self, ExplainCommand.self,
+            TypesCommand.self,
+        ],
         defaultSubcommand: RunCommand.self
     )
 
     /// Parses and runs, with usage errors exiting 2 (not ArgumentParser's 64),
     /// script errors 1, and success 0.
     static func main() {
+        // BMLUA_LOG=LEVEL turns the registry's resolution events on in every subcommand.
+        if let level = ProcessInfo.processInfo.environment["BMLUA_LOG"], !level.isEmpty {
+            if let problem = DiagnosticLogging.problem(with: level, option: "BMLUA_LOG") {
+                FileHandle.standardError.write(Data("Error: \(problem)\nUsage: bmlua [<options>] [<script> [<arguments> ...]]\n".utf8))
+                Foundation.exit(2)
+            }
+            DiagnosticLogging.bootstrap(program: "bmlua", level: level)
+        }
         let arguments = CommandLineShape.hoistingHostOptions(Array(CommandLine.arguments.dropFirst()))
         if CommandLineShape.asksForTopLevelHelp(arguments) {
             print(CommandLineShape.topLevelHelp(), terminator: "")

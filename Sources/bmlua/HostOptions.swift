@@ -27,11 +27,18 @@ struct HostOptions: ParsableArguments {
         valueName: "DOMAIN"))
     var userDefaults: String?
 
+    @Option(name: .customLong("log-level"), help: ArgumentHelp(
+        "Log the registry's resolution events at LEVEL and above on standard error: debug shows which registration served each property, singletons, hooks, preferences and script loads (trace, debug, info, notice, warning, error, critical; also BMLUA_LOG).",
+        valueName: "LEVEL"))
+    var logLevel: String?
+
     /// The options above that take a value, by their command-line names.
     /// `RunCommand.orderedActions` skips their values when it reads the raw
     /// arguments; a new `@Option` here belongs in this list too (a test
     /// checks it against the help text).
-    static let optionsTakingValues = ["--max-instructions", "--max-memory", "--max-time", "--scripts", "--preferences", "--user-defaults"]
+    static let optionsTakingValues = [
+        "--max-instructions", "--max-memory", "--max-time", "--scripts", "--preferences", "--user-defaults", "--log-level",
+    ]
 
     /// The options above that take no value, by their command-line names
     /// (they may come before a subcommand, like the ones with values).
@@ -43,6 +50,9 @@ struct HostOptions: ParsableArguments {
         }
         if let userDefaults, !PreferenceSuiteName.isValid(userDefaults) {
             throw ValidationError("--user-defaults: '\(userDefaults)' is not a domain name (use e.g. com.example.app)")
+        }
+        if let logLevel, let problem = DiagnosticLogging.problem(with: logLevel, option: "--log-level") {
+            throw ValidationError(problem)
         }
         if let maxMemory, LuaLimits.parseSize(maxMemory) == nil {
             throw ValidationError("--max-memory: '\(maxMemory)' is not a size (use e.g. 16M, 512K, 1G or a byte count)")
@@ -84,9 +94,12 @@ struct HostOptions: ParsableArguments {
     /// (`.`, `/`, `dir/`, an empty one): path arithmetic is plain string
     /// work, and a path that is not a script file is reported when it is run.
     func makeHost(scriptPath: String? = nil) throws -> ScriptHost {
+        let registry = Registry()
+        // --log-level wins over BMLUA_LOG (which main applies to every logger).
+        if let logLevel { registry.logger = DiagnosticLogging.logger(program: "bmlua", level: logLevel) }
         let host = try ScriptHost(options: .init(
             scriptsDirectory: scripts, libraries: unsafe ? .unsafe : .safe, limits: limits,
-            registry: Registry(), preferences: preferenceStore))
+            registry: registry, preferences: preferenceStore))
         if scripts == nil && !unsafe {
             var directory = "."
             if let scriptPath, scriptPath != "-" {

@@ -2,7 +2,8 @@ import ArgumentParser
 import BloodMagicLua
 import Foundation
 
-/// `bmlua types [-o DIR]`: writes editor annotations for the `bm` module.
+/// `bmlua types [--manifest app.json] [-o DIR]`: writes editor annotations
+/// for the `bm` module and, given a manifest, for what the app gives its scripts.
 struct TypesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "types",
@@ -11,12 +12,17 @@ struct TypesCommand: ParsableCommand {
             Writes a `---@meta` file in LuaCATS syntax: every bm function, each definition \
             table as a class with typed fields (from the same schemas the runtime checks use), \
             the spell descriptors and bm.class. Point the editor's `workspace.library` at the \
-            directory (see the README's .luarc.json). A Swift app adds its exposed types with \
-            ScriptHost.writeAnnotations(toDirectory:).
+            directory (see the README's .luarc.json).
+
+            With --manifest (written by the app: ScriptHost.manifest(), e.g. \
+            `feedreader --write-manifest app.json`), the file also has one class per Swift \
+            type the app exposes (constructor, properties, methods) and the globals it sets. \
+            A Swift app can write the same file itself with ScriptHost.writeAnnotations(toDirectory:).
 
             Examples:
-              bmlua types                    print the annotations
-              bmlua types -o .bmlua/types    write .bmlua/types/\(LuaAnnotations.fileName)
+              bmlua types                                    print the annotations
+              bmlua types -o .bmlua/types                    write .bmlua/types/\(LuaAnnotations.fileName)
+              bmlua types --manifest app.json -o .bmlua/types
             """
     )
 
@@ -25,16 +31,30 @@ struct TypesCommand: ParsableCommand {
         help: ArgumentHelp("Write DIR/\(LuaAnnotations.fileName) instead of printing.", valueName: "DIR"))
     var output: String?
 
+    @Option(help: ArgumentHelp("The app's manifest (JSON), written by ScriptHost.manifest().", valueName: "FILE"))
+    var manifest: String?
+
+    func validate() throws {
+        if let manifest, !FileManager.default.fileExists(atPath: manifest) {
+            throw ValidationError("--manifest: no such file: \(manifest)")
+        }
+    }
+
     func run() throws {
         do {
             // An inspection host: its own registry, in-memory preferences.
             let host = try ScriptChecker.inspectionHost(scriptsDirectory: nil)
+            defer { host.unload() }
+            let appManifest = try manifest.map(AppManifest.read(from:))
             if let output {
-                let path = try host.writeAnnotations(toDirectory: output)
+                let path = try host.writeAnnotations(toDirectory: output, manifest: appManifest)
                 print(path)
             } else {
-                FileHandle.standardOutput.write(Data(try host.annotations().utf8))
+                FileHandle.standardOutput.write(Data(try host.annotations(manifest: appManifest).utf8))
             }
+        } catch let error as AppManifestError {
+            ErrorReporter().report(LuaError(.io, "\(error)"))
+            throw ExitCode.failure
         } catch {
             ErrorReporter().report(LuaError(.io, "bmlua types: \(error)"))
             throw ExitCode.failure

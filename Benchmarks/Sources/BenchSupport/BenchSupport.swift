@@ -3,6 +3,8 @@
 // per operation and, for cases that name a baseline, the ratio of their
 // best time to the baseline's best time measured in the same run.
 
+import BenchCallgrind
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -78,6 +80,20 @@ public final class BenchmarkSuite {
         if let filter = BenchmarkSuite.filter, !name.contains(filter), !(baseline.map { $0.contains(filter) } ?? false) {
             return nil
         }
+        if let only = BenchmarkSuite.only, name != only { return nil }
+        if BenchmarkSuite.callgrind {
+            // One warm-up, then one round with callgrind collecting (run
+            // under `valgrind --tool=callgrind --collect-atstart=no`): its
+            // total instructions divided by `operations` is the cost of one.
+            setup()
+            body(max(1, operations / 10))
+            setup()
+            bench_callgrind_toggle()
+            body(operations)
+            bench_callgrind_toggle()
+            print("callgrind-case\t\(name)\t\(operations)")
+            return nil
+        }
         setup()
         body(max(1, operations / 10))  // warm-up
         var perOperation: [Double] = []
@@ -96,6 +112,13 @@ public final class BenchmarkSuite {
     /// Only cases whose name (or baseline's name) contains this run, when
     /// the BENCH_FILTER environment variable is set.
     static let filter: String? = getenv("BENCH_FILTER").map { String(cString: $0) }
+
+    /// Only the case named exactly this, when BENCH_ONLY is set.
+    static let only: String? = getenv("BENCH_ONLY").map { String(cString: $0) }
+
+    /// Whether BENCH_CALLGRIND is set: each case runs one collected round
+    /// (see `scripts/bench-counts`).
+    static let callgrind = getenv("BENCH_CALLGRIND") != nil
 
     /// The result of the case named `name`.
     public func result(named name: String) -> BenchmarkResult? {

@@ -10,6 +10,7 @@
 //   swift run -c release --package-path Benchmarks CheckBenchmarks
 
 import BloodMagic
+import BloodMagicLua
 import Foundation
 
 let root = URL(fileURLWithPath: #filePath)

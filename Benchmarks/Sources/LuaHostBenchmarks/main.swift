@@ -52,7 +52,7 @@ suite.measure("C -> Lua lua_pcall", operations: 1_000_000) { n in
         lua.pop()
     }
 }
-suite.measure("Swift -> Lua call (protected, traceback handler)", operations: 1_000_000, baseline: "C -> Lua lua_pcall") { n in
+suite.measure("Swift -> Lua call (protected, traceback handler)", operations: 1_000_000, baseline: "C -> Lua lua_pcall", goal: 1.9) { n in
     state.withStack { lua in
         var sum = 0
         for i in 0..<n {
@@ -63,6 +63,22 @@ suite.measure("Swift -> Lua call (protected, traceback handler)", operations: 1_
             lua.pop()
         }
         blackHole(sum)
+    }
+}
+suite.measure("Swift -> Lua call inside lua.withMessageHandler (handler kept in one slot)", operations: 1_000_000,
+              baseline: "C -> Lua lua_pcall", goal: 1.9) { n in
+    state.withStack { lua in
+        lua.withMessageHandler { lua in
+            var sum = 0
+            for i in 0..<n {
+                lua.push(function)
+                lua.push(i)
+                try! lua.call(arguments: 1, results: 1)
+                sum &+= (try? lua.value(at: -1, as: Int.self)) ?? 0
+                lua.pop()
+            }
+            blackHole(sum)
+        }
     }
 }
 suite.measure("Swift -> Lua call, entering the state each time", operations: 1_000_000, baseline: "C -> Lua lua_pcall") { n in

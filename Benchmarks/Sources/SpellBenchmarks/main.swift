@@ -1,8 +1,12 @@
 // Spell benchmarks: warm reads against a plain stored property, and cold
-// resolution against Swinject 2.10's transient resolve, in the same run.
+// resolution against Swinject 2.10's transient resolve, in the same run;
+// singleton first reads against instance-scope ones; and the peers
+// (Swinject 2.10, swift-dependencies 1.17) beside a hand-written registry.
 import BenchSupport
 import BloodMagic
+import Dependencies
 import Swinject
+import Synchronization
 
 final class RequestManager {
     var requests = 0
@@ -40,6 +44,16 @@ final class EmptyContainer {
 
 let benchRegistry = Registry()
 benchRegistry.register(RequestManager.self) { _ in RequestManager() }
+
+/// A value served as a singleton (made once, then shared).
+final class SharedClock: Sendable {
+    let zone = 0
+}
+
+final class SingletonContainer {
+    @Injectable(registry: benchRegistry) var clock: SharedClock
+}
+benchRegistry.register(SharedClock.self, scope: .singleton) { _ in SharedClock() }
 
 let swinject = Container()
 swinject.register(RequestManager.self) { _ in RequestManager() }.inObjectScope(.transient)
@@ -124,6 +138,19 @@ batchSuite.measure(
     }
 }
 
+// Issue 17: a singleton's first read (the value exists; nothing is made)
+// next to the instance-scope first read, both on containers made beforehand.
+nonisolated(unsafe) var singletonContainers: [SingletonContainer] = []
+suite.measure(
+    "@Injectable singleton first read, container made beforehand", operations: coldOperations,
+    baseline: "@Injectable first read, container made beforehand", goal: 1,
+    setup: { singletonContainers = (0..<coldOperations).map { _ in SingletonContainer() } }
+) { count in
+    singletonContainers.withUnsafeBufferPointer { containers in
+        for index in 0..<count { blackHole(containers[index].clock) }
+    }
+}
+
 suite.measure("for scale: new plain container + RequestManager()", operations: coldOperations, baseline: "Swinject 2.10 transient resolve") { count in
     for _ in 0..<count {
         let container = identity(EmptyContainer())
@@ -134,3 +161,107 @@ suite.measure("for scale: new plain container + RequestManager()", operations: c
 
 suite.printReport()
 batchSuite.printReport()
+
+// MARK: - Peers: Swinject 2.10, swift-dependencies 1.17, a hand-written registry
+
+/// The floor of any registry keyed by type: a `Mutex<[ObjectIdentifier:
+/// closure]>` lookup, the call and the cast back to the type.
+final class HandWrittenRegistry: Sendable {
+    private let makers = Mutex<[ObjectIdentifier: @Sendable () -> Any]>([:])
+
+    func register<Value>(_ type: Value.Type, _ make: @escaping @Sendable () -> Value) {
+        makers.withLock { $0[ObjectIdentifier(type)] = make }
+    }
+
+    @inline(never)
+    func resolve<Value>(_ type: Value.Type) -> Value? {
+        guard let make = makers.withLock({ $0[ObjectIdentifier(type)] }) else { return nil }
+        return make() as? Value
+    }
+}
+let handWritten = HandWrittenRegistry()
+handWritten.register(RequestManager.self) { RequestManager() }
+
+/// swift-dependencies' client for the same service: a Sendable value.
+final class DependencyService: Sendable {
+    let requests = 0
+}
+enum DependencyServiceKey: DependencyKey {
+    static let liveValue = DependencyService()
+}
+extension DependencyValues {
+    var service: DependencyService {
+        get { self[DependencyServiceKey.self] }
+        set { self[DependencyServiceKey.self] = newValue }
+    }
+}
+final class DependenciesModel {
+    @Dependency(\.service) var service
+}
+final class ServiceContainer {
+    @Injectable(registry: benchRegistry) var service: DependencyService
+}
+let sharedService = DependencyService()
+benchRegistry.register(DependencyService.self) { _ in sharedService }
+
+handWritten.register(DependencyService.self) { sharedService }
+
+// Resolution of a new value (instance scope, the initializer allocates).
+let floorName = "hand-written Mutex<[ObjectIdentifier: closure]> registry: lookup + call"
+let peers = BenchmarkSuite("peers: resolving a new RequestManager", rounds: 7)
+let peerOperations = 300_000
+peers.measure(floorName, operations: peerOperations) { count in
+    for _ in 0..<count { blackHole(handWritten.resolve(RequestManager.self)) }
+}
+peers.measure("BloodMagic registry.resolve (lookup + call)", operations: peerOperations, baseline: floorName) { count in
+    let sender = identity(EmptyContainer())
+    for _ in 0..<count { blackHole(try! benchRegistry.resolve(RequestManager.self, for: sender, property: "manager")) }
+}
+peers.measure(
+    "BloodMagic @Injectable first read, container made beforehand", operations: peerOperations, baseline: floorName,
+    setup: { madeContainers = (0..<peerOperations).map { _ in InjectableContainer() } }
+) { count in
+    madeContainers.withUnsafeBufferPointer { containers in
+        for index in 0..<count { blackHole(containers[index].manager) }
+    }
+}
+peers.measure("Swinject 2.10 transient resolve", operations: peerOperations, baseline: floorName) { count in
+    for _ in 0..<count { blackHole(swinject.resolve(RequestManager.self)) }
+}
+peers.printReport()
+
+// Reading a shared service (made once): swift-dependencies looks it up on
+// every read; a BloodMagic property stores it on its first read.
+let sharedFloor = "hand-written registry: lookup + call returning a shared service"
+let reads = BenchmarkSuite("peers: reading a shared service", rounds: 7)
+reads.measure(sharedFloor, operations: peerOperations) { count in
+    for _ in 0..<count { blackHole(handWritten.resolve(DependencyService.self)) }
+}
+let model = identity(DependenciesModel())
+_ = model.service
+reads.measure("swift-dependencies 1.17 @Dependency read, live value", operations: peerOperations, baseline: sharedFloor) { count in
+    for _ in 0..<count { blackHole(model.service) }
+}
+let overridden = DependencyService()
+reads.measure("swift-dependencies 1.17 @Dependency read inside withDependencies", operations: peerOperations,
+              baseline: sharedFloor) { count in
+    withDependencies { $0.service = overridden } operation: {
+        let model = identity(DependenciesModel())
+        for _ in 0..<count { blackHole(model.service) }
+    }
+}
+let serviceContainer = identity(ServiceContainer())
+_ = serviceContainer.service
+reads.measure("BloodMagic @Injectable warm read", operations: peerOperations, baseline: sharedFloor) { count in
+    for _ in 0..<count { blackHole(serviceContainer.service) }
+}
+reads.measure(
+    "BloodMagic @Injectable singleton first read, container made beforehand", operations: peerOperations,
+    baseline: sharedFloor,
+    setup: { singletonContainers = (0..<peerOperations).map { _ in SingletonContainer() } }
+) { count in
+    singletonContainers.withUnsafeBufferPointer { containers in
+        for index in 0..<count { blackHole(containers[index].clock) }
+    }
+}
+reads.printReport()

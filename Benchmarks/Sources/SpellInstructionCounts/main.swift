@@ -9,7 +9,8 @@
 // Modes: `first-read` (containers made beforehand, then each one's first
 // @Injectable read, as SpellBenchmarks' goal row), `new-and-read` (making
 // the container is part of the measured work), `warm-read` (one container,
-// read again and again), `resolve` (`registry.resolve`).
+// read again and again), `resolve` (`registry.resolve`), `singleton-first-read`
+// (as `first-read`, for a singleton made beforehand).
 import BenchSupport
 import BloodMagic
 import Foundation
@@ -26,13 +27,23 @@ final class CurrentRegistryContainer {
     @Injectable var manager: RequestManager
 }
 
+final class SharedClock: Sendable {
+    let zone = 0
+}
+
+final class SingletonContainer {
+    @Injectable(registry: countRegistry) var clock: SharedClock
+}
+
 let countRegistry = Registry()
 countRegistry.register(RequestManager.self) { _ in RequestManager() }
+countRegistry.register(SharedClock.self, scope: .singleton) { _ in SharedClock() }
+blackHole(SingletonContainer().clock)
 Registry.shared.register(RequestManager.self) { _ in RequestManager() }
 
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let count = Int(arguments[2]) else {
-    print("usage: SpellInstructionCounts first-read|new-and-read|warm-read|resolve|first-read-current COUNT read|skip")
+    print("usage: SpellInstructionCounts first-read|singleton-first-read|new-and-read|warm-read|resolve|first-read-current COUNT read|skip")
     exit(2)
 }
 let reads = arguments[3] == "read"
@@ -41,6 +52,10 @@ switch arguments[1] {
 case "first-read":
     let containers = (0..<count).map { _ in identity(InjectableContainer()) }
     if reads { for container in containers { blackHole(container.manager) } }
+    blackHole(containers)
+case "singleton-first-read":
+    let containers = (0..<count).map { _ in identity(SingletonContainer()) }
+    if reads { for container in containers { blackHole(container.clock) } }
     blackHole(containers)
 case "first-read-current":
     let containers = (0..<count).map { _ in identity(CurrentRegistryContainer()) }

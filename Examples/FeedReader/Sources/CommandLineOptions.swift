@@ -1,7 +1,9 @@
+import BloodMagicLua
 import Foundation
 
 /// The reader's command line: `feedreader [--scripts DIR] [--feeds DIR]
-/// [--preferences FILE] [--watch [--refresh SECONDS]]`. Parsed by hand on purpose: the example needs
+/// [--preferences FILE] [--log-level LEVEL] [--watch [--refresh SECONDS]]`. Parsed by hand
+/// on purpose: the example needs
 /// nothing beyond `CommandLine.arguments`.
 struct CommandLineOptions {
     /// The directory of startup scripts that wire the app.
@@ -16,6 +18,9 @@ struct CommandLineOptions {
     /// `--write-manifest FILE`: write the app's manifest for
     /// `bmlua check --manifest FILE` and stop.
     var manifestFile: String?
+    /// `--log-level LEVEL` (else `BMLUA_LOG`): log BloodMagic's resolution
+    /// events at LEVEL and above on standard error.
+    var logLevel: String?
     /// `--watch`: keep running, reload the scripts when they change, and
     /// refresh the digest every `refreshInterval` seconds.
     var watches = false
@@ -23,13 +28,18 @@ struct CommandLineOptions {
     var refreshInterval = 2.0
 
     static let usage = """
-        usage: feedreader [--scripts DIR] [--feeds DIR] [--preferences FILE] [--watch [--refresh SECONDS]]
+        usage: feedreader [--scripts DIR] [--feeds DIR] [--preferences FILE] [--log-level LEVEL]
+                          [--watch [--refresh SECONDS]]
                feedreader --write-manifest FILE
 
           --scripts DIR       the Lua startup scripts that wire the app
                               (default: Examples/FeedReader/Scripts)
           --feeds DIR         where the feeds are read from (default: Examples/FeedReader/Feeds)
           --preferences FILE  keep settings in this property-list file (default: in memory)
+          --log-level LEVEL   log BloodMagic's resolution events at LEVEL and above on
+                              standard error: debug shows which registration served each
+                              property (trace, debug, info, notice, warning, error,
+                              critical; default: $BMLUA_LOG, else none)
           --write-manifest FILE
                               write the app's manifest (its Swift containers, exposed
                               types and globals) for `bmlua check --manifest FILE`
@@ -40,9 +50,15 @@ struct CommandLineOptions {
         """
 
     /// Parses the arguments after the program name.
-    static func parse(_ arguments: [String]) throws -> CommandLineOptions {
+    static func parse(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) throws -> CommandLineOptions {
         var options = CommandLineOptions(
             scriptsDirectory: defaultDirectory("Scripts"), feedsDirectory: defaultDirectory("Feeds"))
+        if let level = environment["BMLUA_LOG"], !level.isEmpty {
+            if let problem = DiagnosticLogging.problem(with: level, option: "BMLUA_LOG") {
+                throw FeedReaderError("\(problem)\n\(usage)")
+            }
+            options.logLevel = level
+        }
         var remaining = arguments[...]
         while let argument = remaining.popFirst() {
             switch argument {
@@ -55,7 +71,7 @@ struct CommandLineOptions {
                     throw FeedReaderError("--refresh needs a number of seconds above 0 and at most 3600\n\(usage)")
                 }
                 options.refreshInterval = seconds
-            case "--scripts", "--feeds", "--preferences", "--write-manifest":
+            case "--scripts", "--feeds", "--preferences", "--write-manifest", "--log-level":
                 guard let value = remaining.popFirst() else {
                     throw FeedReaderError("\(argument) needs a value\n\(usage)")
                 }
@@ -63,6 +79,11 @@ struct CommandLineOptions {
                 case "--scripts": options.scriptsDirectory = value
                 case "--feeds": options.feedsDirectory = value
                 case "--write-manifest": options.manifestFile = value
+                case "--log-level":
+                    if let problem = DiagnosticLogging.problem(with: value, option: "--log-level") {
+                        throw FeedReaderError("\(problem)\n\(usage)")
+                    }
+                    options.logLevel = value
                 default: options.preferencesFile = value
                 }
             default:

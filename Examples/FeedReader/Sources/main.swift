@@ -31,6 +31,12 @@ if let manifestFile = options.manifestFile {
     }
 }
 
+// Resolution events (which registration served which property, singletons,
+// hooks, preferences, script loads) on standard error, at debug level.
+if let level = options.logLevel {
+    Registry.shared.logger = DiagnosticLogging.logger(program: "feedreader", level: level)
+}
+
 let store: any PreferenceStore = options.preferencesFile.map {
     PropertyListFilePreferenceStore(fileURL: URL(fileURLWithPath: $0))
 } ?? InMemoryPreferenceStore()

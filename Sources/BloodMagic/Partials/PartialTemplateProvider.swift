@@ -63,7 +63,14 @@ extension Registry {
         let providers = explicit ?? templateProviders(for: type)
         var looked: [String] = []
         for provider in providers {
-            if let value = try provider.instantiate(valueType, type: type, sender: sender) { return value }
+            if let value = try provider.instantiate(valueType, type: type, sender: sender) {
+                if log.mayReport {
+                    log.served(
+                        container: SpellNames.containerName(of: sender), property: property, type: type.name,
+                        by: .template(provider.templateLocation(for: type)))
+                }
+                return value
+            }
             looked.append(provider.templateLocation(for: type))
         }
         throw SpellError.templateMissing(

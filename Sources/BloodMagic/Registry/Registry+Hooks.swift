@@ -51,8 +51,14 @@ extension Registry {
     /// per injection; a script bridge calls it after storing a value.
     public func runHooks(sender: AnyObject, container: ContainerDescriptor, property: String, value: Any) {
         let hooks = state.withLock { Array($0.hooks(matching: container, property: property)) }
-        (sender as? any PropertyInjectionObserving)?.propertyInjected(name: property, value: value)
-        for hook in hooks { hook.run(sender, property, value) }
+        if let observer = sender as? any PropertyInjectionObserving {
+            observer.propertyInjected(name: property, value: value)
+            if log.mayReport { log.observerRan(container: container.key.name, property: property) }
+        }
+        for hook in hooks {
+            hook.run(sender, property, value)
+            if log.mayReport { log.hookRan(container: container.key.name, property: property, source: hook.source) }
+        }
     }
 
     /// The hook step used by the spells: skips the lock when the cached
@@ -63,6 +69,7 @@ extension Registry {
             runHooks(sender: sender, container: ContainerDescriptor(sender), property: property, value: value)
         } else if resolution.containerObserves, let observer = sender as? any PropertyInjectionObserving {
             observer.propertyInjected(name: property, value: value)
+            if log.mayReport { log.observerRan(container: SpellNames.containerName(of: sender), property: property) }
         }
     }
 }

@@ -19,11 +19,13 @@ extension Registry {
         let stack = ResolutionStack.currentPointer
         guard let sender = container.object else {
             let value: Any = try ResolutionStack.whileResolving(self, on: stack) { try record.produce(for: NoSender.instance) }
+            if log.mayReport { log.served(container: container.key.name, property: property, type: type.name, by: record) }
             return value
         }
         let value: Any = try Registry.trackResolution(container: container.key.name, property: property, object: sender) {
             try ResolutionStack.whileResolving(self, on: stack) { try record.produce(for: sender) }
         }
+        if log.mayReport { log.served(container: container.key.name, property: property, type: type.name, by: record) }
         return value
     }
 
@@ -78,14 +80,18 @@ extension Registry {
                     ?? noInitializerError(type: SpellTypeKey(Value.self), container: ContainerDescriptor(sender), property: property)
             }
             if resolution.makesTyped(Value.self) {
-                return try Registry.trackTypedResolution(object: sender, property: property, on: stack) {
+                let made = try Registry.trackTypedResolution(object: sender, property: property, on: stack) {
                     try ResolutionStack.whileResolving(self, on: stack) { try resolution.makeTyped(Value.self, for: sender) }
                 }
+                if resolution.reports { reportResolved(sender: sender, property: property, valueType: Value.self, record: record) }
+                return made
             }
             let value = try Registry.trackTypedResolution(object: sender, property: property, on: stack) {
                 try ResolutionStack.whileResolving(self, on: stack) { try record.produce(for: sender) }
             }
-            return try Registry.cast(value, to: Value.self, property: property, sender: sender, source: record.source)
+            let made = try Registry.cast(value, to: Value.self, property: property, sender: sender, source: record.source)
+            if resolution.reports { reportResolved(sender: sender, property: property, valueType: Value.self, record: record) }
+            return made
         }
     }
 
@@ -190,8 +196,10 @@ extension Registry {
         let typeKey = SpellTypeKey(optional?.wrappedType ?? valueType)
         let container = ContainerDescriptor(object)
         let observes = object is any PropertyInjectionObserving
+        let reports = log.isEnabled
         return state.withLock { state in
-            let found = state.lookup(type: typeKey, container: container, observes: observes).with(valueIsOptional: optional != nil)
+            let found = state.lookup(type: typeKey, container: container, observes: observes)
+                .with(valueIsOptional: optional != nil, reports: reports)
             if state.fastCache.count >= RegistryState.maxCachedResolutions { state.fastCache.removeAll(keepingCapacity: true) }
             state.fastCache[key] = found
             return found

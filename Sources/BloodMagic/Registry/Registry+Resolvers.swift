@@ -176,9 +176,13 @@ extension Registry {
             container: container.key, property: property, type: type, valueType: nil, spell: spell,
             sender: container.object)
         let stack = ResolutionStack.currentPointer
-        return try Registry.trackResolution(container: container.key.name, property: property, object: container.object) {
+        let found = try Registry.trackResolution(container: container.key.name, property: property, object: container.object) {
             try ResolutionStack.whileResolving(self, on: stack) { try consultResolvers(request) }
         }
+        if let found, log.mayReport {
+            log.served(container: container.key.name, property: property, type: type.name, by: .resolver(found.source))
+        }
+        return found
     }
 }
 
@@ -200,7 +204,11 @@ extension ResolvingCell {
             container: ContainerDescriptor(object).key, property: property, type: SpellTypeKey(wrapped),
             valueType: wrapped, spell: spell, sender: object)
         guard let (value, source) = try registry.consultResolvers(request) else { return nil }
-        return .some(try Registry.castResolved(value, to: Value.self, property: property, sender: object, source: source))
+        let made = try Registry.castResolved(value, to: Value.self, property: property, sender: object, source: source)
+        if registry.log.mayReport {
+            registry.log.served(container: request.container.name, property: property, type: SpellTypeKey(Value.self).name, by: .resolver(source))
+        }
+        return .some(made)
     }
 }
 

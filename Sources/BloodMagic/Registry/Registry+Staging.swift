@@ -196,19 +196,27 @@ extension RegistryState {
 
 extension InitializerRecord {
     /// The same singleton registration, its value already made (`value`).
+    /// A typed registration boxes it as its own singletons are (a value of
+    /// another type is not carried over: the singleton is made anew).
     func startingWith(_ value: SharedValue) -> InitializerRecord {
         guard slot != nil else { return self }
+        let box: SingletonBox
+        if let typed {
+            guard let typedBox = typed.singletonBox(holding: value.value) else { return self }
+            box = typedBox
+        } else {
+            box = ErasedSingletonBox(value.value)
+        }
         return InitializerRecord(
             handle: handle, type: type, container: container, scope: scope, source: source,
-            make: make, slot: SingletonSlot(made: value), typed: typed)
+            make: make, slot: SingletonSlot(publishing: box), typed: typed)
     }
 }
 
 extension SingletonSlot {
-    /// A slot holding `value` already.
-    convenience init(made value: SharedValue) {
+    /// A slot whose value is made already: `box`, published at once.
+    convenience init(publishing box: SingletonBox) {
         self.init()
-        self.value.withLock { $0 = value }
-        isMade.store(true, ordering: .releasing)
+        published.store(UInt(bitPattern: Unmanaged.passRetained(box).toOpaque()), ordering: .releasing)
     }
 }

@@ -17,6 +17,8 @@ public final class Registry: Sendable {
     /// Distinguishes registries in per-thread caches (never reused, unlike
     /// an object address).
     @usableFromInline let serial = GenerationCounter.nextRegistrySerial()
+    /// Resolution events through swift-log (see `logger`, Registry+Logging).
+    @usableFromInline package let log = ResolutionLog()
 
     /// Makes an empty registry.
     public init() {
@@ -334,30 +336,91 @@ public final class Registry: Sendable {
 
 // MARK: - Stored state
 
-/// A singleton's storage: the value is created once, under the slot's lock.
+/// A singleton's storage: the value is made once, under the slot's lock,
+/// then published lock-free.
+///
+/// The value lives in a box the slot retains, published once with a release
+/// store of its address; a read is an acquire load of that address, so a
+/// made singleton is read without a lock and, for the type it was registered
+/// with, without a cast (``typedValue(_:)``). The box never changes once
+/// published, which is what makes the unretained read safe: the slot (and so
+/// the box) lives as long as its initializer record, and every reader holds
+/// that record through the lookup it resolved with.
+///
+/// One slot per registration: a registration that replaces another (a new
+/// record) has a new, empty slot, so its singleton is made anew.
 @usableFromInline
 final class SingletonSlot: Sendable {
-    let value = Mutex<SharedValue?>(nil)
-    /// Set (release) once the value is stored; read without the lock, so
-    /// that asking for the value while this thread is making it (from the
-    /// initializer itself) never takes the lock it holds.
-    let isMade = Atomic<Bool>(false)
+    /// The published box's address (retained by the slot), or 0 until made.
+    @usableFromInline let published = Atomic<UInt>(0)
+    /// Held while the value is made, so that it is made once.
+    private let making = Mutex<Void>(())
+
+    init() {}
+
+    deinit {
+        if let raw = UnsafeRawPointer(bitPattern: published.load(ordering: .acquiring)) {
+            Unmanaged<SingletonBox>.fromOpaque(raw).release()
+        }
+    }
 
     /// The value if it has been made already.
     var existing: Any? {
-        guard isMade.load(ordering: .acquiring) else { return nil }
-        return value.withLock { $0 }?.value
+        guard let raw = UnsafeRawPointer(bitPattern: published.load(ordering: .acquiring)) else { return nil }
+        let value: Any = Unmanaged<SingletonBox>.fromOpaque(raw)._withUnsafeGuaranteedRef { $0.anyValue }
+        return value
     }
 
-    func get(_ make: () throws -> Any) throws -> Any {
-        try value.withLock { stored -> SharedValue in
-            if let stored { return stored }
-            let made = SharedValue(try make())
-            stored = made
-            isMade.store(true, ordering: .releasing)
-            return made
-        }.value
+    /// The value, typed, if it has been made already. Only for the type the
+    /// record's typed initializer returns, which makes every box of this
+    /// slot a `TypedSingletonBox<Value>` (see `InitializerRecord.makeBox`).
+    @inlinable
+    func typedValue<Value>(_: Value.Type) -> Value? {
+        guard let raw = UnsafeRawPointer(bitPattern: published.load(ordering: .acquiring)) else { return nil }
+        return Unmanaged<TypedSingletonBox<Value>>.fromOpaque(raw)._withUnsafeGuaranteedRef { $0.value }
     }
+
+    /// The value, made by `make` unless another call made it first.
+    func get(_ make: () throws -> SingletonBox) throws -> Any {
+        try making.withLock { _ throws in
+            guard published.load(ordering: .acquiring) == 0 else { return }
+            let box = try make()
+            published.store(UInt(bitPattern: Unmanaged.passRetained(box).toOpaque()), ordering: .releasing)
+        }
+        return existing.unsafelyUnwrapped
+    }
+}
+
+/// A made singleton, type-erased (a script bridge's registration).
+///
+/// Never mutated after it is published; shared by every container on
+/// every thread. The payload's own thread safety is the registrant's
+/// documented promise (see ``SpellScope/singleton``): the registry cannot
+/// check it, because script bridges register type-erased values.
+@usableFromInline
+class SingletonBox {
+    /// The value as `Any`.
+    var anyValue: Any { fatalError("SingletonBox is abstract") }
+}
+
+/// A singleton made by a Swift initializer registered with its type: read
+/// back typed, with no cast.
+@usableFromInline
+final class TypedSingletonBox<Value>: SingletonBox {
+    @usableFromInline let value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    override var anyValue: Any { value }
+}
+
+/// A singleton made by a type-erased initializer.
+final class ErasedSingletonBox: SingletonBox {
+    let value: Any
+
+    init(_ value: Any) { self.value = value }
+
+    override var anyValue: Any { value }
 }
 
 /// A singleton's value, shared by every container on every thread.
@@ -414,11 +477,38 @@ final class InitializerRecord: Sendable {
     func produce(for sender: AnyObject) throws -> Any {
         guard let slot else { return try make(sender) }
         if let made = slot.existing { return made }
-        // The tracker reports an initializer that needs its own singleton
-        // as a cycle before `get` would take the slot's lock a second time.
-        return try Registry.trackResolution(container: "\(type.name) (singleton)", property: "", object: slot) {
-            try slot.get { try make(sender) }
+        return try makeSingleton(slot, for: sender)
+    }
+
+    /// Makes the singleton (unless another thread did first) and returns it.
+    /// The tracker reports an initializer that needs its own singleton as a
+    /// cycle before `get` would take the slot's lock a second time.
+    private func makeSingleton(_ slot: SingletonSlot, for sender: AnyObject) throws -> Any {
+        try Registry.trackResolution(container: "\(type.name) (singleton)", property: "", object: slot) {
+            try slot.get {
+                let box = try makeBox(for: sender)
+                Registry.reportSingletonCreated(by: self)
+                return box
+            }
         }
+    }
+
+    /// The box of a new singleton: typed when the initializer was registered
+    /// from Swift with its type, whichever path asked for the value first,
+    /// so that typed reads (`SingletonSlot.typedValue`) may trust it.
+    private func makeBox(for sender: AnyObject) throws -> SingletonBox {
+        if let typed { return try typed.makeSingletonBox(for: sender) }
+        return ErasedSingletonBox(try make(sender))
+    }
+
+    /// The singleton as the type its typed initializer returns, made if
+    /// needed; only after `CachedResolution.makesTyped` said yes.
+    @usableFromInline
+    func produceTypedSingleton<Value>(_: Value.Type, for sender: AnyObject) throws -> Value {
+        let slot = slot.unsafelyUnwrapped
+        if let made = slot.typedValue(Value.self) { return made }
+        _ = try makeSingleton(slot, for: sender)
+        return slot.typedValue(Value.self).unsafelyUnwrapped
     }
 }
 
@@ -555,26 +645,38 @@ public final class CachedResolution: Sendable {
     @usableFromInline let containerObserves: Bool
     @usableFromInline let valueIsOptional: Bool
     /// The winning initializer's typed form, when a spell of its exact
-    /// result type may call it directly (instance scope, registered from
-    /// Swift); see `makesTyped` and `makeTyped`.
+    /// result type may call it directly (registered from Swift); see
+    /// `makesTyped` and `makeTyped`.
     @usableFromInline let typed: (any TypedInitializing)?
     @usableFromInline let typedValueType: ObjectIdentifier?
+    /// The winner's singleton slot, when it has a typed initializer and
+    /// singleton scope: a typed read of a made singleton is a load from it.
+    @usableFromInline let typedSingleton: SingletonSlot?
     /// Why the lookup found no initializer although registrations named
     /// the type: the name that would have won refers to several types.
     @usableFromInline let failure: SpellError?
+    /// Whether the registry reports resolution events (its logger's level
+    /// when the lookup was made; setting `Registry.logger` drops cached lookups).
+    @usableFromInline let reports: Bool
+    /// Whether anything must run after the value is stored: hooks, the
+    /// container's `propertyInjected`, or the `served` event (Registry+Logging).
+    @usableFromInline let needsHooks: Bool
 
     init(
         record: InitializerRecord?, hooksMayApply: Bool, containerObserves: Bool, valueIsOptional: Bool = false,
-        failure: SpellError? = nil
+        failure: SpellError? = nil, reports: Bool = false
     ) {
         self.record = record
         self.hooksMayApply = hooksMayApply
         self.containerObserves = containerObserves
         self.valueIsOptional = valueIsOptional
         self.failure = failure
-        let direct = record?.slot == nil ? record?.typed : nil
-        self.typed = direct
-        self.typedValueType = direct?.valueType
+        self.reports = reports
+        self.needsHooks = hooksMayApply || containerObserves || reports
+        let typed = record?.typed
+        self.typed = typed
+        self.typedValueType = typed?.valueType
+        self.typedSingleton = typed == nil ? nil : record?.slot
     }
 
     /// Whether the winning initializer can be called directly for a `Value`.
@@ -583,25 +685,28 @@ public final class CachedResolution: Sendable {
         typedValueType == ObjectIdentifier(Value.self)
     }
 
-    /// Calls the winning initializer directly; only after `makesTyped`
-    /// said yes (the identity check makes the downcast exact).
+    /// Calls the winning initializer directly, or reads its singleton;
+    /// only after `makesTyped` said yes (the identity check makes the
+    /// downcasts exact).
     @inlinable
     func makeTyped<Value>(_: Value.Type, for sender: AnyObject) throws -> Value {
+        if let typedSingleton {
+            // A made singleton: one acquire load, no lock, no cast.
+            if let made = typedSingleton.typedValue(Value.self) { return made }
+            return try record.unsafelyUnwrapped.produceTypedSingleton(Value.self, for: sender)
+        }
         // Borrowed: `typed` is a `let` of this lookup, which the caller holds.
         let box = Unmanaged.passUnretained(unsafeDowncast(typed.unsafelyUnwrapped as AnyObject, to: TypedInitializer<Value>.self))
         return try box._withUnsafeGuaranteedRef { try $0.call(sender) }
     }
 
-    /// The same lookup, for a property whose type is (or is not) Optional.
-    func with(valueIsOptional: Bool) -> CachedResolution {
+    /// The same lookup, for a property whose type is (or is not) Optional,
+    /// in a registry that does (or does not) report resolution events.
+    func with(valueIsOptional: Bool, reports: Bool = false) -> CachedResolution {
         CachedResolution(
             record: record, hooksMayApply: hooksMayApply, containerObserves: containerObserves,
-            valueIsOptional: valueIsOptional, failure: failure)
+            valueIsOptional: valueIsOptional, failure: failure, reports: reports)
     }
-
-    /// Whether anything must run after the value is stored.
-    @usableFromInline
-    var needsHooks: Bool { hooksMayApply || containerObserves }
 }
 
 /// The identity of "equally specific" registrations: same type, same container rule.
@@ -807,6 +912,11 @@ struct RegistryState {
 protocol TypedInitializing: AnyObject, Sendable {
     /// The identity of the result type.
     var valueType: ObjectIdentifier { get }
+    /// Runs the initializer and boxes the value as a singleton read back typed.
+    func makeSingletonBox(for sender: AnyObject) throws -> SingletonBox
+    /// `value`, made before, boxed as this initializer's singletons are;
+    /// nil when it is not of the result type.
+    func singletonBox(holding value: Any) -> SingletonBox?
 }
 
 /// A Swift initializer returning `Value`.
@@ -824,5 +934,15 @@ final class TypedInitializer<Value>: TypedInitializing {
     @inlinable
     func call(_ sender: AnyObject) throws -> Value {
         try make(sender)
+    }
+
+    @usableFromInline
+    func makeSingletonBox(for sender: AnyObject) throws -> SingletonBox {
+        TypedSingletonBox(try make(sender))
+    }
+
+    @usableFromInline
+    func singletonBox(holding value: Any) -> SingletonBox? {
+        (value as? Value).map(TypedSingletonBox.init)
     }
 }

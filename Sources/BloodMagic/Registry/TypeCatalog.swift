@@ -70,6 +70,12 @@ struct TypeCatalog {
         return TypeAmbiguity(name: name, candidates: TypeCatalog.displayNames(list))
     }
 
+    /// Whether a Swift type is known by `name` (for tools).
+    func knowsType(named name: String) -> Bool { types[name] != nil }
+
+    /// Whether every name of a protocol set is a known Swift protocol's (for tools).
+    func knowsProtocols(_ names: [String]) -> Bool { !names.isEmpty && names.allSatisfy { protocols[$0] != nil } }
+
     /// Qualified names, or module-qualified ones where qualified names repeat.
     static func displayNames(_ list: [SwiftTypeNames]) -> [String] {
         let qualified = list.map(\.qualified)

@@ -129,6 +129,8 @@ public struct PreferenceProjection<Value: Codable> {
     let container: String
     /// Why no key could be made (the key generator's error), if so.
     let keyProblem: (any Error)?
+    /// Where reads and writes are reported, when the registry's logging may be on.
+    var log: ResolutionLog?
 
     /// The effective key, default and store of a preference property:
     /// the override's key, else the property's own, else the registry's key
@@ -157,14 +159,17 @@ public struct PreferenceProjection<Value: Codable> {
         }
         return PreferenceProjection(
             key: key ?? property, store: store ?? registry.defaultPreferenceStore, defaultValue: defaultValue,
-            overriddenDefault: fallback, property: property, container: containerName, keyProblem: keyProblem)
+            overriddenDefault: fallback, property: property, container: containerName, keyProblem: keyProblem,
+            log: registry.log.mayReport ? registry.log : nil)
     }
 
     /// The stored value, else the default; throws when neither exists
     /// (non-Optional) or the stored value has another type.
     public func get() throws -> Value {
         if let keyProblem { throw keyProblem }
-        if let stored = store.value(forKey: key) {
+        let stored = store.value(forKey: key)
+        log?.preferenceRead(container: container, property: property, key: key, store: store, stored: stored != nil)
+        if let stored {
             if let value = PreferenceCoding.decode(stored, as: Value.self) { return value }
             throw SpellError.preferenceTypeMismatch(
                 property: property, container: container, key: key, expected: "\(Value.self)", found: stored.typeName
@@ -179,12 +184,15 @@ public struct PreferenceProjection<Value: Codable> {
     /// Stores `newValue` (nil removes the key); durable when it returns.
     public func set(_ newValue: Value) throws {
         if let keyProblem { throw keyProblem }
-        try store.setValue(try PreferenceCoding.encode(newValue, key: key), forKey: key)
+        let encoded = try PreferenceCoding.encode(newValue, key: key)
+        try store.setValue(encoded, forKey: key)
+        log?.preferenceWritten(container: container, property: property, key: key, store: store, removed: encoded == nil)
     }
 
     /// Removes the stored value, so reads give the default again.
     public func remove() throws {
         if let keyProblem { throw keyProblem }
         try store.setValue(nil, forKey: key)
+        log?.preferenceWritten(container: container, property: property, key: key, store: store, removed: true)
     }
 }

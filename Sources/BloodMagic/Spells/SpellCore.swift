@@ -182,6 +182,12 @@ public final class ResolvingCell<Value>: SpellCellNaming, ProducedCell {
         let registry = resolvingRegistry
         let property = propertyName(keyPath, in: object)
         registry.withCachedResolution(valueType: Value.self, object: object, stack: ResolutionStack.currentPointer) { resolution in
+            // Reported here, off the first read's path: `needsHooks` says so.
+            if resolution.reports, let record = resolution.record {
+                registry.log.served(
+                    container: SpellNames.containerName(of: object), property: property,
+                    type: SpellTypeKey(Value.self).name, by: record)
+            }
             registry.runHooks(after: resolution, sender: object, property: property, value: value)
         }
     }
@@ -344,10 +350,14 @@ public final class ResolvingCell<Value>: SpellCellNaming, ProducedCell {
             if let made = try produceFromResolvers(object: object, keyPath: keyPath, registry: registry, spell: .lazy) {
                 return made
             }
-            if let fallback, let made = fallback() as? Value { return made }
+            if let fallback, let made = fallback() as? Value {
+                if registry.log.mayReport { reportServed(object: object, keyPath: keyPath, registry: registry, resolution: nil) }
+                return made
+            }
             let wrapped = (Value.self as? any OptionalProtocol.Type)?.wrappedType ?? Value.self
             if let constructible = wrapped as? any DefaultConstructible.Type,
                let made = constructible.init() as Any as? Value {
+                if registry.log.mayReport { reportServed(object: object, keyPath: keyPath, registry: registry, resolution: nil) }
                 return made
             }
             throw SpellError.notConstructible(
@@ -358,7 +368,10 @@ public final class ResolvingCell<Value>: SpellCellNaming, ProducedCell {
             if let made = try produceFromResolvers(object: object, keyPath: keyPath, registry: registry, spell: .injectable) {
                 return made
             }
-            if resolution.valueIsOptional { return nil }
+            if resolution.valueIsOptional {
+                if registry.log.mayReport { reportServed(object: object, keyPath: keyPath, registry: registry, resolution: nil, absent: true) }
+                return nil
+            }
             let wrapped = SpellTypeKey(Value.self)
             throw registry.noInitializerError(type: wrapped, container: ContainerDescriptor(object), property: propertyName(keyPath, in: object))
         }

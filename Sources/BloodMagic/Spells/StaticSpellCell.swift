@@ -100,26 +100,44 @@ public final class StaticSpellCell<Value>: Sendable {
         let descriptor = container.descriptor
         if let record = registry.namedResolution(type: type, container: descriptor).record {
             let made = try record.produce(for: container)
-            return try Registry.cast(made, to: Value.self, property: propertyName, sender: container, source: record.source)
+            let value = try Registry.cast(made, to: Value.self, property: propertyName, sender: container, source: record.source)
+            if registry.log.mayReport { registry.log.served(container: container.spellContainerName, property: propertyName, type: type.name, by: record) }
+            return value
         }
         if registry.hasResolvers {
             let request = SpellResolutionRequest(
                 container: descriptor.key, property: propertyName, type: type, valueType: wrapped, spell: spell,
                 sender: container)
             if let (made, source) = try registry.consultResolvers(request) {
-                return try Registry.castResolved(made, to: Value.self, property: propertyName, sender: container, source: source)
+                let value = try Registry.castResolved(made, to: Value.self, property: propertyName, sender: container, source: source)
+                if registry.log.mayReport {
+                    registry.log.served(container: container.spellContainerName, property: propertyName, type: type.name, by: .resolver(source))
+                }
+                return value
+            }
+        }
+        let report = { (how: ResolutionLog.OtherServer) in
+            if registry.log.mayReport {
+                registry.log.served(container: self.container.spellContainerName, property: self.propertyName, type: type.name, by: how)
             }
         }
         switch spell {
         case .lazy:
-            if let fallback { return fallback() }
+            if let fallback {
+                report(.defaultConstruction)
+                return fallback()
+            }
             if let constructible = wrapped as? any DefaultConstructible.Type,
                let made = constructible.init() as Any as? Value {
+                report(.defaultConstruction)
                 return made
             }
             throw SpellError.notConstructible(property: propertyName, container: container.spellContainerName, type: type.name)
         case .injectable:
-            if Value.self is any OptionalProtocol.Type { return nil }
+            if Value.self is any OptionalProtocol.Type {
+                report(.none)
+                return nil
+            }
             throw registry.noInitializerError(type: type, container: descriptor, property: propertyName)
         }
     }

@@ -22,11 +22,14 @@ public struct LuaAnnotations: Sendable {
     public var api: BMAPIDescription
     /// The Swift types scripts see, by name.
     public var types: [LuaTypeDescription]
+    /// The globals the app sets for its scripts, by name.
+    public var globals: [LuaGlobalDescription]
 
-    /// Annotations for `api` and `types`.
-    public init(api: BMAPIDescription, types: [LuaTypeDescription] = []) {
+    /// Annotations for `api`, `types` and `globals`.
+    public init(api: BMAPIDescription, types: [LuaTypeDescription] = [], globals: [LuaGlobalDescription] = []) {
         self.api = api
         self.types = types
+        self.globals = globals
     }
 
     /// The annotation file's text.
@@ -34,11 +37,12 @@ public struct LuaAnnotations: Sendable {
         var out = LuaAnnotationWriter()
         out.line("---@meta bm")
         out.line("-- Editor annotations (LuaCATS, for lua-language-server) for BloodMagic's `bm` module"
-            + (types.isEmpty ? "." : " and the Swift types the app exposes."))
+            + (types.isEmpty && globals.isEmpty ? "." : " and what the Swift app gives its scripts."))
         out.line("-- Written by `bmlua types` (or ScriptHost.annotations()) from the module's own definition")
         out.line("-- schemas: regenerate it rather than editing it.")
         renderModule(into: &out)
         renderTypes(into: &out)
+        renderGlobals(into: &out)
         return out.text
     }
 
@@ -135,6 +139,33 @@ public struct LuaAnnotations: Sendable {
                 out.blank()
                 out.doc(method.summary)
                 out.method(type.name, method.name, parameters: method.parameters, returns: method.returns)
+            }
+        }
+    }
+}
+
+extension LuaAnnotations {
+    // MARK: - Globals
+
+    /// One `---@type` per global; a table with fields gets a class
+    /// `<name>.global` of its own.
+    fileprivate func renderGlobals(into out: inout LuaAnnotationWriter) {
+        for global in globals {
+            out.blank()
+            guard LuaAnnotationWriter.isIdentifier(global.name), global.name != "bm" else {
+                out.line("-- (not annotated: the global \(LuaAnnotationWriter.oneLine(global.name)) is not a Lua name)")
+                continue
+            }
+            out.line("---A global the Swift app sets for its scripts.")
+            if let fields = global.fields, !fields.isEmpty {
+                out.line("---@class \(global.name).global")
+                for field in fields where LuaAnnotationWriter.isFieldName(field.name) {
+                    out.line("---@field \(field.name) \(LuaAnnotationWriter.type(field.type))")
+                }
+                out.line("\(global.name) = {}")
+            } else {
+                out.line("---@type \(LuaAnnotationWriter.type(global.type))")
+                out.line("\(global.name) = nil")
             }
         }
     }

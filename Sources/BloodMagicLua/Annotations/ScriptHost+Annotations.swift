@@ -16,18 +16,37 @@ extension ScriptHost {
     }
 
     /// Editor annotations (a `---@meta` file for lua-language-server) for the
-    /// `bm` module and the Swift types the scripts see: `types`, or by
-    /// default every type this host exposes. See ``LuaAnnotations``.
-    public func annotations(types: [LuaTypeDescription]? = nil) throws -> String {
-        LuaAnnotations(api: try apiDescription(), types: types ?? state.exposedTypeDescriptions).render()
+    /// `bm` module and the app the scripts see: by default this host's own
+    /// ``manifest()`` (the types it exposes, the globals it sets), else the
+    /// `manifest` given — an app's manifest read from disk, as
+    /// `bmlua types --manifest app.json` does. See ``LuaAnnotations``.
+    public func annotations(manifest: AppManifest? = nil) throws -> String {
+        let manifest = manifest ?? self.manifest()
+        return LuaAnnotations(
+            api: try apiDescription(), types: manifest.luaTypeDescriptions, globals: manifest.luaGlobalDescriptions
+        ).render()
     }
 
-    /// Writes ``annotations(types:)`` to `directory`/``LuaAnnotations/fileName``
+    /// Editor annotations for the `bm` module and the types described in `types`.
+    public func annotations(types: [LuaTypeDescription]) throws -> String {
+        LuaAnnotations(api: try apiDescription(), types: types).render()
+    }
+
+    /// Writes ``annotations(manifest:)`` to `directory`/``LuaAnnotations/fileName``
     /// (creating the directory), and returns the file's path. Point the
     /// editor's `workspace.library` at `directory`.
     @discardableResult
-    public func writeAnnotations(toDirectory directory: String, types: [LuaTypeDescription]? = nil) throws -> String {
-        let text = try annotations(types: types)
+    public func writeAnnotations(toDirectory directory: String, manifest: AppManifest? = nil) throws -> String {
+        try Self.write(annotations(manifest: manifest), toDirectory: directory)
+    }
+
+    /// Writes ``annotations(types:)`` to `directory`/``LuaAnnotations/fileName``.
+    @discardableResult
+    public func writeAnnotations(toDirectory directory: String, types: [LuaTypeDescription]) throws -> String {
+        try Self.write(annotations(types: types), toDirectory: directory)
+    }
+
+    private static func write(_ text: String, toDirectory directory: String) throws -> String {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = (directory as NSString).appendingPathComponent(LuaAnnotations.fileName)
         try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)

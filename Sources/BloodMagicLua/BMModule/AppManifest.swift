@@ -103,11 +103,15 @@ public struct AppManifest: Codable, Sendable, Equatable {
         /// The `Decodable` type its single table argument decodes into,
         /// when it is declared with ``LuaExposedType/constructor(decoding:_:)``.
         public var decodes: String?
+        /// Whether one table of named arguments may stand for the
+        /// positional ones (`Name.new { baseURL = "…" }`); written only when true.
+        public var acceptsNamedTable: Bool?
 
         /// Describes a constructor.
-        public init(arguments: [Argument]?, decodes: String? = nil) {
+        public init(arguments: [Argument]?, decodes: String? = nil, acceptsNamedTable: Bool? = nil) {
             self.arguments = arguments
             self.decodes = decodes
+            self.acceptsNamedTable = acceptsNamedTable
         }
     }
 
@@ -354,6 +358,11 @@ public struct AppManifest: Codable, Sendable, Equatable {
     /// Reads the manifest at `path`; errors name the file and what is wrong.
     public static func read(from path: String) throws -> AppManifest {
         let data: Data
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw AppManifestError("\(path): no such file (the app writes its manifest with ScriptHost.manifest())")
+        }
+        if isDirectory.boolValue { throw AppManifestError("\(path): is a directory, not a manifest file") }
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {

@@ -1,4 +1,5 @@
 import CLua
+import CLuaSandbox
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -57,6 +58,9 @@ extension BMModule {
         lua_pushvalue(lua.pointer, 1)
         lua_pushvalue(lua.pointer, 2)
         bm_push_cached_resolve(lua.pointer)
+        // Its frames are the steps an overflow's message lists (CLuaSandbox).
+        lua_pushvalue(lua.pointer, -1)
+        bm_sandbox_mark_resolve_step(lua.pointer)
         return 1
     }
 
@@ -80,7 +84,8 @@ extension BMModule {
         let (key, containerName): (SpellTypeKey, String?) = try BMModule.target(lua, fname: fname)
         let property: String? = try lua.argument(4, of: fname)
         let container = container(named: containerName, sender: nil)
-        let peek = try liveRegistry().peekInitializer(
+        let registry = try liveRegistry()
+        let peek = registry.peekInitializer(
             type: key, container: container, property: containerName == nil ? nil : property)
         var generation = Int64(truncatingIfNeeded: peek.generation)
         lua.ensureSpace(5)
@@ -93,8 +98,11 @@ extension BMModule {
             lua.push(peek.source)
             return 5
         }
-        if peek.failed {
+        if peek.failed || (registry.log.mayReport && registry.log.isEnabled) {
             // Swift raises the error (an ambiguous type name) when asked.
+            // With resolution events on, every resolution goes through
+            // Swift, which reports it (see Registry.logger).
+            if !peek.failed { generation = -1 }
             lua.pushNil()
             return finish(.slow)
         }

@@ -438,12 +438,14 @@ final class BMModule: Sendable {
     /// Throws when a type or container name given to `fname` refers to
     /// several Swift types the registry knows (exposed or registered).
     private func checkUnambiguous(_ registry: Registry, _ fname: String, type: SpellTypeKey?, container: String?) throws {
-        for (field, key) in [("type", type), ("container", container.map { SpellTypeKey(name: $0) })] {
-            guard let key, let ambiguity = registry.ambiguity(of: key) else { continue }
+        func check(_ field: String, _ key: SpellTypeKey) throws {
+            guard let ambiguity = registry.ambiguity(of: key) else { return }
             let listed = ambiguity.candidates.joined(separator: ", ")
             throw BMError(
                 "\(fname): \(field) \"\(ambiguity.name)\" is ambiguous: it may mean \(listed); use a qualified name such as \"\(ambiguity.candidates[0])\"")
         }
+        if let type { try check("type", type) }
+        if let container { try check("container", SpellTypeKey(name: container)) }
     }
 
     private func registerInitializer(_ lua: LuaStack) throws -> Int32 {
@@ -773,7 +775,9 @@ final class BMModule: Sendable {
     private func preferenceGet(_ lua: LuaStack) throws -> Int32 {
         try BMScriptBudget.checkNames(lua, "preference", [(1, "container"), (2, "property"), (3, "key"), (5, "suite")])
         let (store, key, defaultValue) = try preferenceSpec(lua, defaultAt: 4, suiteAt: 5)
-        if let value = store.value(forKey: key) ?? defaultValue {
+        let stored = store.value(forKey: key)
+        if let registry, registry.log.mayReport { try reportPreference(lua, registry, key: key, store: store, read: stored != nil) }
+        if let value = stored ?? defaultValue {
             try value.push(onto: lua)
         } else {
             lua.pushNil()
@@ -794,6 +798,7 @@ final class BMModule: Sendable {
                 from: lua, at: 5, what: "preference property '\(property)' of \(containerName)")
             try store.setValue(value, forKey: key)
         }
+        if let registry, registry.log.mayReport { try reportPreference(lua, registry, key: key, store: store, removed: lua.isNil(at: 5)) }
         return 0
     }
 
@@ -936,11 +941,29 @@ extension LuaStack {
     }
 
     /// `file:line` of the nearest script frame, or `?`.
+    ///
+    /// The same frame and text as the shim's `bm_push_location` (C frames
+    /// and BloodMagic's internal chunks skipped, the whole chunk name, bytes
+    /// that are not UTF-8 escaped), made in Swift without a Lua string: every
+    /// registration asks for it.
     public func callerLocation() -> String {
-        ensureSpace(1)
-        bm_push_location(pointer, 1, 0)
-        defer { pop() }
-        let location = displayString(at: -1) ?? ""
-        return location.isEmpty ? "?" : location
+        var ar = lua_Debug()
+        var level: Int32 = 1
+        while level < 40, lua_getstack(pointer, level, &ar) != 0 {
+            level += 1
+            guard lua_getinfo(pointer, "Sl", &ar) != 0, ar.currentline > 0, bm_is_internal_source(ar.source) == 0 else {
+                continue
+            }
+            let chunk: String
+            if let source = ar.source, ar.srclen > 0, source[0] == 0x40 || source[0] == 0x3D {  // '@' or '='
+                chunk = LuaDisplayText.escaping(UnsafeRawBufferPointer(start: UnsafeRawPointer(source + 1), count: Int(ar.srclen) - 1))
+            } else {
+                chunk = withUnsafeBytes(of: ar.short_src) { raw in
+                    LuaDisplayText.escaping(raw.prefix { $0 != 0 })
+                }
+            }
+            return chunk + ":" + String(ar.currentline)
+        }
+        return "?"
     }
 }

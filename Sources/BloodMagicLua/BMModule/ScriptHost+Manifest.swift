@@ -49,14 +49,7 @@ extension ScriptHost {
     /// ``AppManifest/jsonData()`` for `bmlua check --manifest`, or hand it
     /// to ``ScriptChecker/init(manifest:)`` in a test.
     public func manifest() -> AppManifest {
-        let types = state.withStack { lua in
-            let exposed = lua.appExposedTypes
-            let name: (Any.Type) -> String = { type in
-                (type as? AnyClass).flatMap { lua.exposedType(for: $0) }.flatMap { $0.isGlobal ? $0.name : nil }
-                    ?? String(describing: type)
-            }
-            return exposed.map { AppManifest.ExposedType($0, name: name) }
-        }
+        let types = state.withStack { $0.manifestExposedTypes }
         let records = manifestRecords.withLock { $0 }
         let registrations = registry.entries
             .filter { !module.madeRegistration($0.handle) && !module.madeHostRegistration($0.handle) }
@@ -69,15 +62,26 @@ extension ScriptHost {
     }
 }
 
+extension LuaStack {
+    /// The types the app exposed in this state, as a manifest describes
+    /// them (an exposed class is named by its Lua name at any depth).
+    var manifestExposedTypes: [AppManifest.ExposedType] {
+        let className: (AnyClass) -> String? = { type in
+            self.exposedType(for: type).flatMap { $0.isGlobal ? $0.name : nil }
+        }
+        return appExposedTypes.map { AppManifest.ExposedType($0, className: className) }
+    }
+}
+
 extension AppManifest.ExposedType {
-    /// Describes a type exposed in a state; `name` gives the Lua name of an
-    /// exposed class (for property and result types), else the Swift name is used.
-    init(_ info: LuaExposedTypeInfo, name: (Any.Type) -> String) {
+    /// Describes a type exposed in a state; `className` gives the Lua name
+    /// of an exposed class (for property and result types).
+    init(_ info: LuaExposedTypeInfo, className: (AnyClass) -> String?) {
         let members = info.members.values.sorted { $0.name < $1.name }
         func type(_ result: LuaMemberResult) -> String? {
             switch result {
             case .nothing: "Void"
-            case .value(let type): name(type)
+            case .value(let type): SwiftTypeSpelling.spelling(of: type, className: className)
             case .unknown: nil
             }
         }
@@ -97,7 +101,8 @@ extension AppManifest.ExposedType {
                             }
                         }
                         : nil,
-                    decodes: constructor.decodes)
+                    decodes: constructor.decodes,
+                    acceptsNamedTable: constructor.acceptsNamedTable && constructor.decodes == nil ? true : nil)
             },
             properties: members.filter(\.isProperty).map {
                 AppManifest.Property(name: $0.name, type: type($0.result), writable: $0.write != nil)

@@ -35,10 +35,12 @@ struct HostWiring: Sendable {
     func load(files: [String], recordingInto sources: inout ScriptSources) -> [LuaError] {
         var failures: [LuaError] = []
         for file in files {
+            let timer = module.registry.flatMap(ScriptLoadTimer.init)
             let bytes: [UInt8]
             do {
                 bytes = try ScriptFile.read(file, shownAs: file)
             } catch {
+                timer?.finish(file, failure: error)
                 failures.append(error)
                 continue
             }
@@ -51,9 +53,11 @@ struct HostWiring: Sendable {
                     try lua.call(arguments: 0, results: 0)
                 }
                 module.endLoad(rollback: false)
+                timer?.finish(file, failure: nil)
             } catch {
                 module.endLoad(rollback: true)
                 module.forgetReloadCallbacks(after: callbacks)
+                timer?.finish(file, failure: error)
                 failures.append(error)
             }
         }

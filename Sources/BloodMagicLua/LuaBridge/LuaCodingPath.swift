@@ -59,3 +59,48 @@ enum LuaCodingPath {
         return rendered.isEmpty ? message : "\(rendered): \(message)"
     }
 }
+
+/// A coding path as a linked list of keys, shared by every decoder of one
+/// container's values: the path of a value is its container's node plus its
+/// own key, turned into an array only when something asks for it.
+final class LuaCodingPathNode {
+    let parent: LuaCodingPathNode?
+    let key: any CodingKey
+
+    init(parent: LuaCodingPathNode?, key: any CodingKey) {
+        self.parent = parent
+        self.key = key
+    }
+
+    /// The keys from the root down to this node's.
+    var path: [any CodingKey] {
+        var keys: [any CodingKey] = []
+        var node: LuaCodingPathNode? = self
+        while let current = node {
+            keys.append(current.key)
+            node = current.parent
+        }
+        return keys.reversed()
+    }
+}
+
+/// What the decoders of one walk share: the tables it is inside (for the
+/// cycle and depth checks) and the caller's `userInfo`.
+final class LuaDecodingContext {
+    @exclusivity(unchecked) var ancestry = LuaTableAncestry()
+    let userInfo: [CodingUserInfoKey: any Sendable]
+
+    init(userInfo: [CodingUserInfoKey: any Sendable]) {
+        self.userInfo = userInfo
+    }
+}
+
+/// The identities of the array types the Codable bridge reads and writes
+/// directly. Kept once: `T.self == [String].self` in unspecialized generic
+/// code fetches `Array<String>`'s metadata from the runtime on every check.
+enum LuaPlainArrayTypes {
+    static let strings = ObjectIdentifier([String].self)
+    static let ints = ObjectIdentifier([Int].self)
+    static let doubles = ObjectIdentifier([Double].self)
+    static let bools = ObjectIdentifier([Bool].self)
+}

@@ -35,7 +35,7 @@ public struct LuaDecoder {
         defer { stack.setTop(top) }
         try stack.requireSpace(LuaValueDecoder.spareSlots)
         let decoder = LuaValueDecoder(
-            stack: stack, index: stack.absolute(index), codingPath: [], userInfo: userInfo, ancestry: LuaSharedAncestry())
+            stack: stack, index: stack.absolute(index), node: nil, depth: 0, context: LuaDecodingContext(userInfo: userInfo))
         do {
             return try decoder.decodeValue(T.self)
         } catch let error as DecodingError {
@@ -63,31 +63,38 @@ public struct LuaDecoder {
 /// The `Decoder` handed to `init(from:)`: reads the value at one absolute
 /// stack index. Nested values are pushed above it and dropped when the
 /// `decodeValue` that pushed them returns.
+///
+/// The coding path is built only when something asks for it (an error, or
+/// a type reading `codingPath`): a decoder holds its path as a shared node,
+/// made when a value needs a decoder of its own (a nested struct, an
+/// array); plain fields and elements are read without one.
 struct LuaValueDecoder: Decoder {
     let stack: LuaStack
     let index: Int32
-    let codingPath: [any CodingKey]
-    let userInfoStorage: [CodingUserInfoKey: any Sendable]
-    /// The tables being decoded, outermost first, shared with child decoders.
-    let ancestry: LuaSharedAncestry
+    /// This value's path (nil for the root).
+    let node: LuaCodingPathNode?
+    /// The length of the coding path.
+    let depth: Int
+    /// What every decoder of one walk shares: the tables it is inside and
+    /// the caller's `userInfo`.
+    let context: LuaDecodingContext
 
     /// Free stack slots every decoding step leaves after its own pushes, for
     /// the container methods that cannot throw (`contains`, `allKeys`) and
     /// push at most two values.
     static let spareSlots: Int32 = 2
 
-    init(
-        stack: LuaStack, index: Int32, codingPath: [any CodingKey], userInfo: [CodingUserInfoKey: any Sendable],
-        ancestry: LuaSharedAncestry
-    ) {
+    init(stack: LuaStack, index: Int32, node: LuaCodingPathNode?, depth: Int, context: LuaDecodingContext) {
         self.stack = stack
         self.index = index
-        self.codingPath = codingPath
-        self.userInfoStorage = userInfo
-        self.ancestry = ancestry
+        self.node = node
+        self.depth = depth
+        self.context = context
     }
 
-    var userInfo: [CodingUserInfoKey: Any] { userInfoStorage }
+    var codingPath: [any CodingKey] { node?.path ?? [] }
+
+    var userInfo: [CodingUserInfoKey: Any] { context.userInfo }
     var L: OpaquePointer { stack.L }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
@@ -106,7 +113,7 @@ struct LuaValueDecoder: Decoder {
     /// containers can go deeper without ``decodeValue(_:)``), and makes sure
     /// the stack has room for the container's own work.
     private func requireNestingRoom() throws {
-        if codingPath.count >= LuaNesting.maxDepth { throw nestingError(.tooDeep) }
+        if depth >= LuaNesting.maxDepth { throw nestingError(.tooDeep) }
         try stack.requireSpace(Self.spareSlots + 1)
     }
 
@@ -123,34 +130,31 @@ struct LuaValueDecoder: Decoder {
         guard lua_type(L, index) == LUA_TTABLE else { throw mismatch(Any.self, expected: "table") }
     }
 
-    /// A decoder for the value on top of the stack, at `key`.
+    /// A decoder for the value on top of the stack, at `key` of this
+    /// decoder's container.
     func child(at key: any CodingKey) -> LuaValueDecoder {
         LuaValueDecoder(
-            stack: stack, index: lua_gettop(L), codingPath: codingPath + [key], userInfo: userInfoStorage,
-            ancestry: ancestry)
+            stack: stack, index: lua_gettop(L), node: LuaCodingPathNode(parent: node, key: key), depth: depth + 1,
+            context: context)
     }
 
     /// `expected <what>, got <Lua type>`, at this decoder's path.
     func mismatch(_ type: Any.Type, expected: String) -> DecodingError {
-        let found: String
-        if lua_type(L, index) == LUA_TNUMBER, lua_isinteger(L, index) == 0 {
-            found = "number \(LuaValue.format(lua_tonumberx(L, index, nil)))"
-        } else if lua_type(L, index) == LUA_TNONE {
-            found = "nil"
-        } else {
-            found = stack.typeName(at: index)
-        }
-        return DecodingError.typeMismatch(
-            type, DecodingError.Context(codingPath: codingPath, debugDescription: "expected \(expected), got \(found)"))
+        LuaPlainDecoding.mismatch(stack, index, type, expected: expected, path: codingPath)
     }
 
     // MARK: - Values
 
     /// Decodes this decoder's value as `T`, with Lua forms for Foundation types.
+    ///
+    /// Strings, booleans, numbers and sequences of them are read here
+    /// directly (a type-identity check each, no `Decodable` round trip and
+    /// no container); everything else goes through `init(from:)`.
     func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
+        if let value = try decodePlain(T.self) { return value }
         // Optional types are told apart so that a nil field decodes as
         // `.none` even through `decode(_:forKey:)`.
-        if let optional = T.self as? any OptionalProtocol.Type, lua_type(L, index) <= LUA_TNIL {
+        if lua_type(L, index) <= LUA_TNIL, let optional = T.self as? any OptionalProtocol.Type {
             return optional.nilValue as! T
         }
         if T.self == Date.self {
@@ -171,67 +175,167 @@ struct LuaValueDecoder: Decoder {
             return Decimal(try decodeDouble()) as! T
         }
         guard lua_type(L, index) == LUA_TTABLE else { return try T(from: self) }
-        // A table that is its own ancestor, or nesting past the limit, stops
-        // here with an error at this path instead of recursing without end.
+        return try withTableEntered { try T(from: self) }
+    }
+
+    /// Runs `body` inside this decoder's table: a table that is its own
+    /// ancestor, or nesting past the limit, stops here with an error at this
+    /// path instead of recursing without end.
+    private func withTableEntered<T>(_ body: () throws -> T) throws -> T {
         do {
-            try ancestry.ancestry.enter(L, at: index, level: codingPath.count)
+            try context.ancestry.enter(L, at: index, level: depth)
         } catch {
             throw nestingError(error)
         }
-        defer { ancestry.ancestry.leave() }
-        return try T(from: self)
+        defer { context.ancestry.leave() }
+        return try body()
+    }
+
+    /// `T` read directly when it is one of the plain types (String, Bool,
+    /// Int, Double, Float, Int64) or an array of one; nil for any other type.
+    /// The identity check makes each bit cast exact.
+    @inline(__always)
+    func decodePlain<T>(_: T.Type) throws -> T? {
+        if let scalar = try LuaPlainDecoding.scalar(T.self, stack, index, path: { codingPath }) { return scalar }
+        let type = ObjectIdentifier(T.self)
+        if type == LuaPlainArrayTypes.strings {
+            return unsafeBitCast(try decodeSequence { try LuaPlainDecoding.string($0, $1, path: $2) }, to: T.self)
+        }
+        if type == LuaPlainArrayTypes.ints {
+            return unsafeBitCast(try decodeSequence { try LuaPlainDecoding.integer(Int.self, $0, $1, path: $2) }, to: T.self)
+        }
+        if type == LuaPlainArrayTypes.doubles {
+            return unsafeBitCast(try decodeSequence { try LuaPlainDecoding.double($0, $1, path: $2) }, to: T.self)
+        }
+        if type == LuaPlainArrayTypes.bools {
+            return unsafeBitCast(try decodeSequence { try LuaPlainDecoding.bool($0, $1, path: $2) }, to: T.self)
+        }
+        return nil
+    }
+
+    /// A sequence of plain values, each read by `element`, with the same
+    /// checks and errors as `Array`'s `init(from:)` through an unkeyed
+    /// container (a table, the depth limit, the cycle check, elements
+    /// `1...#t` by raw length, each error at its element's path).
+    private func decodeSequence<Element>(
+        _ element: (LuaStack, Int32, () -> [any CodingKey]) throws -> Element
+    ) throws -> [Element] {
+        try requireTable()
+        return try withTableEntered {
+            try requireNestingRoom()
+            let length = Int(clamping: lua_rawlen(L, index))
+            var elements: [Element] = []
+            elements.reserveCapacity(length)
+            guard length > 0 else { return elements }
+            let top = lua_gettop(L)
+            defer { lua_settop(L, top) }
+            for position in 0..<length {
+                lua_rawgeti(L, index, lua_Integer(position + 1))
+                elements.append(try element(stack, top + 1, { codingPath + [LuaSequenceKey(position)] }))
+                lua_settop(L, top)
+            }
+            return elements
+        }
     }
 
     func decodeNil() -> Bool { lua_type(L, index) <= LUA_TNIL }
-
-    func decodeBool() throws -> Bool {
-        try read(Bool.self, expected: "boolean", luaType: LUA_TBOOLEAN) { () throws(LuaError) in
-            try Bool.read(from: stack, at: index)
-        }
-    }
-
-    func decodeString() throws -> String {
-        try read(String.self, expected: "string", luaType: LUA_TSTRING) { () throws(LuaError) in
-            try String.read(from: stack, at: index)
-        }
-    }
-
-    func decodeBytes() throws -> [UInt8] {
-        try read(Data.self, expected: "string", luaType: LUA_TSTRING) { () throws(LuaError) in
-            try LuaBytes.read(from: stack, at: index).bytes
-        }
-    }
-
-    func decodeDouble() throws -> Double {
-        try read(Double.self, expected: "number", luaType: LUA_TNUMBER) { () throws(LuaError) in
-            try Double.read(from: stack, at: index)
-        }
-    }
+    func decodeBool() throws -> Bool { try LuaPlainDecoding.bool(stack, index, path: { codingPath }) }
+    func decodeString() throws -> String { try LuaPlainDecoding.string(stack, index, path: { codingPath }) }
+    func decodeBytes() throws -> [UInt8] { try LuaPlainDecoding.bytes(stack, index, path: { codingPath }) }
+    func decodeDouble() throws -> Double { try LuaPlainDecoding.double(stack, index, path: { codingPath }) }
 
     /// An integer of type `T`: a Lua integer, or a float with an exact
     /// integral value, within `T`'s range (see `LuaStack.readInteger`).
     func decodeInteger<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
-        try read(T.self, expected: "integer", luaType: LUA_TNUMBER) { () throws(LuaError) in
+        try LuaPlainDecoding.integer(T.self, stack, index, path: { codingPath })
+    }
+}
+
+/// Reads of plain values at a stack index, for decoders and for the
+/// containers' fields and elements (which need no decoder of their own):
+/// the coding path is asked for only when the read fails.
+enum LuaPlainDecoding {
+    static func bool(_ stack: LuaStack, _ index: Int32, path: () -> [any CodingKey]) throws -> Bool {
+        try read(stack, index, Bool.self, expected: "boolean", luaType: LUA_TBOOLEAN, path: path) { () throws(LuaError) in
+            try Bool.read(from: stack, at: index)
+        }
+    }
+
+    static func string(_ stack: LuaStack, _ index: Int32, path: () -> [any CodingKey]) throws -> String {
+        try read(stack, index, String.self, expected: "string", luaType: LUA_TSTRING, path: path) { () throws(LuaError) in
+            try String.read(from: stack, at: index)
+        }
+    }
+
+    static func bytes(_ stack: LuaStack, _ index: Int32, path: () -> [any CodingKey]) throws -> [UInt8] {
+        try read(stack, index, Data.self, expected: "string", luaType: LUA_TSTRING, path: path) { () throws(LuaError) in
+            try LuaBytes.read(from: stack, at: index).bytes
+        }
+    }
+
+    static func double(_ stack: LuaStack, _ index: Int32, path: () -> [any CodingKey]) throws -> Double {
+        try read(stack, index, Double.self, expected: "number", luaType: LUA_TNUMBER, path: path) { () throws(LuaError) in
+            try Double.read(from: stack, at: index)
+        }
+    }
+
+    static func integer<T: FixedWidthInteger>(
+        _: T.Type, _ stack: LuaStack, _ index: Int32, path: () -> [any CodingKey]
+    ) throws -> T {
+        try read(stack, index, T.self, expected: "integer", luaType: LUA_TNUMBER, path: path) { () throws(LuaError) in
             try stack.readInteger(T.self, at: index)
         }
     }
 
-    /// Reads this decoder's value with one of the plain conversions' readers
-    /// (LuaValueConversion.swift), so that both read Lua values alike, and
-    /// turns the reader's error into a `DecodingError` at this coding path:
-    /// a value of another Lua type than `luaType` is a type mismatch, worded
-    /// by ``mismatch(_:expected:)``; a value of that type that the reader
-    /// still refuses (a fraction or an out-of-range integer, bytes that are
-    /// not UTF-8) is corrupted data, with the reader's message.
-    private func read<T>(
-        _ type: Any.Type, expected: String, luaType: Int32, _ reader: () throws(LuaError) -> T
+    /// `T` when it is one of the plain scalar types; nil for any other.
+    @inline(__always)
+    static func scalar<T>(_: T.Type, _ stack: LuaStack, _ index: Int32, path: () -> [any CodingKey]) throws -> T? {
+        if T.self == String.self { return unsafeBitCast(try string(stack, index, path: path), to: T.self) }
+        if T.self == Int.self { return unsafeBitCast(try integer(Int.self, stack, index, path: path), to: T.self) }
+        if T.self == Double.self { return unsafeBitCast(try double(stack, index, path: path), to: T.self) }
+        if T.self == Bool.self { return unsafeBitCast(try bool(stack, index, path: path), to: T.self) }
+        if T.self == Int64.self { return unsafeBitCast(try integer(Int64.self, stack, index, path: path), to: T.self) }
+        if T.self == Float.self { return unsafeBitCast(Float(try double(stack, index, path: path)), to: T.self) }
+        return nil
+    }
+
+    /// Reads the value at `index` with one of the plain conversions'
+    /// readers (LuaValueConversion.swift), so that both read Lua values
+    /// alike, and turns the reader's error into a `DecodingError` at the
+    /// coding path: a value of another Lua type than `luaType` is a type
+    /// mismatch, worded by ``mismatch(_:_:_:expected:path:)``; a value of
+    /// that type that the reader still refuses (a fraction or an
+    /// out-of-range integer, bytes that are not UTF-8) is corrupted data,
+    /// with the reader's message.
+    @inline(__always)
+    static func read<T>(
+        _ stack: LuaStack, _ index: Int32, _ type: Any.Type, expected: String, luaType: Int32,
+        path: () -> [any CodingKey], _ reader: () throws(LuaError) -> T
     ) throws -> T {
         do {
             return try reader()
         } catch {
-            guard lua_type(L, index) == luaType else { throw mismatch(type, expected: expected) }
-            throw DecodingError.dataCorrupted(
-                DecodingError.Context(codingPath: codingPath, debugDescription: error.message))
+            guard lua_type(stack.L, index) == luaType else {
+                throw mismatch(stack, index, type, expected: expected, path: path())
+            }
+            throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: path(), debugDescription: error.message))
         }
+    }
+
+    /// `expected <what>, got <Lua type>`, at `path`.
+    static func mismatch(
+        _ stack: LuaStack, _ index: Int32, _ type: Any.Type, expected: String, path: [any CodingKey]
+    ) -> DecodingError {
+        let L = stack.L
+        let found: String
+        if lua_type(L, index) == LUA_TNUMBER, lua_isinteger(L, index) == 0 {
+            found = "number \(LuaValue.format(lua_tonumberx(L, index, nil)))"
+        } else if lua_type(L, index) == LUA_TNONE {
+            found = "nil"
+        } else {
+            found = stack.typeName(at: index)
+        }
+        return DecodingError.typeMismatch(
+            type, DecodingError.Context(codingPath: path, debugDescription: "expected \(expected), got \(found)"))
     }
 }

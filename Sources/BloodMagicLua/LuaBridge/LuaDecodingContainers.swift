@@ -1,8 +1,12 @@
 import CLua
 
+/// Reads the fields of a table. Its layout does not depend on `Key`, so
+/// that the generic code Codable calls it through copies it without
+/// looking up metadata; plain fields are read with no decoder of their own.
 struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let decoder: LuaValueDecoder
     var codingPath: [any CodingKey] { decoder.codingPath }
+    private var stack: LuaStack { decoder.stack }
     private var L: OpaquePointer { decoder.L }
 
     /// Every key of the table that `Key` accepts (string keys, and integer
@@ -32,10 +36,18 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     @discardableResult
     private func push(_ key: any CodingKey) -> Int32 {
         decoder.stack.ensureSpace(1)
+        return pushWithinSpareSlots(key)
+    }
+
+    /// ``push(_:)`` where the caller has just made room (`read`).
+    private func pushWithinSpareSlots(_ key: any CodingKey) -> Int32 {
         if let integer = key.luaIntegerKey {
             return lua_rawgeti(L, decoder.index, lua_Integer(integer))
         }
-        decoder.stack.push(key.stringValue)
+        var name = key.stringValue
+        name.withUTF8 { bytes in
+            _ = lua_pushlstring(L, UnsafeRawPointer(bytes.baseAddress)?.assumingMemoryBound(to: CChar.self), bytes.count)
+        }
         return lua_rawget(L, decoder.index)
     }
 
@@ -49,34 +61,51 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         return push(key) == LUA_TNIL
     }
 
-    /// Decodes `t[key]` with `body`, dropping whatever it pushed afterwards.
-    private func read<T>(_ key: Key, _ type: T.Type, _ body: (LuaValueDecoder) throws -> T) throws -> T {
+    /// Decodes `t[key]` with `body`, given the value's index, dropping
+    /// whatever it pushed afterwards.
+    private func read<T>(_ key: Key, _ type: T.Type, _ body: (Int32) throws -> T) throws -> T {
         let top = lua_gettop(L)
         defer { lua_settop(L, top) }
         try decoder.stack.requireSpace(LuaValueDecoder.spareSlots + 1)
-        if push(key) == LUA_TNIL, !(T.self is any OptionalProtocol.Type) {
+        if pushWithinSpareSlots(key) == LUA_TNIL, !(T.self is any OptionalProtocol.Type) {
             throw DecodingError.keyNotFound(
                 key, DecodingError.Context(codingPath: codingPath, debugDescription: "missing required field"))
         }
-        return try body(decoder.child(at: key))
+        return try body(top + 1)
     }
 
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try read(key, type) { try $0.decodeBool() } }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try read(key, type) { try $0.decodeString() } }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try read(key, type) { try $0.decodeDouble() } }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try read(key, type) { Float(try $0.decodeDouble()) } }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try read(key, type) { try $0.decodeInteger(type) } }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try read(key, type) { try $0.decodeInteger(type) } }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try read(key, type) { try $0.decodeInteger(type) } }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try read(key, type) { try $0.decodeInteger(type) } }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try read(key, type) { try $0.decodeInteger(type) } }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try read(key, type) { try $0.decodeInteger(type) } }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try read(key, type) { try $0.decodeInteger(type) } }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try read(key, type) { try $0.decodeInteger(type) } }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try read(key, type) { try $0.decodeInteger(type) } }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try read(key, type) { try $0.decodeInteger(type) } }
+    /// An integer field.
+    private func integer<T: FixedWidthInteger>(_ type: T.Type, _ key: Key) throws -> T {
+        try read(key, type) { try LuaPlainDecoding.integer(T.self, stack, $0, path: { codingPath + [key] }) }
+    }
+
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+        try read(key, type) { try LuaPlainDecoding.bool(stack, $0, path: { codingPath + [key] }) }
+    }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        try read(key, type) { try LuaPlainDecoding.string(stack, $0, path: { codingPath + [key] }) }
+    }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        try read(key, type) { try LuaPlainDecoding.double(stack, $0, path: { codingPath + [key] }) }
+    }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+        try read(key, type) { Float(try LuaPlainDecoding.double(stack, $0, path: { codingPath + [key] })) }
+    }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(type, key) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(type, key) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(type, key) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try integer(type, key) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try integer(type, key) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try integer(type, key) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try integer(type, key) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try integer(type, key) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try integer(type, key) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(type, key) }
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try read(key, type) { try $0.decodeValue(type) }
+        try read(key, type) { index in
+            if let plain = try LuaPlainDecoding.scalar(T.self, stack, index, path: { codingPath + [key] }) { return plain }
+            return try decoder.child(at: key).decodeValue(type)
+        }
     }
 
     func nestedContainer<NestedKey: CodingKey>(
@@ -151,32 +180,52 @@ struct LuaUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         return false
     }
 
-    /// Decodes the next element with `body`, dropping whatever it pushed.
-    private mutating func read<T>(_ type: T.Type, _ body: (LuaValueDecoder) throws -> T) throws -> T {
+    /// Decodes the next element with `body`, given this container's
+    /// decoder, the element's index and key, dropping whatever it pushed.
+    private mutating func read<T>(_ type: T.Type, _ body: (LuaValueDecoder, Int32, LuaSequenceKey) throws -> T) throws -> T {
         guard !isAtEnd else { throw endError(type) }
         let top = lua_gettop(L)
         defer { lua_settop(L, top) }
         let key = try pushNext()
-        let value = try body(decoder.child(at: key))
+        let value = try body(decoder, top + 1, key)
         currentIndex += 1
         return value
     }
 
-    mutating func decode(_ type: Bool.Type) throws -> Bool { try read(type) { try $0.decodeBool() } }
-    mutating func decode(_ type: String.Type) throws -> String { try read(type) { try $0.decodeString() } }
-    mutating func decode(_ type: Double.Type) throws -> Double { try read(type) { try $0.decodeDouble() } }
-    mutating func decode(_ type: Float.Type) throws -> Float { try read(type) { Float(try $0.decodeDouble()) } }
-    mutating func decode(_ type: Int.Type) throws -> Int { try read(type) { try $0.decodeInteger(type) } }
-    mutating func decode(_ type: Int8.Type) throws -> Int8 { try read(type) { try $0.decodeInteger(type) } }
-    mutating func decode(_ type: Int16.Type) throws -> Int16 { try read(type) { try $0.decodeInteger(type) } }
-    mutating func decode(_ type: Int32.Type) throws -> Int32 { try read(type) { try $0.decodeInteger(type) } }
-    mutating func decode(_ type: Int64.Type) throws -> Int64 { try read(type) { try $0.decodeInteger(type) } }
-    mutating func decode(_ type: UInt.Type) throws -> UInt { try read(type) { try $0.decodeInteger(type) } }
-    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try read(type) { try $0.decodeInteger(type) } }
-    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try read(type) { try $0.decodeInteger(type) } }
-    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try read(type) { try $0.decodeInteger(type) } }
-    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try read(type) { try $0.decodeInteger(type) } }
-    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try read(type) { try $0.decodeValue(type) } }
+    private mutating func integer<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
+        try read(type) { d, index, key in try LuaPlainDecoding.integer(T.self, d.stack, index, path: { d.codingPath + [key] }) }
+    }
+
+    mutating func decode(_ type: Bool.Type) throws -> Bool {
+        try read(type) { d, index, key in try LuaPlainDecoding.bool(d.stack, index, path: { d.codingPath + [key] }) }
+    }
+    mutating func decode(_ type: String.Type) throws -> String {
+        try read(type) { d, index, key in try LuaPlainDecoding.string(d.stack, index, path: { d.codingPath + [key] }) }
+    }
+    mutating func decode(_ type: Double.Type) throws -> Double {
+        try read(type) { d, index, key in try LuaPlainDecoding.double(d.stack, index, path: { d.codingPath + [key] }) }
+    }
+    mutating func decode(_ type: Float.Type) throws -> Float {
+        try read(type) { d, index, key in Float(try LuaPlainDecoding.double(d.stack, index, path: { d.codingPath + [key] })) }
+    }
+    mutating func decode(_ type: Int.Type) throws -> Int { try integer(type) }
+    mutating func decode(_ type: Int8.Type) throws -> Int8 { try integer(type) }
+    mutating func decode(_ type: Int16.Type) throws -> Int16 { try integer(type) }
+    mutating func decode(_ type: Int32.Type) throws -> Int32 { try integer(type) }
+    mutating func decode(_ type: Int64.Type) throws -> Int64 { try integer(type) }
+    mutating func decode(_ type: UInt.Type) throws -> UInt { try integer(type) }
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try integer(type) }
+    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try integer(type) }
+    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try integer(type) }
+    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try integer(type) }
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        try read(type) { d, index, key in
+            if let plain = try LuaPlainDecoding.scalar(T.self, d.stack, index, path: { d.codingPath + [key] }) {
+                return plain
+            }
+            return try d.child(at: key).decodeValue(type)
+        }
+    }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
         guard !isAtEnd else { throw endError(type) }

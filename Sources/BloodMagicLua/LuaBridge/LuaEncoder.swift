@@ -1,3 +1,4 @@
+import CLua
 import Foundation
 
 /// Encodes any `Encodable` value into a Lua value on a ``LuaStack``.
@@ -20,22 +21,30 @@ public struct LuaEncoder {
 
     /// Encodes `value` and pushes the result on `stack` (one value).
     ///
+    /// The value is written straight into Lua tables as it is encoded (raw
+    /// writes only); on an error the stack is left as it was.
+    ///
     /// - Throws: ``LuaError`` of kind `.conversion` naming the coding path
     ///   when the value cannot be represented (an integer beyond Lua's range,
     ///   nesting deeper than ``LuaNesting/maxDepth``), or `.stackOverflow`
     ///   when the stack cannot hold it.
     public func encode(_ value: some Encodable, into stack: LuaStack) throws(LuaError) {
-        let root = LuaEncodedValue()
+        let top = stack.top
+        try stack.requireSpace(1 + LuaEncodingContext.spareSlots)
+        let context = LuaEncodingContext(stack: stack, userInfo: userInfo)
+        let root = context.reserveSlot()
         do {
-            try LuaValueEncoder(target: root, codingPath: [], userInfo: userInfo).encodeValue(value)
-        } catch let error as EncodingError {
-            throw LuaError(.conversion, Self.message(for: error))
-        } catch let error as LuaError {
-            throw error
+            try LuaValueEncoder(context: context, slot: root, parent: nil, key: nil).encodeValue(value)
+            if let failure = context.failure { throw failure }
         } catch {
-            throw LuaError(.conversion, String(describing: error))
+            stack.setTop(top)
+            switch error {
+            case let error as EncodingError: throw LuaError(.conversion, Self.message(for: error))
+            case let error as LuaError: throw error
+            default: throw LuaError(.conversion, String(describing: error))
+            }
         }
-        try root.push(onto: stack)
+        stack.setTop(root)
     }
 
     static func message(for error: EncodingError) -> String {
@@ -48,74 +57,317 @@ public struct LuaEncoder {
     }
 }
 
-/// The `Encoder` handed to `encode(to:)`: writes into one encoded value.
-struct LuaValueEncoder: Encoder {
-    let target: LuaEncodedValue
-    let codingPath: [any CodingKey]
-    let userInfoStorage: [CodingUserInfoKey: any Sendable]
+/// What the encoders of one `encode` call share.
+///
+/// Each value being encoded has a stack slot; a container's table sits in
+/// its value's slot and children are written into it as they come (so that
+/// containers may be filled in any order, as `Encoder` allows). A slot still
+/// holding the placeholder when its value is done (a value that encoded
+/// nothing, such as an empty struct) becomes an empty table.
+///
+/// Invariant between any two operations: at least ``spareSlots`` free
+/// stack slots above the top, so that a write (a key and a value, then a
+/// raw set that pops both) needs no check of its own. Every operation that
+/// leaves something on the stack (a reserved slot, a nested container's
+/// table) makes room for it first.
+final class LuaEncodingContext {
+    let stack: LuaStack
+    let L: OpaquePointer
+    let userInfo: [CodingUserInfoKey: any Sendable]
+    /// The first error of a step that cannot throw (a nested container
+    /// deeper than the limit, or one the stack cannot hold), thrown when the
+    /// encoding ends; until then such containers write nothing.
+    @exclusivity(unchecked) var failure: LuaError?
+    /// Elements written so far into the sequence table in each slot (by
+    /// slot; -1 where the slot holds no sequence of this encoding), so that
+    /// two unkeyed containers of one value append to the same sequence.
+    @exclusivity(unchecked) private var sequenceCounts: [Int] = []
 
-    init(target: LuaEncodedValue, codingPath: [any CodingKey], userInfo: [CodingUserInfoKey: any Sendable]) {
-        self.target = target
-        self.codingPath = codingPath
-        self.userInfoStorage = userInfo
+    /// The free slots kept above the top (see the type's invariant).
+    static let spareSlots: Int32 = 2
+
+    init(stack: LuaStack, userInfo: [CodingUserInfoKey: any Sendable]) {
+        self.stack = stack
+        self.L = stack.L
+        self.userInfo = userInfo
     }
 
-    var userInfo: [CodingUserInfoKey: Any] { userInfoStorage }
+    /// Pushes a new value's slot, holding the placeholder of a value that
+    /// has encoded nothing yet (a light userdata, which the encoder never
+    /// writes otherwise); the caller made room.
+    func reserveSlot() -> Int32 {
+        lua_pushlightuserdata(L, nil)
+        let slot = lua_gettop(L)
+        setSequenceCount(-1, at: slot)
+        return slot
+    }
+
+    /// Whether `slot` still holds the placeholder.
+    func isUnset(_ slot: Int32) -> Bool {
+        lua_type(L, slot) == LUA_TLIGHTUSERDATA
+    }
+
+    /// Makes room for `count` more values plus the spare slots, or throws.
+    func requireRoom(_ count: Int32) throws(LuaError) {
+        try stack.requireSpace(count + Self.spareSlots)
+    }
+
+    /// Makes room like `requireRoom`, recording the failure for steps that
+    /// cannot throw; false when there is none.
+    func makeRoom(_ count: Int32) -> Bool {
+        if lua_checkstack(L, count + Self.spareSlots) != 0 { return true }
+        fail(stack.stackOverflowError(count + Self.spareSlots))
+        return false
+    }
+
+    /// Records the first failure of a step that cannot throw.
+    func fail(_ error: LuaError) {
+        if failure == nil { failure = error }
+    }
+
+    func sequenceCount(at slot: Int32) -> Int {
+        let index = Int(slot)
+        return index < sequenceCounts.count ? sequenceCounts[index] : -1
+    }
+
+    func setSequenceCount(_ count: Int, at slot: Int32) {
+        let index = Int(slot)
+        if index >= sequenceCounts.count {
+            sequenceCounts.append(contentsOf: repeatElement(-1, count: index - sequenceCounts.count + 1))
+        }
+        sequenceCounts[index] = count
+    }
+
+    // MARK: Pushing plain values (each needs one slot)
+
+    func push(_ value: String) {
+        var value = value
+        value.withUTF8 { bytes in
+            _ = lua_pushlstring(L, UnsafeRawPointer(bytes.baseAddress)?.assumingMemoryBound(to: CChar.self), bytes.count)
+        }
+    }
+
+    func push(_ value: Bool) { lua_pushboolean(L, value ? 1 : 0) }
+    func push(_ value: Double) { lua_pushnumber(L, value) }
+    func push(_ value: Int64) { lua_pushinteger(L, value) }
+
+    func push(bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { buffer in
+            _ = lua_pushlstring(L, UnsafeRawPointer(buffer.baseAddress)?.assumingMemoryBound(to: CChar.self), buffer.count)
+        }
+    }
+
+    /// Pushes a key of a keyed container: the integer of an `[Int: V]`
+    /// dictionary's key, else the string.
+    func push(key: any CodingKey) {
+        if let integer = key.luaIntegerKey {
+            lua_pushinteger(L, lua_Integer(integer))
+        } else {
+            push(key.stringValue)
+        }
+    }
+}
+
+/// The `Encoder` handed to `encode(to:)`: writes one value into its stack
+/// slot. A class, so that the containers holding it copy one reference; it
+/// is also its value's node of the coding path (its parent encoder and its
+/// key), which is turned into an array only on demand. Plain fields and
+/// elements are written by their container directly, with no encoder of
+/// their own.
+final class LuaValueEncoder: Encoder {
+    let context: LuaEncodingContext
+    /// The absolute stack index holding this value (0: refused, writes nothing).
+    let slot: Int32
+    let parent: LuaValueEncoder?
+    /// This value's key in its parent's container (nil for the root).
+    let key: (any CodingKey)?
+    /// The length of the coding path.
+    let depth: Int
+    /// Where the value also goes, each time it changes: a key of a table
+    /// further down the stack (0: nowhere). For nested containers and super
+    /// encoders, whose value may still change after their container has
+    /// moved on.
+    let bindingTable: Int32
+    let bindingKey: (any CodingKey)?
+
+    init(
+        context: LuaEncodingContext, slot: Int32, parent: LuaValueEncoder?, key: (any CodingKey)?,
+        bindingTable: Int32 = 0, bindingKey: (any CodingKey)? = nil
+    ) {
+        self.context = context
+        self.slot = slot
+        self.parent = parent
+        self.key = key
+        self.depth = (parent?.depth ?? -1) + 1
+        self.bindingTable = bindingTable
+        self.bindingKey = bindingKey
+    }
+
+    var codingPath: [any CodingKey] {
+        var keys: [any CodingKey] = []
+        var encoder: LuaValueEncoder? = self
+        while let current = encoder, let key = current.key {
+            keys.append(key)
+            encoder = current.parent
+        }
+        return keys.reversed()
+    }
+
+    var userInfo: [CodingUserInfoKey: Any] { context.userInfo }
+    var L: OpaquePointer { context.L }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        target.makeFields()
-        return KeyedEncodingContainer(LuaKeyedEncodingContainer<Key>(encoder: self))
+        let live = makeTable(sequence: false)
+        return KeyedEncodingContainer(LuaKeyedEncodingContainer<Key>(encoder: self, live: live))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        target.makeElements()
-        return LuaUnkeyedEncodingContainer(encoder: self)
+        let live = makeTable(sequence: true)
+        return LuaUnkeyedEncodingContainer(encoder: self, live: live)
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
         LuaSingleValueEncodingContainer(encoder: self)
     }
 
-    /// An encoder for a child value at `key`.
-    func child(_ value: LuaEncodedValue, at key: any CodingKey) -> LuaValueEncoder {
-        LuaValueEncoder(target: value, codingPath: codingPath + [key], userInfo: userInfoStorage)
+    /// Makes this value a table (keeping the one there when it is already a
+    /// table of the same kind, as a second `container` call must). False
+    /// when the table was refused (past the depth limit, or no stack room),
+    /// recorded as the encoding's failure: the container then writes nothing.
+    private func makeTable(sequence: Bool) -> Bool {
+        guard slot != 0 else { return false }
+        let count = context.sequenceCount(at: slot)
+        if lua_type(L, slot) == LUA_TTABLE && (count >= 0) == sequence { return true }
+        guard depth <= LuaNesting.maxDepth else {
+            context.fail(LuaError(.conversion, "values nested more than \(LuaNesting.maxDepth) deep cannot cross into Lua"))
+            return false
+        }
+        lua_createtable(L, 0, 0)
+        replace()
+        context.setSequenceCount(sequence ? 0 : -1, at: slot)
+        return true
     }
 
-    /// Encodes `value` into `target`, with Lua forms for Foundation types.
-    /// A value nested more than ``LuaNesting/maxDepth`` deep (or a graph of
-    /// objects that refers back to itself, which would never end) is an
-    /// error at its coding path.
+    /// Moves the value on top into this encoder's slot (and its binding).
+    func replace() {
+        lua_replace(L, slot)
+        if bindingTable != 0, let bindingKey {
+            context.push(key: bindingKey)
+            lua_pushvalue(L, slot)
+            lua_rawset(L, bindingTable)
+        }
+    }
+
+    /// Sets a plain value: `push` pushes exactly one value.
+    func set(_ push: () -> Void) {
+        guard slot != 0 else { return }
+        push()
+        replace()
+        context.setSequenceCount(-1, at: slot)
+    }
+
+    /// An encoder for a child value in `slot`, at `key` of this encoder's
+    /// container; bound to `bindingKey` of this encoder's table when its
+    /// value is written later (see `bindingTable`).
+    func child(slot: Int32, key: any CodingKey, bindingKey: (any CodingKey)? = nil) -> LuaValueEncoder {
+        LuaValueEncoder(
+            context: context, slot: slot, parent: self, key: key, bindingTable: bindingKey == nil ? 0 : self.slot,
+            bindingKey: bindingKey)
+    }
+
+    /// Encodes `value` into this encoder's slot, with Lua forms for
+    /// Foundation types and direct writes for plain values. A value nested
+    /// more than ``LuaNesting/maxDepth`` deep (or a graph of objects that
+    /// refers back to itself, which would never end) is an error at its
+    /// coding path. Whatever the value pushed above the slot is dropped, and
+    /// a value that encoded nothing becomes an empty table.
     func encodeValue<T: Encodable>(_ value: T) throws {
-        guard codingPath.count <= LuaNesting.maxDepth else {
+        guard slot != 0 else { return }  // refused: the failure is recorded
+        guard depth <= LuaNesting.maxDepth else {
             throw EncodingError.invalidValue(
                 value,
                 EncodingError.Context(
                     codingPath: codingPath,
                     debugDescription: "values nested more than \(LuaNesting.maxDepth) deep cannot cross into Lua (is there a cycle?)"))
         }
-        switch value {
-        case let date as Date:
-            target.content = .number(date.timeIntervalSince1970)
-        case let data as Data:
-            target.content = .bytes([UInt8](data))
-        case let url as URL:
-            target.content = .string(url.absoluteString)
-        case let decimal as Decimal:
-            target.content = .number(NSDecimalNumber(decimal: decimal).doubleValue)
-        default:
+        if try encodePlain(value) { return }
+        if T.self == Date.self {
+            let date = value as! Date
+            set { context.push(date.timeIntervalSince1970) }
+        } else if T.self == Data.self {
+            let data = value as! Data
+            set { context.push(bytes: [UInt8](data)) }
+        } else if T.self == URL.self {
+            let url = value as! URL
+            set { context.push(url.absoluteString) }
+        } else if T.self == Decimal.self {
+            let decimal = value as! Decimal
+            set { context.push(NSDecimalNumber(decimal: decimal).doubleValue) }
+        } else {
             try value.encode(to: self)
+        }
+        lua_settop(L, slot)
+        if context.isUnset(slot) {
+            lua_createtable(L, 0, 0)
+            replace()
         }
     }
 
+    /// Writes `value` directly when `T` is a plain type (String, Bool, Int,
+    /// Double, Float, Int64) or an array of one; false for any other type.
+    /// The identity check makes each bit cast exact.
+    @inline(__always)
+    func encodePlain<T>(_ value: T) throws -> Bool {
+        if T.self == String.self {
+            set { context.push(unsafeBitCast(value, to: String.self)) }
+        } else if T.self == Int.self {
+            set { context.push(Int64(unsafeBitCast(value, to: Int.self))) }
+        } else if T.self == Double.self {
+            set { context.push(unsafeBitCast(value, to: Double.self)) }
+        } else if T.self == Bool.self {
+            set { context.push(unsafeBitCast(value, to: Bool.self)) }
+        } else if T.self == Int64.self {
+            set { context.push(unsafeBitCast(value, to: Int64.self)) }
+        } else if T.self == Float.self {
+            set { context.push(Double(unsafeBitCast(value, to: Float.self))) }
+        } else if depth < LuaNesting.maxDepth, ObjectIdentifier(T.self) == LuaPlainArrayTypes.strings {
+            try encodeSequence(unsafeBitCast(value, to: [String].self)) { context.push($0) }
+        } else if depth < LuaNesting.maxDepth, ObjectIdentifier(T.self) == LuaPlainArrayTypes.ints {
+            try encodeSequence(unsafeBitCast(value, to: [Int].self)) { context.push(Int64($0)) }
+        } else if depth < LuaNesting.maxDepth, ObjectIdentifier(T.self) == LuaPlainArrayTypes.doubles {
+            try encodeSequence(unsafeBitCast(value, to: [Double].self)) { context.push($0) }
+        } else if depth < LuaNesting.maxDepth, ObjectIdentifier(T.self) == LuaPlainArrayTypes.bools {
+            try encodeSequence(unsafeBitCast(value, to: [Bool].self)) { context.push($0) }
+        } else {
+            return false
+        }
+        return true
+    }
+
+    /// A sequence of plain values, as `Array`'s `encode(to:)` through an
+    /// unkeyed container writes it (elements deeper than the limit take
+    /// that path instead, for its error).
+    private func encodeSequence<Element>(_ elements: [Element], _ push: (Element) -> Void) throws {
+        lua_createtable(L, Int32(clamping: elements.count), 0)
+        var position: lua_Integer = 0
+        for element in elements {
+            push(element)
+            position += 1
+            lua_rawseti(L, -2, position)
+        }
+        replace()
+        context.setSequenceCount(elements.count, at: slot)
+    }
+
     /// A Lua integer for any Swift integer, or an error naming the path.
-    func integer<T: BinaryInteger>(_ value: T, at path: [any CodingKey]) throws -> LuaEncodedValue.Content {
+    func integer<T: BinaryInteger>(_ value: T, at path: @autoclosure () -> [any CodingKey]) throws -> Int64 {
         guard let exact = Int64(exactly: value) else {
             throw EncodingError.invalidValue(
                 value,
                 EncodingError.Context(
-                    codingPath: path,
+                    codingPath: path(),
                     debugDescription: "integer \(value) is out of Lua's integer range (\(Int64.min)...\(Int64.max))"))
         }
-        return .integer(exact)
+        return exact
     }
 }

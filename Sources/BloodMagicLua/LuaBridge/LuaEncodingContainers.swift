@@ -1,127 +1,229 @@
+import CLua
+
+/// Writes the fields of a keyed value straight into its table (raw sets).
 struct LuaKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let encoder: LuaValueEncoder
+    /// Whether the table exists (false when it was refused: then nothing is
+    /// written, and the encoding fails at its end).
+    let live: Bool
     var codingPath: [any CodingKey] { encoder.codingPath }
+    private var context: LuaEncodingContext { encoder.context }
+    private var L: OpaquePointer { encoder.context.L }
 
-    private func slot(_ key: any CodingKey) -> LuaEncodedValue {
-        if let integer = key.luaIntegerKey {
-            return encoder.target.child(forKey: .integer(integer))
-        }
-        return encoder.target.child(forKey: .string(key.stringValue))
+    init(encoder: LuaValueEncoder, live: Bool) {
+        self.encoder = encoder
+        self.live = live
     }
 
-    mutating func encodeNil(forKey key: Key) throws { slot(key).content = .nil }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { slot(key).content = .boolean(value) }
-    mutating func encode(_ value: String, forKey key: Key) throws { slot(key).content = .string(value) }
-    mutating func encode(_ value: Double, forKey key: Key) throws { slot(key).content = .number(value) }
-    mutating func encode(_ value: Float, forKey key: Key) throws { slot(key).content = .number(Double(value)) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { slot(key).content = .integer(Int64(value)) }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { slot(key).content = .integer(Int64(value)) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { slot(key).content = .integer(Int64(value)) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { slot(key).content = .integer(Int64(value)) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { slot(key).content = .integer(value) }
+    /// `t[key] = value`, where `push` pushes the value (one slot, within
+    /// the spare slots).
+    private func write(_ key: Key, _ push: () -> Void) {
+        guard live else { return }
+        context.push(key: key)
+        push()
+        lua_rawset(L, encoder.slot)
+    }
+
+    mutating func encodeNil(forKey key: Key) throws { write(key) { lua_pushnil(L) } }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { write(key) { context.push(value) } }
+    mutating func encode(_ value: String, forKey key: Key) throws { write(key) { context.push(value) } }
+    mutating func encode(_ value: Double, forKey key: Key) throws { write(key) { context.push(value) } }
+    mutating func encode(_ value: Float, forKey key: Key) throws { write(key) { context.push(Double(value)) } }
+    mutating func encode(_ value: Int, forKey key: Key) throws { write(key) { context.push(Int64(value)) } }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { write(key) { context.push(Int64(value)) } }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { write(key) { context.push(Int64(value)) } }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { write(key) { context.push(Int64(value)) } }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { write(key) { context.push(value) } }
     mutating func encode(_ value: UInt, forKey key: Key) throws {
-        slot(key).content = try encoder.integer(value, at: codingPath + [key])
+        let exact = try encoder.integer(value, at: codingPath + [key])
+        write(key) { context.push(exact) }
     }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { slot(key).content = .integer(Int64(value)) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { slot(key).content = .integer(Int64(value)) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { slot(key).content = .integer(Int64(value)) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { write(key) { context.push(Int64(value)) } }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { write(key) { context.push(Int64(value)) } }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { write(key) { context.push(Int64(value)) } }
     mutating func encode(_ value: UInt64, forKey key: Key) throws {
-        slot(key).content = try encoder.integer(value, at: codingPath + [key])
+        let exact = try encoder.integer(value, at: codingPath + [key])
+        write(key) { context.push(exact) }
     }
+
+    /// A generic value: encoded into a new slot (above the key), then set.
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        try encoder.child(slot(key), at: key).encodeValue(value)
+        guard live else { return }
+        try context.requireRoom(2)
+        context.push(key: key)
+        let slot = context.reserveSlot()
+        try encoder.child(slot: slot, key: key).encodeValue(value)
+        lua_rawset(L, encoder.slot)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type, forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
-        encoder.child(slot(key), at: key).container(keyedBy: keyType)
+        nestedEncoder(forKey: key).container(keyedBy: keyType)
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        encoder.child(slot(key), at: key).unkeyedContainer()
+        nestedEncoder(forKey: key).unkeyedContainer()
     }
 
     mutating func superEncoder() -> any Encoder {
-        encoder.child(slot(LuaNameKey.super), at: LuaNameKey.super)
+        nestedEncoder(forKey: LuaNameKey.super).startingEmpty()
     }
 
     mutating func superEncoder(forKey key: Key) -> any Encoder {
-        encoder.child(slot(key), at: key)
+        nestedEncoder(forKey: key).startingEmpty()
+    }
+
+    /// An encoder for `key` whose value may be written after this call
+    /// returns (a nested container, a super encoder): it keeps a slot of
+    /// its own and writes its value into this table each time it changes.
+    private func nestedEncoder(forKey key: any CodingKey) -> LuaValueEncoder {
+        guard live, context.makeRoom(1) else { return encoder.child(slot: 0, key: key) }
+        return encoder.child(slot: context.reserveSlot(), key: key, bindingKey: key)
     }
 }
 
+/// Appends the elements of a sequence straight into its table.
 struct LuaUnkeyedEncodingContainer: UnkeyedEncodingContainer {
     let encoder: LuaValueEncoder
+    let live: Bool
     var codingPath: [any CodingKey] { encoder.codingPath }
-    var count: Int { encoder.target.elementCount }
+    private var context: LuaEncodingContext { encoder.context }
+    private var L: OpaquePointer { encoder.context.L }
 
-    private func next() -> (LuaEncodedValue, LuaSequenceKey) {
-        let key = LuaSequenceKey(count)
-        return (encoder.target.appendElement(), key)
+    init(encoder: LuaValueEncoder, live: Bool) {
+        self.encoder = encoder
+        self.live = live
     }
 
-    mutating func encodeNil() throws { next().0.content = .nil }
-    mutating func encode(_ value: Bool) throws { next().0.content = .boolean(value) }
-    mutating func encode(_ value: String) throws { next().0.content = .string(value) }
-    mutating func encode(_ value: Double) throws { next().0.content = .number(value) }
-    mutating func encode(_ value: Float) throws { next().0.content = .number(Double(value)) }
-    mutating func encode(_ value: Int) throws { next().0.content = .integer(Int64(value)) }
-    mutating func encode(_ value: Int8) throws { next().0.content = .integer(Int64(value)) }
-    mutating func encode(_ value: Int16) throws { next().0.content = .integer(Int64(value)) }
-    mutating func encode(_ value: Int32) throws { next().0.content = .integer(Int64(value)) }
-    mutating func encode(_ value: Int64) throws { next().0.content = .integer(value) }
+    /// Elements so far (shared with any other unkeyed container of the same value).
+    var count: Int { live ? max(0, context.sequenceCount(at: encoder.slot)) : 0 }
+
+    /// The key of the next element, and counts it.
+    private func next() -> (position: lua_Integer, key: LuaSequenceKey) {
+        let count = count
+        context.setSequenceCount(count + 1, at: encoder.slot)
+        return (lua_Integer(count + 1), LuaSequenceKey(count))
+    }
+
+    /// Appends the value `push` pushes (one slot, within the spare slots).
+    private func append(_ push: () -> Void) {
+        guard live else { return }
+        let (position, _) = next()
+        push()
+        lua_rawseti(L, encoder.slot, position)
+    }
+
+    mutating func encodeNil() throws { append { lua_pushnil(L) } }
+    mutating func encode(_ value: Bool) throws { append { context.push(value) } }
+    mutating func encode(_ value: String) throws { append { context.push(value) } }
+    mutating func encode(_ value: Double) throws { append { context.push(value) } }
+    mutating func encode(_ value: Float) throws { append { context.push(Double(value)) } }
+    mutating func encode(_ value: Int) throws { append { context.push(Int64(value)) } }
+    mutating func encode(_ value: Int8) throws { append { context.push(Int64(value)) } }
+    mutating func encode(_ value: Int16) throws { append { context.push(Int64(value)) } }
+    mutating func encode(_ value: Int32) throws { append { context.push(Int64(value)) } }
+    mutating func encode(_ value: Int64) throws { append { context.push(value) } }
     mutating func encode(_ value: UInt) throws {
-        let (slot, key) = next()
-        slot.content = try encoder.integer(value, at: codingPath + [key])
+        let exact = try encoder.integer(value, at: codingPath + [LuaSequenceKey(count)])
+        append { context.push(exact) }
     }
-    mutating func encode(_ value: UInt8) throws { next().0.content = .integer(Int64(value)) }
-    mutating func encode(_ value: UInt16) throws { next().0.content = .integer(Int64(value)) }
-    mutating func encode(_ value: UInt32) throws { next().0.content = .integer(Int64(value)) }
+    mutating func encode(_ value: UInt8) throws { append { context.push(Int64(value)) } }
+    mutating func encode(_ value: UInt16) throws { append { context.push(Int64(value)) } }
+    mutating func encode(_ value: UInt32) throws { append { context.push(Int64(value)) } }
     mutating func encode(_ value: UInt64) throws {
-        let (slot, key) = next()
-        slot.content = try encoder.integer(value, at: codingPath + [key])
+        let exact = try encoder.integer(value, at: codingPath + [LuaSequenceKey(count)])
+        append { context.push(exact) }
     }
+
+    /// A generic element: plain types go straight in; others are encoded
+    /// into a new slot, then set.
     mutating func encode<T: Encodable>(_ value: T) throws {
-        let (slot, key) = next()
-        try encoder.child(slot, at: key).encodeValue(value)
+        guard live else { return }
+        try context.requireRoom(1)
+        let (position, key) = next()
+        let slot = context.reserveSlot()
+        try encoder.child(slot: slot, key: key).encodeValue(value)
+        lua_rawseti(L, encoder.slot, position)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
-        let (slot, key) = next()
-        return encoder.child(slot, at: key).container(keyedBy: keyType)
+        nestedEncoder().container(keyedBy: keyType)
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-        let (slot, key) = next()
-        return encoder.child(slot, at: key).unkeyedContainer()
+        nestedEncoder().unkeyedContainer()
     }
 
     mutating func superEncoder() -> any Encoder {
-        let (slot, key) = next()
-        return encoder.child(slot, at: key)
+        nestedEncoder().startingEmpty()
+    }
+
+    /// An encoder for the next element that may be written later (see the
+    /// keyed container's `nestedEncoder`).
+    private func nestedEncoder() -> LuaValueEncoder {
+        guard live else { return encoder.child(slot: 0, key: LuaSequenceKey(count)) }
+        let (position, key) = next()
+        guard context.makeRoom(1) else { return encoder.child(slot: 0, key: key) }
+        return encoder.child(slot: context.reserveSlot(), key: key, bindingKey: LuaIntegerKey(Int(position)))
     }
 }
 
 struct LuaSingleValueEncodingContainer: SingleValueEncodingContainer {
     let encoder: LuaValueEncoder
     var codingPath: [any CodingKey] { encoder.codingPath }
-    private var target: LuaEncodedValue { encoder.target }
+    private var context: LuaEncodingContext { encoder.context }
 
-    mutating func encodeNil() throws { target.content = .nil }
-    mutating func encode(_ value: Bool) throws { target.content = .boolean(value) }
-    mutating func encode(_ value: String) throws { target.content = .string(value) }
-    mutating func encode(_ value: Double) throws { target.content = .number(value) }
-    mutating func encode(_ value: Float) throws { target.content = .number(Double(value)) }
-    mutating func encode(_ value: Int) throws { target.content = .integer(Int64(value)) }
-    mutating func encode(_ value: Int8) throws { target.content = .integer(Int64(value)) }
-    mutating func encode(_ value: Int16) throws { target.content = .integer(Int64(value)) }
-    mutating func encode(_ value: Int32) throws { target.content = .integer(Int64(value)) }
-    mutating func encode(_ value: Int64) throws { target.content = .integer(value) }
-    mutating func encode(_ value: UInt) throws { target.content = try encoder.integer(value, at: codingPath) }
-    mutating func encode(_ value: UInt8) throws { target.content = .integer(Int64(value)) }
-    mutating func encode(_ value: UInt16) throws { target.content = .integer(Int64(value)) }
-    mutating func encode(_ value: UInt32) throws { target.content = .integer(Int64(value)) }
-    mutating func encode(_ value: UInt64) throws { target.content = try encoder.integer(value, at: codingPath) }
-    mutating func encode<T: Encodable>(_ value: T) throws { try encoder.encodeValue(value) }
+    private func set(_ push: () -> Void) {
+        guard encoder.slot != 0 else { return }
+        encoder.set(push)
+    }
+
+    mutating func encodeNil() throws { set { lua_pushnil(context.L) } }
+    mutating func encode(_ value: Bool) throws { set { context.push(value) } }
+    mutating func encode(_ value: String) throws { set { context.push(value) } }
+    mutating func encode(_ value: Double) throws { set { context.push(value) } }
+    mutating func encode(_ value: Float) throws { set { context.push(Double(value)) } }
+    mutating func encode(_ value: Int) throws { set { context.push(Int64(value)) } }
+    mutating func encode(_ value: Int8) throws { set { context.push(Int64(value)) } }
+    mutating func encode(_ value: Int16) throws { set { context.push(Int64(value)) } }
+    mutating func encode(_ value: Int32) throws { set { context.push(Int64(value)) } }
+    mutating func encode(_ value: Int64) throws { set { context.push(value) } }
+    mutating func encode(_ value: UInt) throws {
+        let exact = try encoder.integer(value, at: codingPath)
+        set { context.push(exact) }
+    }
+    mutating func encode(_ value: UInt8) throws { set { context.push(Int64(value)) } }
+    mutating func encode(_ value: UInt16) throws { set { context.push(Int64(value)) } }
+    mutating func encode(_ value: UInt32) throws { set { context.push(Int64(value)) } }
+    mutating func encode(_ value: UInt64) throws {
+        let exact = try encoder.integer(value, at: codingPath)
+        set { context.push(exact) }
+    }
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        guard encoder.slot != 0 else { return }
+        try encoder.encodeValue(value)
+    }
+}
+
+/// The integer key of a sequence element a nested encoder writes into
+/// (its position, 1-based, as the table stores it).
+struct LuaIntegerKey: CodingKey {
+    let intValue: Int?
+    init(_ value: Int) { self.intValue = value }
+    init?(intValue: Int) { self.intValue = intValue }
+    init?(stringValue: String) { return nil }
+    var stringValue: String { String(intValue ?? 0) }
+}
+
+extension LuaValueEncoder {
+    /// A super encoder's value before anything is encoded through it: an
+    /// empty table, the value of an encoder that encodes nothing.
+    func startingEmpty() -> LuaValueEncoder {
+        if slot != 0 {
+            lua_createtable(L, 0, 0)
+            replace()
+        }
+        return self
+    }
 }

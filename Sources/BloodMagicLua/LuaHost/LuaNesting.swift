@@ -52,12 +52,6 @@ struct LuaTableAncestry {
     }
 }
 
-/// A ``LuaTableAncestry`` shared by the values of one walk that are
-/// passed around by copy (a decoder and its child decoders).
-final class LuaSharedAncestry {
-    var ancestry = LuaTableAncestry()
-}
-
 extension LuaTableAncestry.Refusal {
     /// What went wrong, for messages: "it contains itself" or "nested more than N deep".
     var reason: String {

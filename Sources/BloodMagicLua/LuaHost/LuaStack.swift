@@ -14,10 +14,21 @@ public struct LuaStack {
     /// The raw `lua_State` (the running thread), for code that needs the C API.
     /// Anything raised through it must stay in C frames.
     public let pointer: OpaquePointer
+    /// Where ``withMessageHandler(_:)`` keeps the traceback handler for the
+    /// calls of its body (an absolute index), or 0: each call then inserts
+    /// the handler below its function and removes it afterwards.
+    @usableFromInline let handlerSlot: Int32
 
     @inlinable
     init(_ pointer: OpaquePointer) {
         self.pointer = pointer
+        self.handlerSlot = 0
+    }
+
+    @inlinable
+    init(_ pointer: OpaquePointer, handlerSlot: Int32) {
+        self.pointer = pointer
+        self.handlerSlot = handlerSlot
     }
 
     @inlinable
@@ -134,6 +145,15 @@ public struct LuaStack {
         limitsBlock.pointee.memory_limit = limits.maxMemory.map { size_t(max(0, $0)) } ?? 0
         limitsBlock.pointee.configured_instruction_limit = Int64(max(0, limits.maxInstructions ?? 0))
         limitsBlock.pointee.configured_time_limit_ns = limits.maxTime.map(LuaLimits.nanoseconds) ?? 0
+        // What a script's pcall gets for a refused allocation: the messages
+        // an uncaught error has, made now (naming them then allocates nothing).
+        ensureSpace(2)
+        lua_createtable(L, 3, 0)
+        for refused in [BM_REFUSED_MEMORY, BM_REFUSED_INSTRUCTIONS, BM_REFUSED_TIME] {
+            push(Self.limitMessage(refused: Int32(refused), limitsBlock.pointee))
+            lua_rawseti(L, -2, lua_Integer(refused))
+        }
+        bm_sandbox_set_limit_messages(L)
     }
 
     /// Bytes the state holds now.
@@ -222,13 +242,55 @@ public struct LuaStack {
     ///
     /// The first call that is not nested inside another arms the instruction
     /// budget of a new run.
+    ///
+    /// Inside ``withMessageHandler(_:)`` the handler is already on the
+    /// stack, so a call is `lua_pcall` and the budget bookkeeping alone.
     public func call(arguments: Int32, results: Int32) throws(LuaError) {
-        precondition(lua_gettop(L) - arguments >= 1, "call: no function below the arguments")
-        ensureSpace(2)
-        let status = bm_call(L, arguments, results, bm_message_handler)
+        let function = lua_gettop(L) - arguments
+        precondition(function >= 1, "call: no function below the arguments")
+        let status: Int32
+        if handlerSlot != 0 && bm_is_handler_below(L, handlerSlot, function, bm_sandbox_message_handler) != 0 {
+            status = bm_call_at(L, arguments, results, handlerSlot)
+        } else {
+            ensureSpace(2)
+            status = bm_call(L, arguments, results, bm_sandbox_message_handler)
+        }
         if status != LUA_OK {
             throw popError(status: status, handlerRan: true)
         }
+    }
+
+    /// Runs `body` with the traceback message handler kept in one stack slot
+    /// for all the protected calls it makes through the stack it is given
+    /// (``call(arguments:results:)``), instead of inserting and removing it
+    /// around each one: for code that calls Lua many times in a row.
+    ///
+    /// The handler sits on the stack below whatever `body` pushes (at
+    /// `top + 1` when `body` starts); indices relative to the top, or taken
+    /// from ``top`` inside `body`, are unaffected. Whatever `body` leaves is
+    /// dropped with the handler when it returns. A call made after `body`
+    /// removed or replaced the handler's slot still runs protected, with the
+    /// handler inserted for it as usual.
+    ///
+    /// ```swift
+    /// try state.withStack { lua in
+    ///     try lua.withMessageHandler { lua in
+    ///         for item in items {
+    ///             lua.push(callback)
+    ///             lua.push(item)
+    ///             try lua.call(arguments: 1, results: 0)
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    public func withMessageHandler<Result, Failure: Error>(
+        _ body: (LuaStack) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        let top = lua_gettop(L)
+        ensureSpace(1)
+        lua_pushcclosure(L, bm_sandbox_message_handler, 0)
+        defer { lua_settop(L, top) }
+        return try body(LuaStack(L, handlerSlot: top + 1))
     }
 
     /// Calls the function below the top `arguments` values and returns all its results as values.
@@ -301,12 +363,25 @@ public struct LuaStack {
     private static func refusal(_ block: bm_limits) -> (kind: LuaError.Kind, message: String)? {
         switch Int(block.refused) {
         case BM_REFUSED_TIME:
-            return (.timeLimit, "time limit exceeded (\(LuaLimits.formatSeconds(block.configured_time_limit_ns)) s)")
+            return (.timeLimit, limitMessage(refused: block.refused, block))
         case BM_REFUSED_INSTRUCTIONS:
-            return (.instructionLimit, "instruction limit exceeded (\(block.configured_instruction_limit) instructions)")
+            return (.instructionLimit, limitMessage(refused: block.refused, block))
         default:
             guard block.memory_limit_hit != 0 else { return nil }
-            return (.memoryLimit, "memory limit exceeded (limit \(LuaLimits.formatSize(Int(block.memory_limit))))")
+            return (.memoryLimit, limitMessage(refused: Int32(BM_REFUSED_MEMORY), block))
+        }
+    }
+
+    /// The message of an allocation refused for a limit (`BM_REFUSED_*`),
+    /// uncaught or caught by a script's `pcall`.
+    static func limitMessage(refused: Int32, _ block: bm_limits) -> String {
+        switch Int(refused) {
+        case BM_REFUSED_TIME:
+            return "time limit exceeded (\(LuaLimits.formatSeconds(block.configured_time_limit_ns)) s)"
+        case BM_REFUSED_INSTRUCTIONS:
+            return "instruction limit exceeded (\(block.configured_instruction_limit) instructions)"
+        default:
+            return "memory limit exceeded (limit \(LuaLimits.formatSize(Int(block.memory_limit))))"
         }
     }
 

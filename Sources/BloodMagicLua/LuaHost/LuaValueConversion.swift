@@ -79,8 +79,22 @@ extension LuaStack {
         guard lua_type(L, index) == LUA_TSTRING else { return nil }
         var length = 0
         guard let pointer = lua_tolstring(L, index, &length) else { return nil }
-        let buffer = UnsafeRawBufferPointer(start: pointer, count: length)
-        return String(validating: buffer.bindMemory(to: UInt8.self), as: UTF8.self)
+        return Self.validatedString(UnsafeRawBufferPointer(start: pointer, count: length))
+    }
+
+    /// `bytes` as a String when they are valid UTF-8, else nil. ASCII (most
+    /// strings a script passes) is checked with a plain loop and copied
+    /// with no further validation; anything else goes through
+    /// `String(validating:as:)`, whose unspecialized validation looks up
+    /// generic metadata on every call.
+    static func validatedString(_ bytes: UnsafeRawBufferPointer) -> String? {
+        var isASCII = true
+        for byte in bytes where byte >= 0x80 {
+            isASCII = false
+            break
+        }
+        if isASCII { return String(decoding: bytes, as: UTF8.self) }
+        return String(validating: bytes.bindMemory(to: UInt8.self), as: UTF8.self)
     }
 
     /// A conversion error: `expected <what>, got <type>`.

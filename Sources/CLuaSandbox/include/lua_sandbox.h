@@ -28,4 +28,28 @@ struct lua_State;
  */
 int bm_sandbox_install(struct lua_State *L);
 
+/*
+ * Caught errors read as uncaught ones (protected_calls.c): the sandbox's
+ * pcall, xpcall, coroutine.resume and coroutine.close name the limit a
+ * refused allocation was for, instead of Lua's "not enough memory"; an
+ * error raised in the bm module's own Lua code carries the nearest
+ * script's position; and a stack overflow through bm.resolve names the
+ * chain of types (the dependency cycle, when it repeats), each with the
+ * script line that asked for it. Installed by bm_sandbox_install, also in
+ * unsafe states.
+ */
+
+/* (messages) -> (): keeps the table { [BM_REFUSED_*] = message } (popped)
+   as the messages of refused allocations. Allocates (a registry entry):
+   call it while Swift holds the state. */
+int bm_sandbox_set_limit_messages(struct lua_State *L);
+
+/* (fn) -> (): marks the function on top (popped) as bm.resolve, whose
+   frames make up the chain an overflow message names. */
+int bm_sandbox_mark_resolve_step(struct lua_State *L);
+
+/* The message handler Swift calls Lua with: explains the error as above,
+   then keeps a traceback as the shim's bm_message_handler does. */
+int bm_sandbox_message_handler(struct lua_State *L);
+
 #endif /* BLOODMAGIC_LUA_SANDBOX_H */

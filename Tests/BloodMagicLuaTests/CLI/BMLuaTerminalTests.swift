@@ -68,7 +68,7 @@ struct BMLuaMoreTests {
             "--max-instructions": "1000000", "--max-memory": "64M", "--max-time": "30",
             "--scripts": dir.appendingPathComponent("startup").path,
             "--preferences": dir.appendingPathComponent("prefs.plist").path,
-            "--user-defaults": "com.example.bmlua-order-test",
+            "--user-defaults": "com.example.bmlua-order-test", "--log-level": "warning",
         ]
         #expect(Set(options) == Set(samples.keys), "options with values in `bmlua help run`: \(options)")
         for option in options {

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Logging
 import Synchronization
@@ -63,35 +64,6 @@ final class ReloadLog: Sendable {
     }
     var successes: [ScriptReloadReport] {
         all.compactMap { if case .success(let report) = $0 { report } else { nil } }
-    }
-}
-
-/// Log messages a test's logger received.
-final class CapturedLog: Sendable {
-    private let lines = Mutex<[(Logger.Level, String)]>([])
-
-    var logger: Logger {
-        Logger(label: "BloodMagic") { [self] _ in CapturingHandler(log: self) }
-    }
-
-    func append(_ level: Logger.Level, _ message: String) { lines.withLock { $0.append((level, message)) } }
-    var messages: [String] { lines.withLock { $0.map(\.1) } }
-    var errors: [String] { lines.withLock { $0.filter { $0.0 == .error }.map(\.1) } }
-}
-
-private struct CapturingHandler: LogHandler {
-    let log: CapturedLog
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-    var metadataProvider: Logger.MetadataProvider?
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        log.append(event.level, event.message.description)
     }
 }
 

@@ -238,7 +238,7 @@ struct ScriptReloadTests {
         let host = try reloadHost(folder)
         defer { host.unload() }
         let captured = CapturedLog()
-        host.setReloadLogger(captured.logger)
+        host.setReloadLogger(captured.logger(level: .trace))
         try host.loadStartupScripts()
         try folder.write("10-a.lua", "x = = 1")
         try folder.write("20-b.lua", "\nerror('b')")
@@ -256,7 +256,7 @@ struct ScriptReloadTests {
         let host = try reloadHost(folder)
         defer { host.unload() }
         let captured = CapturedLog()
-        host.setReloadLogger(captured.logger)
+        host.setReloadLogger(captured.logger(level: .trace))
         try host.loadStartupScripts()
         try host.reload()
         #expect(try host.lua("return second") == [.boolean(true)])

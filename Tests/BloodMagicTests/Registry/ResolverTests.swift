@@ -157,7 +157,7 @@ private final class RequestLog: Sendable {
         struct Refused: Error {}
         let registry = Registry()
         registry.addResolver { _ in throw Refused() }
-        Registry.withCurrent(registry) {
+        _ = Registry.withCurrent(registry) {
             #expect(throws: Refused.self) { try ResolverProbe().$required.value() }
         }
     }

@@ -1,0 +1,103 @@
+import ArgumentParser
+import BloodMagicLua
+import Foundation
+
+/// `bmlua explain TYPE`: why the registry would serve a type the way it does.
+struct ExplainCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "explain",
+        abstract: "Explain which registration would serve a type, and why.",
+        discussion: """
+            Lists every registration for the type with its specificity for the
+            container and where it was registered, marks the one that wins (*)
+            and says why, then the hooks that would run after the injection.
+            Nothing is run. TYPE is a type name or a protocol set, `any P & Q`.
+
+            Examples:
+              bmlua explain Cache --scripts Scripts
+              bmlua explain 'any FeedLoader' --container DigestController --scripts Scripts
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The type: a name, or a protocol set `any P & Q`.", valueName: "TYPE"))
+    var type: String
+
+    @Option(help: ArgumentHelp("Explain for this container type (a class name).", valueName: "C"))
+    var container: String?
+
+    @Option(help: ArgumentHelp("Only the hooks of this property.", valueName: "NAME"))
+    var property: String?
+
+    @OptionGroup var host: HostOptions
+
+    /// "any P & Q" as a protocol set, anything else as a type name.
+    var typeKey: SpellTypeKey {
+        let trimmed = type.trimmingCharacters(in: .whitespaces)
+        guard trimmed.hasPrefix("any ") else { return SpellTypeKey(name: trimmed) }
+        let names = trimmed.dropFirst(4).split(separator: "&").map { $0.trimmingCharacters(in: .whitespaces) }
+        return SpellTypeKey(protocols: names.filter { !$0.isEmpty })
+    }
+
+    func validate() throws {
+        let key = typeKey
+        if key.name.isEmpty || key.name == "any" || (key.protocols?.isEmpty ?? false) {
+            throw ValidationError("explain: '\(type)' is not a type name (give e.g. Cache or 'any FeedLoader')")
+        }
+    }
+
+    func run() throws {
+        let scriptHost = try host.makeHost()
+        let reporter = ErrorReporter()
+        guard host.loadStartupScripts(into: scriptHost, reporter: reporter) else { throw ExitCode.failure }
+        let key = typeKey
+        let explanation = scriptHost.explain(key, container: container, property: property)
+        let entries = scriptHost.registry.entries
+        if !explanation.typeIsKnown {
+            let known = entries.compactMap { $0.type?.name }
+            let hint = ClosestName.among(known, to: key.name).map { " (closest: \($0))" }
+                ?? (host.scripts == nil ? " (no --scripts given)" : "")
+            report("explain: unknown type '\(key.name)': no registration names it\(hint)")
+            throw ExitCode.failure
+        }
+        if let container, !explanation.containerIsKnown && !scriptHost.definesClass(named: container) {
+            let known = entries.compactMap { $0.container.key?.name } + scriptHost.luaClasses.keys
+            let hint = ClosestName.among(known, to: container).map { " (closest: \($0))" } ?? ""
+            report("explain: unknown container '\(container)': no registration, hook or class names it\(hint)")
+            throw ExitCode.failure
+        }
+        print(explanation.description)
+    }
+
+    /// Writes `bmlua: message` on standard error.
+    private func report(_ message: String) {
+        let style = TerminalStyle(for: STDERR_FILENO)
+        FileHandle.standardError.write(Data((style.bold("bmlua:") + " " + style.red(message) + "\n").utf8))
+    }
+}
+
+/// The known name closest to a mistyped one, by edit distance (ignoring case).
+enum ClosestName {
+    /// The name of `candidates` within a few edits of `name`, nearest first
+    /// (ties by name); nil when none is close.
+    static func among(_ candidates: some Sequence<String>, to name: String) -> String? {
+        let limit = name.count <= 4 ? 1 : (name.count <= 8 ? 2 : 3)
+        return Set(candidates)
+            .map { ($0, distance($0.lowercased(), name.lowercased())) }
+            .filter { $0.1 <= limit }
+            .min { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0 < $1.0 }?.0
+    }
+
+    /// Levenshtein distance between two strings, by characters.
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        var previous = Array(0...b.count)
+        for i in 1...max(a.count, 1) where !a.isEmpty {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in stride(from: 1, through: b.count, by: 1) {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+}

@@ -33,8 +33,8 @@ extension ScriptHost {
     /// which belong to the old state); any other is made anew on its next
     /// resolution.
     ///
-    /// The startup scripts are the directory's, listed again (or the files
-    /// given to ``load(files:)``). What other code ran in the old state
+    /// The startup scripts are the directory's, listed again, then the files
+    /// given to ``load(files:)``. What other code ran in the old state
     /// (``run(_:name:)``) is not run again. Callbacks registered with
     /// ``onReload(_:)`` and `bm.on_reload` are called with the outcome;
     /// a failure is also logged (swift-log, label `BloodMagic`).
@@ -71,13 +71,11 @@ extension ScriptHost {
         func failure(_ failures: [LuaError], changed: [String]) -> (Result<ScriptReloadReport, ScriptLoadError>, BMModule) {
             (.failure(ScriptLoadError(failures: failures, changedFiles: changed)), wiring.withLock { $0.module })
         }
-        var files = old.startupFiles ?? []
-        if old.startupFiles == nil {
-            do throws(ScriptLoadError) {
-                files = try startupScripts()
-            } catch {
-                return failure(error.failures, changed: noticed)
-            }
+        let files: [String]
+        do throws(ScriptLoadError) {
+            files = try old.reloadedFiles { () throws(ScriptLoadError) in try startupScripts() }
+        } catch {
+            return failure(error.failures, changed: noticed)
         }
         let stage = registry.openStage()
         var fresh: HostWiring
@@ -87,7 +85,9 @@ extension ScriptHost {
             registry.discardStage(stage)
             return failure([error as? LuaError ?? LuaError(.runtime, "cannot make a Lua state: \(error)")], changed: noticed)
         }
-        fresh.startupFiles = old.startupFiles
+        fresh.loadsDirectory = old.loadsDirectory
+        fresh.explicitFiles = old.explicitFiles
+        fresh.loadedFiles = files
         let next = fresh
         next.state.withStack { $0.replayHostSetup(of: old.state) }
         var sources = ScriptSources()

@@ -70,9 +70,10 @@ extension ScriptHost {
     /// from what the wiring in force was loaded from.
     private func hasChangedSinceLoad() -> Bool {
         let current = wiring.withLock { $0 }
-        if current.startupFiles == nil, let listed = try? startupScripts(),
-           Set(listed) != Set(current.sources.contents.keys.filter { ScriptPath.directory(of: $0) == options.scriptsDirectory }) {
-            return !current.sources.contents.isEmpty
+        guard !current.loadedFiles.isEmpty else { return false }
+        if let files = try? current.reloadedFiles(listing: { () throws(ScriptLoadError) in try startupScripts() }),
+           Set(files) != Set(current.loadedFiles) {
+            return true
         }
         for (file, bytes) in current.sources.contents where (try? ScriptFile.read(file, shownAs: file)) != bytes {
             return true

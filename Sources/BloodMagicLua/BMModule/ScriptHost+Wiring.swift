@@ -10,9 +10,23 @@ struct HostWiring: Sendable {
     let module: BMModule
     /// The contents of the files loaded, as they were read.
     var sources = ScriptSources()
-    /// The files given to `load(files:)`, loaded again by a reload; nil:
-    /// the scripts directory's startup scripts, listed again.
-    var startupFiles: [String]?
+    /// Whether the scripts directory's startup scripts were loaded (a
+    /// reload lists the directory again and loads them).
+    var loadsDirectory = false
+    /// The files given to `load(files:)`, loaded again by a reload after
+    /// the directory's.
+    var explicitFiles: [String] = []
+    /// The startup scripts loaded into this state, in order.
+    var loadedFiles: [String] = []
+
+    /// What a reload loads: the directory's startup scripts (when they were
+    /// loaded, or when nothing was), then the files given explicitly.
+    func reloadedFiles(listing directory: () throws(ScriptLoadError) -> [String]) throws(ScriptLoadError) -> [String] {
+        var files: [String] = []
+        if loadsDirectory || explicitFiles.isEmpty { files = try directory() }
+        for file in explicitFiles where !files.contains(file) { files.append(file) }
+        return files
+    }
 
     /// Loads `files` as startup scripts, each in a transaction of its own
     /// (a failing file leaves none of its registrations, classes or
@@ -65,7 +79,7 @@ struct HostWiring: Sendable {
         if let scriptsDirectory {
             directories = [scriptsDirectory, ScriptPath.join(scriptsDirectory, "partials")]
         }
-        let files = (startupFiles ?? []) + requiredModuleFiles(scriptsDirectory: scriptsDirectory)
+        let files = explicitFiles + requiredModuleFiles(scriptsDirectory: scriptsDirectory)
         return WatchTargets(luaDirectories: directories, files: files)
     }
 }

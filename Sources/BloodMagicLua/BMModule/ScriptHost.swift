@@ -193,19 +193,15 @@ public final class ScriptHost: Sendable {
     /// not a file failed: fixing it reloads).
     public func loadStartupScripts() throws(ScriptLoadError) {
         defer { if let mode = options.watch { try? watch(mode) } }
-        let files: [String]
-        do {
-            files = try startupScripts()
-        } catch {
-            // Nothing to read: reload() and the watcher keep trying the directory.
-            reloadGate.run { wiring.withLock { $0.startupFiles = nil } }
-            throw error
-        }
-        try load(files: files, asDirectory: true)
+        // From now on a reload lists the directory again (so does the
+        // watcher), even when it cannot be read now.
+        reloadGate.run { wiring.withLock { $0.loadsDirectory = true } }
+        try load(files: startupScripts(), asDirectory: true)
     }
 
     /// Loads the given files as startup scripts, in the order given.
-    /// ``reload()`` loads the same files again.
+    /// ``reload()`` loads them again (after the directory's startup
+    /// scripts, when those were loaded too), and ``watch(_:)`` watches them.
     public func load(files: [String]) throws(ScriptLoadError) {
         try load(files: files, asDirectory: false)
     }
@@ -220,7 +216,10 @@ public final class ScriptHost: Sendable {
             sources.recordModulesAndPartials(of: current, directory: options.scriptsDirectory)
             wiring.withLock { wiring in
                 wiring.sources.merge(sources)
-                wiring.startupFiles = asDirectory ? nil : (wiring.startupFiles ?? []) + files
+                wiring.loadedFiles += files.filter { !wiring.loadedFiles.contains($0) }
+                if !asDirectory {
+                    wiring.explicitFiles += files.filter { !wiring.explicitFiles.contains($0) }
+                }
             }
             return failures
         }

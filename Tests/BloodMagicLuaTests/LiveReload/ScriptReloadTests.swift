@@ -188,6 +188,22 @@ struct ScriptReloadTests {
         #expect(try Registry.withCurrent(host.registry) { ReloadCountedHolder() }.$label.value() == "2")
     }
 
+    @Test func reloadLoadsTheDirectoryAndTheFilesGivenBesides() throws {
+        let folder = try ScriptFolder([
+            "10-a.lua": #"bm.initializer { type = "String", init = function() return "dir" end }"#,
+            "extra/b.lua": #"bm.hook { property = "label", fn = function() end }"#,
+        ])
+        let host = try reloadHost(folder)
+        defer { host.unload() }
+        try host.loadStartupScripts()
+        try host.load(files: [folder.file("extra/b.lua")])
+        try folder.write("extra/b.lua", #"bm.hook { property = "counted", fn = function() end }"#)
+        let report = try host.reload()
+        #expect(report.changedFiles == [folder.file("extra/b.lua")])
+        #expect(Set(host.registry.entries.map(\.kind)) == [.initializer, .hook, .partialTemplate])
+        #expect(host.registry.entries.contains { $0.property == "counted" })
+    }
+
     @Test func bothCallbacksHearOfSuccessAndFailure() throws {
         let folder = try ScriptFolder(["10-a.lua": """
             bm.initializer { type = "String", init = function() return "1" end }

@@ -121,6 +121,17 @@ struct ScriptWatchTests {
         #expect(eventually { log.successes.contains { $0.added.map(\.kind) == [.hook] } })
     }
 
+    @Test func watchingReloadsAtOnceWhatChangedSinceTheLoad() throws {
+        let folder = try ScriptFolder(["10-label.lua": labelScript("loaded")])
+        let host = try ScriptHost(options: .init(
+            scriptsDirectory: folder.path, registry: Registry(), preferences: InMemoryPreferenceStore()))
+        defer { host.unload() }
+        try host.loadStartupScripts()
+        try folder.write("10-label.lua", labelScript("edited before watching"))
+        try host.watch()
+        #expect(label(host) == "edited before watching")
+    }
+
     @Test func theWatcherStopsWithTheHost() throws {
         let folder = try ScriptFolder(["10-label.lua": labelScript("v1")])
         let reloads = CallCounter()

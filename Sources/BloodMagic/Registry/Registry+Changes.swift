@@ -19,14 +19,14 @@ package struct StagedChanges: Sendable {
 }
 
 extension Registry {
-    /// Matches the staged registrations among `new` against the registered
-    /// ones among `old` by what they are for (kind, type, container rule,
+    /// Matches the staged registrations `new` says are its against the
+    /// registered ones `old` says are its by what they are for (kind, type, container rule,
     /// property or name, scope): a staged one with no counterpart was added,
     /// an old one with none removed; a pair is unchanged when
     /// `sameOrigin(oldSource, newSource)` says so, else replaced. Between
     /// several candidates, one of the same source is preferred.
     package func changes(
-        staged stage: RegistryStage, replacing old: Set<SpellHandle>, madeBy new: Set<SpellHandle>,
+        staged stage: RegistryStage, replacing old: (SpellHandle) -> Bool, madeBy new: (SpellHandle) -> Bool,
         sameOrigin: (String, String) -> Bool
     ) -> StagedChanges {
         // Copies of the lists (no copying of elements until they change).
@@ -37,8 +37,8 @@ extension Registry {
         // is matched on its own, with its concrete record type.
         func match<Record: MatchableRegistration>(_ list: KeyPath<RegistryState.Snapshot, [Record]>) {
             Self.match(
-                current[keyPath: list].filter { old.contains($0.handle) },
-                staged[keyPath: list].filter { new.contains($0.handle) },
+                current[keyPath: list].filter { old($0.handle) },
+                staged[keyPath: list].filter { new($0.handle) },
                 into: &changes, sameOrigin: sameOrigin)
         }
         match(\.initializers)

@@ -116,24 +116,39 @@ extension Registry {
         presetSingletons: [SpellHandle: Any] = [:]
     ) -> ReleasedRegistrations? {
         let doomed = replaced as? Set<SpellHandle> ?? Set(replaced)
-        let preset = presetSingletons.mapValues(SharedValue.init)
+        return commitStage(stage, replacingWhere: doomed.contains, presetSingletons: presetSingletons)
+    }
+
+    /// `commitStage(_:replacing:presetSingletons:)`, removing the
+    /// registrations for which `isReplaced` is true (called under the
+    /// registry's lock: it must not use the registry).
+    @discardableResult
+    package func commitStage(
+        _ stage: RegistryStage, replacingWhere isReplaced: (SpellHandle) -> Bool,
+        presetSingletons: [SpellHandle: Any] = [:]
+    ) -> ReleasedRegistrations? {
         let (committed, released) = state.withLock { state -> (Bool, RegistryState.Snapshot?) in
             guard let staged = state.stages.removeValue(forKey: stage.id) else { return (false, nil) }
             // The old lists, so that the registrations removed are released
             // (their closures, a Lua state's last references) after the lock.
             let released = state.snapshot()
-            state.initializers.removeAll { doomed.contains($0.handle) }
-            state.hooks.removeAll { doomed.contains($0.handle) }
-            state.preferenceOverrides.removeAll { doomed.contains($0.handle) }
-            state.templateProviders.removeAll { doomed.contains($0.handle) }
-            state.customSpells.removeAll { doomed.contains($0.handle) }
-            state.resolvers.removeAll { doomed.contains($0.handle) }
-            state.preferenceKeyGenerators.removeAll { doomed.contains($0.handle) }
-            state.diagnostics.removeAll { $0.handles.contains(where: doomed.contains) }
-            state.indexInitializers()
-            for record in staged.initializers {
-                state.insertInitializer(preset[record.handle].map { record.startingWith($0) } ?? record)
+            let initializersBefore = state.initializers.count
+            state.initializers.removeAll { isReplaced($0.handle) }
+            state.hooks.removeAll { isReplaced($0.handle) }
+            state.preferenceOverrides.removeAll { isReplaced($0.handle) }
+            state.templateProviders.removeAll { isReplaced($0.handle) }
+            state.customSpells.removeAll { isReplaced($0.handle) }
+            state.resolvers.removeAll { isReplaced($0.handle) }
+            state.preferenceKeyGenerators.removeAll { isReplaced($0.handle) }
+            state.diagnostics.removeAll { $0.handles.contains(where: isReplaced) }
+            if state.initializers.count != initializersBefore { state.indexInitializers() }
+            // Not in force yet, so nothing reads these slots: fill them now.
+            if !presetSingletons.isEmpty {
+                for record in staged.initializers {
+                    if let value = presetSingletons[record.handle] { record.presetSingleton(value) }
+                }
             }
+            state.mergeStagedInitializers(of: staged)
             state.hooks += staged.hooks
             state.preferenceOverrides += staged.preferenceOverrides
             state.templateProviders += staged.templateProviders
@@ -154,12 +169,65 @@ package struct ReleasedRegistrations: Sendable {
 }
 
 extension RegistryState {
+    /// The stage registrations made now on this thread go to, if that stage
+    /// is open in this registry (a thread-local read and one lookup; nothing
+    /// while no stage is open).
+    private var currentStageID: UInt64? {
+        // (`index(forKey:)`: `stages[id] != nil` would copy the stage out.)
+        guard !stages.isEmpty, let stage = RegistryStage.current, stages.index(forKey: stage.id) != nil else {
+            return nil
+        }
+        return stage.id
+    }
+
     /// Puts `record` into the stage registrations made now go to, if that
     /// stage is open in this registry. Returns whether it did.
     mutating func stageIfOpen<Record>(_ record: Record, into list: WritableKeyPath<RegistryState, [Record]>) -> Bool {
-        guard !stages.isEmpty, let stage = RegistryStage.current, stages[stage.id] != nil else { return false }
-        stages[stage.id]![keyPath: list].append(record)
+        guard let id = currentStageID else { return false }
+        stages[id]![keyPath: list].append(record)
         return true
+    }
+
+    /// Puts an initializer into the stage registrations made now go to, if
+    /// that stage is open in this registry, indexed there as it would be in
+    /// force (so that committing the stage does not index it again).
+    /// Returns whether it did.
+    mutating func stageInitializerIfOpen(_ record: InitializerRecord) -> Bool {
+        guard let id = currentStageID else { return false }
+        stages[id]!.insertInitializer(record)
+        return true
+    }
+
+    /// Appends the initializers of `staged` (a stage being committed, whose
+    /// initializers were indexed as they were staged) after these, as if
+    /// each had been inserted in turn: the same lists, indexes and
+    /// shadowing diagnostics, in registration order, without hashing each
+    /// staged initializer again.
+    mutating func mergeStagedInitializers(of staged: RegistryState) {
+        guard !staged.initializers.isEmpty else { return }
+        // A staged initializer shadows one in force only as the first of
+        // its slot in the stage; later ones shadow a staged one (noted
+        // while staging).
+        var shadowings: [SpellDiagnostic] = []
+        for (slot, survivor) in latestInitializer where staged.latestInitializer[slot] != nil {
+            if let first = staged.initializersByType[slot.type]?.first(where: { $0.container.rule == slot.rule }) {
+                shadowings.append(Self.shadowing(survivor, by: first))
+            }
+        }
+        if initializers.isEmpty {
+            initializers = staged.initializers
+            latestInitializer = staged.latestInitializer
+            initializersByType = staged.initializersByType
+        } else {
+            initializers += staged.initializers
+            latestInitializer.merge(staged.latestInitializer) { _, staged in staged }
+            initializersByType.merge(staged.initializersByType) { inForce, staged in inForce + staged }
+        }
+        // In the order the overriding registrations were made (handles grow).
+        let noted = shadowings.isEmpty ? staged.diagnostics : (shadowings + staged.diagnostics).sorted {
+            ($0.handles.last?.id ?? 0) < ($1.handles.last?.id ?? 0)
+        }
+        for diagnostic in noted { addDiagnostic(diagnostic) }
     }
 
     /// Removes the staged registrations among `doomed`; returns how many.
@@ -168,7 +236,12 @@ extension RegistryState {
         var removed = 0
         for id in Array(stages.keys) {
             let before = stages[id]!.count
+            let initializersBefore = stages[id]!.initializers.count
             stages[id]!.initializers.removeAll { doomed.contains($0.handle) }
+            if stages[id]!.initializers.count != initializersBefore {
+                stages[id]!.indexInitializers()
+                stages[id]!.diagnostics.removeAll { $0.handles.contains(where: doomed.contains) }
+            }
             stages[id]!.hooks.removeAll { doomed.contains($0.handle) }
             stages[id]!.preferenceOverrides.removeAll { doomed.contains($0.handle) }
             stages[id]!.templateProviders.removeAll { doomed.contains($0.handle) }
@@ -195,28 +268,17 @@ extension RegistryState {
 }
 
 extension InitializerRecord {
-    /// The same singleton registration, its value already made (`value`).
-    /// A typed registration boxes it as its own singletons are (a value of
-    /// another type is not carried over: the singleton is made anew).
-    func startingWith(_ value: SharedValue) -> InitializerRecord {
-        guard slot != nil else { return self }
-        let box: SingletonBox
+    /// Starts this singleton registration with `value` already made, before
+    /// the registration is in force. A typed registration boxes it as its
+    /// own singletons are (a value of another type is not carried over: the
+    /// singleton is made anew).
+    func presetSingleton(_ value: Any) {
+        guard let slot else { return }
         if let typed {
-            guard let typedBox = typed.singletonBox(holding: value.value) else { return self }
-            box = typedBox
+            guard let typedBox = typed.singletonBox(holding: value) else { return }
+            slot.preset(typedBox)
         } else {
-            box = ErasedSingletonBox(value.value)
+            slot.preset(ErasedSingletonBox(value))
         }
-        return InitializerRecord(
-            handle: handle, type: type, container: container, scope: scope, source: source,
-            make: make, slot: SingletonSlot(publishing: box), typed: typed)
-    }
-}
-
-extension SingletonSlot {
-    /// A slot whose value is made already: `box`, published at once.
-    convenience init(publishing box: SingletonBox) {
-        self.init()
-        published.store(UInt(bitPattern: Unmanaged.passRetained(box).toOpaque()), ordering: .releasing)
     }
 }

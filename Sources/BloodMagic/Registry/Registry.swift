@@ -138,7 +138,7 @@ public final class Registry: Sendable {
                 make: initializer, slot: scope == .singleton ? SingletonSlot() : nil, typed: typed
             )
             // A script host reloading its scripts stages them (Registry+Staging).
-            if state.stageIfOpen(record, into: \.initializers) { return handle }
+            if state.stageInitializerIfOpen(record) { return handle }
             state.insertInitializer(record)
             state.invalidateCaches()
             return handle
@@ -378,6 +378,15 @@ final class SingletonSlot: Sendable {
     func typedValue<Value>(_: Value.Type) -> Value? {
         guard let raw = UnsafeRawPointer(bitPattern: published.load(ordering: .acquiring)) else { return nil }
         return Unmanaged<TypedSingletonBox<Value>>.fromOpaque(raw)._withUnsafeGuaranteedRef { $0.value }
+    }
+
+    /// Publishes `box` as the made value, unless one was made already (a
+    /// reload carrying a singleton's value over to its new registration).
+    func preset(_ box: SingletonBox) {
+        making.withLock { _ in
+            guard published.load(ordering: .acquiring) == 0 else { return }
+            published.store(UInt(bitPattern: Unmanaged.passRetained(box).toOpaque()), ordering: .releasing)
+        }
     }
 
     /// The value, made by `make` unless another call made it first.
@@ -751,15 +760,19 @@ struct RegistryState {
     /// registration it overrides.
     mutating func insertInitializer(_ record: InitializerRecord) {
         let slot = InitializerSlotKey(type: record.type, rule: record.container.rule)
-        if let shadowed = latestInitializer[slot] {
-            addDiagnostic(SpellDiagnostic(
-                message: "\(record.type.name) in \(record.container) registered at \(record.source) overrides the equally specific registration at \(shadowed.source) (the later wins)",
-                handles: [shadowed.handle, record.handle]
-            ))
+        if let shadowed = latestInitializer.updateValue(record, forKey: slot) {
+            addDiagnostic(Self.shadowing(shadowed, by: record))
         }
         initializers.append(record)
         initializersByType[record.type, default: []].append(record)
-        latestInitializer[slot] = record
+    }
+
+    /// The diagnostic of `record` overriding the equally specific `shadowed`.
+    static func shadowing(_ shadowed: InitializerRecord, by record: InitializerRecord) -> SpellDiagnostic {
+        SpellDiagnostic(
+            message: "\(record.type.name) in \(record.container) registered at \(record.source) overrides the equally specific registration at \(shadowed.source) (the later wins)",
+            handles: [shadowed.handle, record.handle]
+        )
     }
 
     /// Rebuilds `latestInitializer` and `initializersByType` after removals.

@@ -5,15 +5,11 @@ import CLua
 // prelude keeps.
 
 extension BMModule {
-    /// Every registration the scripts and the host made through this
-    /// module (what a reload replaces).
-    var allHandles: [SpellHandle] {
-        tracking.withLock { Array($0.handles.values) + $0.hostHandles }
-    }
-
-    /// The registrations the scripts made through this module.
-    var scriptHandles: Set<SpellHandle> {
-        tracking.withLock { Set($0.handles.values) }
+    /// The registrations the scripts made through this module (by handle
+    /// id: copying it is free, and a lookup answers whether one is theirs)
+    /// and those the host made through it (its `partials/` provider).
+    var madeHandles: (scripts: [UInt64: SpellHandle], host: [SpellHandle]) {
+        tracking.withLock { ($0.handles, $0.hostHandles) }
     }
 
     /// How many `bm.on_reload` callbacks are registered.

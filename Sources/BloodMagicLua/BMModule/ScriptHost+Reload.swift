@@ -101,12 +101,13 @@ extension ScriptHost {
         }
         fresh.sources = sources
 
-        let oldHandles = old.module.allHandles
+        let (oldScripts, oldHost) = old.module.madeHandles
+        let newScripts = next.module.madeHandles.scripts
         // The scripts' registrations (not the host's `partials/` provider):
         // the same line of an unchanged file is the same origin.
         let changedPrefixes = changed.map { $0 + ":" }
         let changes = registry.changes(
-            staged: stage, replacing: old.module.scriptHandles, madeBy: next.module.scriptHandles
+            staged: stage, replacing: { oldScripts[$0.id] != nil }, madeBy: { newScripts[$0.id] != nil }
         ) { oldSource, newSource in
             oldSource == newSource && !changedPrefixes.contains { newSource.hasPrefix($0) }
         }
@@ -115,7 +116,8 @@ extension ScriptHost {
             unchangedCount: changes.unchangedCount)
         let kept = keptSingletons(changes.unchangedSingletons, into: next.state)
         let released = wiring.withLock { wiring -> ReleasedRegistrations? in
-            guard let released = registry.commitStage(stage, replacing: oldHandles, presetSingletons: kept) else {
+            guard let released = registry.commitStage(
+                stage, replacingWhere: { oldScripts[$0.id] != nil || oldHost.contains($0) }, presetSingletons: kept) else {
                 return nil
             }
             wiring = fresh

@@ -189,4 +189,61 @@ private final class StagedPanel {
         let indexed = registry.state.withLock { ($0.initializersByType.count, $0.latestInitializer.count) }
         #expect(indexed == (1, 1), "the index kept types nothing serves")
     }
+
+    /// A commit merges the stage's own index (built while staging) into
+    /// the registry's: the lists, the lookup index and the shadowing
+    /// diagnostics come out as if each staged initializer had been
+    /// registered in force, in order.
+    @Test func aCommitIndexesAndDiagnosesAsRegisteringInForceWould() {
+        /// Script registrations: (type, container, source); a source ending
+        /// in "!" is unregistered while staged.
+        let scripts: [(String, ContainerMatch, String)] = [
+            ("Alpha", .any, "s.lua:1"), ("Beta", .any, "s.lua:2"), ("Alpha", .any, "s.lua:3"),
+            ("Gamma", .exactly(SpellTypeKey(StagedPanel.self)), "s.lua:4"), ("Beta", .any, "s.lua:5!"),
+            ("Delta", .any, "s.lua:6"), ("Alpha", .any, "s.lua:7"), ("Gamma", .any, "s.lua:8"),
+        ]
+        func registerSwift(_ registry: Registry) -> [SpellHandle] {
+            [registry.registerInitializer(type: SpellTypeKey(name: "Alpha"), source: "swift:1") { _ in 0 },
+             registry.registerInitializer(type: SpellTypeKey(name: "Gamma"), source: "swift:2") { _ in 0 },
+             registry.registerInitializer(type: SpellTypeKey(name: "Old"), source: "swift:3") { _ in 0 }]
+        }
+        func registerScripts(_ registry: Registry) {
+            var doomed: [SpellHandle] = []
+            for (type, container, source) in scripts {
+                let handle = registry.registerInitializer(type: SpellTypeKey(name: type), container: container, source: source) { _ in 0 }
+                if source.hasSuffix("!") { doomed.append(handle) }
+            }
+            _ = registry.unregister(doomed)
+        }
+        func picture(_ registry: Registry) -> (list: [String], latest: [String: String], byType: [String: [String]], diagnostics: [String]) {
+            registry.state.withLock { state in
+                (state.initializers.map(\.source),
+                 Dictionary(uniqueKeysWithValues: state.latestInitializer.map { ("\($0.key.type.name) \($0.key.rule)", $0.value.source) }),
+                 Dictionary(uniqueKeysWithValues: state.initializersByType.map { ($0.key.name, $0.value.map(\.source)) }),
+                 state.diagnostics.map(\.message))
+            }
+        }
+        // In force, one by one, after the Swift registrations but the third.
+        let inForce = Registry()
+        let swiftInForce = registerSwift(inForce)
+        inForce.unregister([swiftInForce[2]])
+        registerScripts(inForce)
+        // Staged over an earlier load of other scripts, replacing them and
+        // the third Swift registration.
+        let staged = Registry()
+        let swift = registerSwift(staged)
+        let earlier = staged.registerInitializer(type: SpellTypeKey(name: "Alpha"), source: "earlier.lua:1") { _ in 0 }
+        let stage = staged.openStage()
+        staged.withStage(stage) { registerScripts(staged) }
+        #expect(picture(staged).list == ["swift:1", "swift:2", "swift:3", "earlier.lua:1"], "nothing staged is in force")
+        #expect(staged.commitStage(stage, replacing: [earlier, swift[2]]) != nil)
+
+        let (expected, actual) = (picture(inForce), picture(staged))
+        #expect(actual.list == expected.list)
+        #expect(actual.latest == expected.latest)
+        #expect(actual.byType == expected.byType)
+        #expect(actual.diagnostics == expected.diagnostics)
+        #expect(actual.diagnostics.count == 4, "two Swift registrations and two staged ones are shadowed: \(actual.diagnostics)")
+        #expect(!actual.diagnostics.contains { $0.contains("s.lua:5!") || $0.contains("earlier.lua") })
+    }
 }

@@ -169,22 +169,21 @@ package struct ReleasedRegistrations: Sendable {
 }
 
 extension RegistryState {
-    /// The stage registrations made now on this thread go to, if that stage
-    /// is open in this registry (a thread-local read and one lookup; nothing
-    /// while no stage is open).
-    private var currentStageID: UInt64? {
-        // (`index(forKey:)`: `stages[id] != nil` would copy the stage out.)
-        guard !stages.isEmpty, let stage = RegistryStage.current, stages.index(forKey: stage.id) != nil else {
-            return nil
-        }
-        return stage.id
+    /// Where the stage registrations made now on this thread go to sits in
+    /// `stages`, if that stage is open in this registry (a thread-local
+    /// read and one lookup; nothing while no stage is open). Mutating
+    /// through `stages.values[index]` changes the stage in place, where
+    /// `stages[id]!` would copy it out and back.
+    private var currentStageIndex: Dictionary<UInt64, RegistryState>.Index? {
+        guard !stages.isEmpty, let stage = RegistryStage.current else { return nil }
+        return stages.index(forKey: stage.id)
     }
 
     /// Puts `record` into the stage registrations made now go to, if that
     /// stage is open in this registry. Returns whether it did.
     mutating func stageIfOpen<Record>(_ record: Record, into list: WritableKeyPath<RegistryState, [Record]>) -> Bool {
-        guard let id = currentStageID else { return false }
-        stages[id]![keyPath: list].append(record)
+        guard let index = currentStageIndex else { return false }
+        stages.values[index][keyPath: list].append(record)
         return true
     }
 
@@ -193,8 +192,8 @@ extension RegistryState {
     /// force (so that committing the stage does not index it again).
     /// Returns whether it did.
     mutating func stageInitializerIfOpen(_ record: InitializerRecord) -> Bool {
-        guard let id = currentStageID else { return false }
-        stages[id]!.insertInitializer(record)
+        guard let index = currentStageIndex else { return false }
+        stages.values[index].insertInitializer(record)
         return true
     }
 

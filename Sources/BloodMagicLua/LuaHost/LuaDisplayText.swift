@@ -9,6 +9,15 @@ import CLua
 enum LuaDisplayText {
     /// `bytes` as text, with the bytes of invalid UTF-8 escaped (`\ddd`).
     static func escaping<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+        // ASCII (file names, most messages) needs no validation pass:
+        // `String(validating:)` is not specialized here and looks up generic
+        // metadata each time.
+        let ascii = bytes.withContiguousStorageIfAvailable { buffer -> String? in
+            var high: UInt8 = 0
+            for byte in buffer { high |= byte }
+            return high < 0x80 ? String(decoding: buffer, as: UTF8.self) : nil
+        }
+        if let ascii, let text = ascii { return text }
         if let text = String(validating: bytes, as: UTF8.self) { return text }
         var text = ""
         text.reserveCapacity(bytes.count + 16)

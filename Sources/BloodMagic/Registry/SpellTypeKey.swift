@@ -55,19 +55,20 @@ public struct SpellTypeKey: Hashable, Sendable, CustomStringConvertible, Compara
     let identity: ObjectIdentifier?
     /// The names that Swift type goes by (nil for a key made from a name).
     let swiftNames: SwiftTypeNames?
+    /// The hash of `shape`, made once: a key made from a name is hashed
+    /// several times per registration (the catalog, the lookup index, each
+    /// time a table grows), and hashing the name each time was most of the
+    /// cost of registering from a script.
+    private let shapeHash: Int
 
     /// A key for a concrete type known by `name` (used by script bridges).
     public init(name: String) {
-        shape = .concrete(name)
-        identity = nil
-        swiftNames = nil
+        self.init(shape: .concrete(name), identity: nil, swiftNames: nil)
     }
 
     /// A key for the existential made of `protocols` (order does not matter).
     public init<S: Sequence>(protocols: S) where S.Element == String {
-        shape = .existential(Array(Set(protocols)).sorted())
-        identity = nil
-        swiftNames = nil
+        self.init(shape: .existential(Array(Set(protocols)).sorted()), identity: nil, swiftNames: nil)
     }
 
     /// The key of a Swift type: the type's identity (its `SpellTypeNamed`
@@ -87,6 +88,8 @@ public struct SpellTypeKey: Hashable, Sendable, CustomStringConvertible, Compara
         self.shape = shape
         self.identity = identity
         self.swiftNames = swiftNames
+        // A Swift type's key hashes its identity instead.
+        self.shapeHash = identity == nil ? shape.hashValue : 0
     }
 
     /// Whether the key was made from a Swift type (not from a name).
@@ -134,7 +137,7 @@ public struct SpellTypeKey: Hashable, Sendable, CustomStringConvertible, Compara
     /// those through the names it knows).
     public static func == (lhs: SpellTypeKey, rhs: SpellTypeKey) -> Bool {
         if let identity = lhs.identity { return identity == rhs.identity }
-        return rhs.identity == nil && lhs.shape == rhs.shape
+        return rhs.identity == nil && lhs.shapeHash == rhs.shapeHash && lhs.shape == rhs.shape
     }
 
     /// Hashes the identity, or the name.
@@ -144,7 +147,7 @@ public struct SpellTypeKey: Hashable, Sendable, CustomStringConvertible, Compara
             hasher.combine(identity)
         } else {
             hasher.combine(false)
-            hasher.combine(shape)
+            hasher.combine(shapeHash)
         }
     }
 

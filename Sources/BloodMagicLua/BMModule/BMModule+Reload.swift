@@ -8,7 +8,7 @@ extension BMModule {
     /// The registrations the scripts made through this module (by handle
     /// id: copying it is free, and a lookup answers whether one is theirs)
     /// and those the host made through it (its `partials/` provider).
-    var madeHandles: (scripts: [UInt64: SpellHandle], host: [SpellHandle]) {
+    var madeHandles: (scripts: [UInt64: TrackedRegistration], host: [SpellHandle]) {
         tracking.withLock { ($0.handles, $0.hostHandles) }
     }
 

@@ -40,8 +40,10 @@ final class BMModule: Sendable {
     private let loadToken = Mutex<LoadToken>(LoadToken())
 
     struct Tracking {
-        /// Registrations made from Lua, by the id Lua holds.
-        var handles: [UInt64: SpellHandle] = [:]
+        /// Registrations made from Lua, by the id Lua holds, with the bytes
+        /// charged to the state's memory budget for each (see
+        /// ``BMScriptBudget``), given back when it goes.
+        var handles: [UInt64: TrackedRegistration] = [:]
         /// The Lua function of each initializer registered from this
         /// state, by handle id (the prelude calls them directly).
         var luaInitializers: [UInt64: LuaReference] = [:]
@@ -66,10 +68,12 @@ final class BMModule: Sendable {
         /// Threads on which Lua is running hooks and collects their errors
         /// (a count, as hooks may nest).
         var hookCollectors: [UInt: Int] = [:]
-        /// Bytes charged to the state's memory budget for each registration
-        /// made from Lua (see ``BMScriptBudget``), by handle id, given back
-        /// when it goes.
-        var charges: [UInt64: Int] = [:]
+    }
+
+    /// A registration made from Lua, and what it was charged.
+    struct TrackedRegistration {
+        let handle: SpellHandle
+        let charge: Int
     }
 
     /// What one startup script registered.
@@ -140,9 +144,8 @@ final class BMModule: Sendable {
             tracking.loading = nil
             guard rollback, let record else { return nil }
             for handle in record.handles {
-                tracking.handles[handle.id] = nil
                 tracking.luaInitializers[handle.id] = nil
-                releasedCharge += tracking.charges.removeValue(forKey: handle.id) ?? 0
+                releasedCharge += tracking.handles.removeValue(forKey: handle.id)?.charge ?? 0
             }
             for name in record.classes { tracking.classes[name] = nil }
             tracking.classDeclarations.removeSubrange(
@@ -179,12 +182,11 @@ final class BMModule: Sendable {
             token = LoadToken()
         }
         let (handles, charged) = tracking.withLock { tracking -> ([SpellHandle], Int) in
-            let handles = Array(tracking.handles.values) + tracking.hostHandles
-            let charged = tracking.charges.values.reduce(0, +)
+            let handles = tracking.handles.values.map(\.handle) + tracking.hostHandles
+            let charged = tracking.handles.values.reduce(0) { $0 + $1.charge }
             tracking.handles.removeAll()
             tracking.luaInitializers.removeAll()
             tracking.hostHandles.removeAll()
-            tracking.charges.removeAll()
             return (handles, charged)
         }
         registry?.unregister(handles)
@@ -214,8 +216,7 @@ final class BMModule: Sendable {
     /// Records a registration made from Lua, with the bytes charged for it.
     func track(_ handle: SpellHandle, charge: Int, luaInitializer: LuaReference? = nil) {
         tracking.withLock { tracking in
-            tracking.handles[handle.id] = handle
-            tracking.charges[handle.id] = charge
+            tracking.handles[handle.id] = TrackedRegistration(handle: handle, charge: charge)
             tracking.loading?.handles.append(handle)
             if let luaInitializer { tracking.luaInitializers[handle.id] = luaInitializer }
         }
@@ -594,7 +595,8 @@ final class BMModule: Sendable {
         }
         let (handle, charged) = tracking.withLock { tracking in
             tracking.luaInitializers[id] = nil
-            return (tracking.handles.removeValue(forKey: id), tracking.charges.removeValue(forKey: id) ?? 0)
+            let removed = tracking.handles.removeValue(forKey: id)
+            return (removed?.handle, removed?.charge ?? 0)
         }
         lua.releaseSwiftMemory(charged)
         let removed = handle.map { registry?.unregister($0) ?? false } ?? false
@@ -941,7 +943,8 @@ extension LuaStack {
             }
             let chunk: String
             if let source = ar.source, ar.srclen > 0, source[0] == 0x40 || source[0] == 0x3D {  // '@' or '='
-                chunk = LuaDisplayText.escaping(UnsafeRawBufferPointer(start: UnsafeRawPointer(source + 1), count: Int(ar.srclen) - 1))
+                chunk = LuaChunkNameCache.shared.displayName(
+                    UnsafeRawBufferPointer(start: UnsafeRawPointer(source + 1), count: Int(ar.srclen) - 1))
             } else {
                 chunk = withUnsafeBytes(of: ar.short_src) { raw in
                     LuaDisplayText.escaping(raw.prefix { $0 != 0 })

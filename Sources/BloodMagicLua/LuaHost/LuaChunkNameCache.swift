@@ -1,0 +1,45 @@
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The display form of the chunk name last asked for.
+///
+/// Every registration from a script records the `file:line` it was made at,
+/// and a script makes its registrations from one chunk: turning the same
+/// chunk name into text each time (validating or escaping its bytes) was a
+/// tenth of what a `bm.initializer` costs. The cache holds one name, keyed
+/// by its bytes (compared in full, so a name that merely reuses an address
+/// is never mistaken for the one before).
+final class LuaChunkNameCache: Sendable {
+    /// The process's cache.
+    static let shared = LuaChunkNameCache()
+
+    /// Names longer than this are not kept (a hostile chunk name can be
+    /// long; comparing it each time would cost more than it saves).
+    static let longestKept = 512
+
+    private let last = Mutex<(bytes: [UInt8], text: String)?>(nil)
+
+    /// `bytes` as text, invalid UTF-8 escaped (see `LuaDisplayText`).
+    func displayName(_ bytes: UnsafeRawBufferPointer) -> String {
+        guard bytes.count > 0, bytes.count <= Self.longestKept, let base = bytes.baseAddress else {
+            return LuaDisplayText.escaping(bytes)
+        }
+        let hit = last.withLock { last -> String? in
+            guard let last, last.bytes.count == bytes.count else { return nil }
+            let same = last.bytes.withUnsafeBytes { memcmp($0.baseAddress!, base, bytes.count) == 0 }
+            return same ? last.text : nil
+        }
+        if let hit { return hit }
+        let text = LuaDisplayText.escaping(bytes)
+        let copy = Array(bytes)
+        last.withLock { $0 = (copy, text) }
+        return text
+    }
+}

@@ -1,0 +1,42 @@
+@testable import BloodMagicLua
+import Testing
+
+/// The chunk-name cache behind every registration's `file:line` must never
+/// hand back a stale name: it is keyed by the bytes, not by their address.
+@Suite struct LuaChunkNameCacheTests {
+    @Test func aNameAtTheSameAddressWithOtherBytesIsNotMistaken() {
+        let cache = LuaChunkNameCache()
+        var buffer = Array("first.lua".utf8)
+        let first = buffer.withUnsafeBytes { cache.displayName($0) }
+        #expect(first == "first.lua")
+        // Same storage, same length, new contents.
+        buffer.withUnsafeMutableBytes { raw in
+            for (index, byte) in "other.lua".utf8.enumerated() { raw[index] = byte }
+        }
+        let second = buffer.withUnsafeBytes { cache.displayName($0) }
+        #expect(second == "other.lua")
+        #expect(buffer.withUnsafeBytes { cache.displayName($0) } == "other.lua", "a hit gives the same text")
+    }
+
+    @Test func invalidUTF8IsEscapedAndLongOrEmptyNamesStillWork() {
+        let cache = LuaChunkNameCache()
+        let bad: [UInt8] = Array("bad".utf8) + [0xFF] + Array(".lua".utf8)
+        #expect(bad.withUnsafeBytes { cache.displayName($0) } == "bad\\255.lua")
+        #expect(bad.withUnsafeBytes { cache.displayName($0) } == "bad\\255.lua")
+        let long = [UInt8](repeating: 0x61, count: LuaChunkNameCache.longestKept + 1)
+        #expect(long.withUnsafeBytes { cache.displayName($0) } == String(repeating: "a", count: long.count))
+        #expect([UInt8]().withUnsafeBytes { cache.displayName($0) } == "")
+    }
+
+    /// Registrations from two scripts loaded one after the other keep their
+    /// own file names (the cache is per process, the names per chunk).
+    @Test func registrationsFromTwoChunksKeepTheirOwnNames() throws {
+        let registry = Registry()
+        let host = try ScriptHost(options: .init(registry: registry, preferences: InMemoryPreferenceStore()))
+        try host.run("bm.initializer { type = 'A', init = function() return 1 end }", name: "@one.lua")
+        try host.run("\nbm.initializer { type = 'B', init = function() return 2 end }", name: "@two.lua")
+        try host.run("bm.initializer { type = 'C', init = function() return 3 end }", name: "@one.lua")
+        let sources = registry.entries.map(\.source)
+        #expect(sources == ["one.lua:1", "two.lua:2", "one.lua:1"])
+    }
+}

@@ -941,14 +941,13 @@ extension LuaStack {
             guard lua_getinfo(pointer, "Sl", &ar) != 0, ar.currentline > 0, bm_is_internal_source(ar.source) == 0 else {
                 continue
             }
-            let chunk: String
             if let source = ar.source, ar.srclen > 0, source[0] == 0x40 || source[0] == 0x3D {  // '@' or '='
-                chunk = LuaChunkNameCache.shared.displayName(
-                    UnsafeRawBufferPointer(start: UnsafeRawPointer(source + 1), count: Int(ar.srclen) - 1))
-            } else {
-                chunk = withUnsafeBytes(of: ar.short_src) { raw in
-                    LuaDisplayText.escaping(raw.prefix { $0 != 0 })
-                }
+                return LuaChunkNameCache.shared.location(
+                    UnsafeRawBufferPointer(start: UnsafeRawPointer(source + 1), count: Int(ar.srclen) - 1),
+                    line: Int(ar.currentline))
+            }
+            let chunk = withUnsafeBytes(of: ar.short_src) { raw in
+                LuaDisplayText.escaping(raw.prefix { $0 != 0 })
             }
             return chunk + ":" + String(ar.currentline)
         }

@@ -24,22 +24,32 @@ final class LuaChunkNameCache: Sendable {
     /// long; comparing it each time would cost more than it saves).
     static let longestKept = 512
 
-    private let last = Mutex<(bytes: [UInt8], text: String)?>(nil)
+    private let last = Mutex<(bytes: [UInt8], text: String, prefix: String)?>(nil)
 
     /// `bytes` as text, invalid UTF-8 escaped (see `LuaDisplayText`).
     func displayName(_ bytes: UnsafeRawBufferPointer) -> String {
+        entry(bytes).text
+    }
+
+    /// `file:line` for a chunk named `bytes` (`file` as ``displayName(_:)``).
+    func location(_ bytes: UnsafeRawBufferPointer, line: Int) -> String {
+        entry(bytes).prefix + String(line)
+    }
+
+    private func entry(_ bytes: UnsafeRawBufferPointer) -> (text: String, prefix: String) {
         guard bytes.count > 0, bytes.count <= Self.longestKept, let base = bytes.baseAddress else {
-            return LuaDisplayText.escaping(bytes)
+            let text = LuaDisplayText.escaping(bytes)
+            return (text, text + ":")
         }
-        let hit = last.withLock { last -> String? in
+        let hit = last.withLock { last -> (text: String, prefix: String)? in
             guard let last, last.bytes.count == bytes.count else { return nil }
             let same = last.bytes.withUnsafeBytes { memcmp($0.baseAddress!, base, bytes.count) == 0 }
-            return same ? last.text : nil
+            return same ? (last.text, last.prefix) : nil
         }
         if let hit { return hit }
         let text = LuaDisplayText.escaping(bytes)
-        let copy = Array(bytes)
-        last.withLock { $0 = (copy, text) }
-        return text
+        let made = (bytes: Array(bytes), text: text, prefix: text + ":")
+        last.withLock { $0 = made }
+        return (made.text, made.prefix)
     }
 }

@@ -40,3 +40,15 @@ import Testing
         #expect(sources == ["one.lua:1", "two.lua:2", "one.lua:1"])
     }
 }
+
+extension LuaChunkNameCacheTests {
+    @Test func locationsJoinTheNameAndTheLine() {
+        let cache = LuaChunkNameCache()
+        let name = Array("feeds.lua".utf8)
+        #expect(name.withUnsafeBytes { cache.location($0, line: 12) } == "feeds.lua:12")
+        #expect(name.withUnsafeBytes { cache.location($0, line: 7) } == "feeds.lua:7")
+        #expect(name.withUnsafeBytes { cache.displayName($0) } == "feeds.lua")
+        let other = Array("other.lua".utf8)
+        #expect(other.withUnsafeBytes { cache.location($0, line: 1) } == "other.lua:1")
+    }
+}

@@ -104,8 +104,22 @@ extension Registry {
     static func cast<Value>(
         _ value: Any, to: Value.Type, property: @autoclosure () -> String, sender: AnyObject, source: String
     ) throws -> Value {
+        // A value of exactly the property's type (what a script's
+        // initializer returns for a Swift object, for one): a metadata
+        // comparison instead of the runtime's general cast.
+        if let exact = exactly(value, as: Value.self) { return exact }
         if let typed = value as? Value { return typed }
         return try convert(value, to: Value.self, property: property(), sender: sender, source: source)
+    }
+
+    /// `value` when its dynamic type is `Value` itself (not a subclass, not
+    /// a value that would convert), else nil.
+    @inlinable
+    static func exactly<Value>(_ value: Any, as _: Value.Type) -> Value? {
+        func open<Actual>(_ actual: Actual) -> Value? {
+            Actual.self == Value.self ? unsafeBitCast(actual, to: Value.self) : nil
+        }
+        return open(value)
     }
 
     /// ``cast(_:to:property:sender:source:)`` for a value of another type, out of line.

@@ -109,6 +109,63 @@ public final class BenchmarkSuite {
         return result
     }
 
+    /// One case of ``measureAlternating(_:)``.
+    public struct Case {
+        let name: String
+        let operations: Int
+        let baseline: String?
+        let goal: Double?
+        let setup: () -> Void
+        let body: (Int) -> Void
+
+        /// A case as ``BenchmarkSuite/measure(_:operations:baseline:goal:setup:_:)`` takes it.
+        public init(
+            _ name: String, operations: Int, baseline: String? = nil, goal: Double? = nil,
+            setup: @escaping () -> Void = {}, _ body: @escaping (Int) -> Void
+        ) {
+            self.name = name
+            self.operations = operations
+            self.baseline = baseline
+            self.goal = goal
+            self.setup = setup
+            self.body = body
+        }
+    }
+
+    /// Measures `cases` in alternation: each round runs every case once,
+    /// in order. A case compared with another then runs in the same
+    /// conditions as its baseline (the same heap age, the same machine
+    /// load), where measuring one case's rounds after the other's would
+    /// give the later case a process that earlier rounds have aged.
+    public func measureAlternating(_ cases: [Case]) {
+        if BenchmarkSuite.callgrind || BenchmarkSuite.filter != nil || BenchmarkSuite.only != nil {
+            for item in cases {
+                measure(item.name, operations: item.operations, baseline: item.baseline, goal: item.goal,
+                        setup: item.setup, item.body)
+            }
+            return
+        }
+        for item in cases {
+            item.setup()
+            item.body(max(1, item.operations / 10))  // warm-up
+        }
+        var perOperation = [[Double]](repeating: [], count: cases.count)
+        for _ in 0..<rounds {
+            for (index, item) in cases.enumerated() {
+                item.setup()
+                let start = monotonicNanoseconds()
+                item.body(item.operations)
+                let end = monotonicNanoseconds()
+                perOperation[index].append(Double(end - start) / Double(item.operations))
+            }
+        }
+        for (index, item) in cases.enumerated() {
+            results.append(BenchmarkResult(
+                name: item.name, baseline: item.baseline, goal: item.goal,
+                roundsNanosecondsPerOperation: perOperation[index]))
+        }
+    }
+
     /// Only cases whose name (or baseline's name) contains this run, when
     /// the BENCH_FILTER environment variable is set.
     static let filter: String? = getenv("BENCH_FILTER").map { String(cString: $0) }

@@ -311,7 +311,10 @@ static inline int bm_is_internal_source(const char *source) {
 static inline void bm_push_location(lua_State *L, int level, int suffix) {
     lua_Debug ar;
     for (; level < 40 && lua_getstack(L, level, &ar); level++) {
-        if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0 && !bm_is_internal_source(ar.source)) {
+        /* The source first: the current line of an internal frame (most of
+           the frames walked, as bm's functions call Swift) is never needed. */
+        if (lua_getinfo(L, "S", &ar) && !bm_is_internal_source(ar.source) && lua_getinfo(L, "l", &ar)
+            && ar.currentline > 0) {
             lua_pushfstring(L, suffix ? "%s:%d: " : "%s:%d", bm_full_source(&ar), ar.currentline);
             return;
         }

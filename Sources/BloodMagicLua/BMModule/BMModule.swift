@@ -44,9 +44,6 @@ final class BMModule: Sendable {
         /// charged to the state's memory budget for each (see
         /// ``BMScriptBudget``), given back when it goes.
         var handles: [UInt64: TrackedRegistration] = [:]
-        /// The Lua function of each initializer registered from this
-        /// state, by handle id (the prelude calls them directly).
-        var luaInitializers: [UInt64: LuaReference] = [:]
         /// What the startup script being loaded registered, for rollback.
         var loading: LoadRecord?
         /// Compiled `partials/<Type>.lua` templates.
@@ -70,10 +67,12 @@ final class BMModule: Sendable {
         var hookCollectors: [UInt: Int] = [:]
     }
 
-    /// A registration made from Lua, and what it was charged.
+    /// A registration made from Lua, what it was charged, and for an
+    /// initializer its Lua function (the prelude calls it directly).
     struct TrackedRegistration {
         let handle: SpellHandle
         let charge: Int
+        var luaInitializer: LuaReference? = nil
     }
 
     /// What one startup script registered.
@@ -144,7 +143,6 @@ final class BMModule: Sendable {
             tracking.loading = nil
             guard rollback, let record else { return nil }
             for handle in record.handles {
-                tracking.luaInitializers[handle.id] = nil
                 releasedCharge += tracking.handles.removeValue(forKey: handle.id)?.charge ?? 0
             }
             for name in record.classes { tracking.classes[name] = nil }
@@ -185,7 +183,6 @@ final class BMModule: Sendable {
             let handles = tracking.handles.values.map(\.handle) + tracking.hostHandles
             let charged = tracking.handles.values.reduce(0) { $0 + $1.charge }
             tracking.handles.removeAll()
-            tracking.luaInitializers.removeAll()
             tracking.hostHandles.removeAll()
             return (handles, charged)
         }
@@ -216,9 +213,10 @@ final class BMModule: Sendable {
     /// Records a registration made from Lua, with the bytes charged for it.
     func track(_ handle: SpellHandle, charge: Int, luaInitializer: LuaReference? = nil) {
         tracking.withLock { tracking in
-            tracking.handles[handle.id] = TrackedRegistration(handle: handle, charge: charge)
+            // One table for both (an initializer's function included): one
+            // insertion per registration.
+            tracking.handles[handle.id] = TrackedRegistration(handle: handle, charge: charge, luaInitializer: luaInitializer)
             tracking.loading?.handles.append(handle)
-            if let luaInitializer { tracking.luaInitializers[handle.id] = luaInitializer }
         }
     }
 
@@ -232,7 +230,7 @@ final class BMModule: Sendable {
 
     /// The Lua function of an initializer this module registered, if it still is.
     func luaInitializer(_ handle: SpellHandle) -> LuaReference? {
-        tracking.withLock { $0.luaInitializers[handle.id] }
+        tracking.withLock { $0.handles[handle.id]?.luaInitializer }
     }
 
     /// `file:line` of field `key` of the definition table passed by the
@@ -267,7 +265,7 @@ final class BMModule: Sendable {
 
     /// The Lua functions of the initializers this module registered, by handle id.
     var luaInitializers: [UInt64: LuaReference] {
-        tracking.withLock { $0.luaInitializers }
+        tracking.withLock { $0.handles.compactMapValues(\.luaInitializer) }
     }
 
     /// Lua classes defined so far: name → (superclass, source).
@@ -594,7 +592,6 @@ final class BMModule: Sendable {
             throw BMError("unregister: expected a registration made by bm (call it as registration:unregister()), got \(lua.typeName(at: 1))")
         }
         let (handle, charged) = tracking.withLock { tracking in
-            tracking.luaInitializers[id] = nil
             let removed = tracking.handles.removeValue(forKey: id)
             return (removed?.handle, removed?.charge ?? 0)
         }
@@ -912,8 +909,8 @@ extension LuaStack {
         var level = level
         while level < 40, lua_getstack(pointer, level, &ar) != 0 {
             level += 1
-            guard lua_getinfo(pointer, "Sl", &ar) != 0, ar.currentline > 0, let source = ar.source,
-                  bm_is_internal_source(source) == 0 else { continue }
+            guard lua_getinfo(pointer, "S", &ar) != 0, let source = ar.source, bm_is_internal_source(source) == 0,
+                  lua_getinfo(pointer, "l", &ar) != 0, ar.currentline > 0 else { continue }
             let bytes = UnsafeRawBufferPointer(start: source, count: ar.srclen)
             let first = bytes.first
             if first == UInt8(ascii: "@") || first == UInt8(ascii: "=") {
@@ -938,7 +935,10 @@ extension LuaStack {
         var level: Int32 = 1
         while level < 40, lua_getstack(pointer, level, &ar) != 0 {
             level += 1
-            guard lua_getinfo(pointer, "Sl", &ar) != 0, ar.currentline > 0, bm_is_internal_source(ar.source) == 0 else {
+            // The source first: bm's own frames (one or two under every
+            // registration) are skipped without working out their line.
+            guard lua_getinfo(pointer, "S", &ar) != 0, bm_is_internal_source(ar.source) == 0,
+                  lua_getinfo(pointer, "l", &ar) != 0, ar.currentline > 0 else {
                 continue
             }
             if let source = ar.source, ar.srclen > 0, source[0] == 0x40 || source[0] == 0x3D {  // '@' or '='

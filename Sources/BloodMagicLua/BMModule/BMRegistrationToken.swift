@@ -7,8 +7,13 @@ import CLua
 /// registration's metatable has no token, and `unregister` refuses it with
 /// an error instead of converting whatever id it carries.
 enum BMRegistrationToken {
-    /// The registry field of the tokens' metatable.
-    static let metatableKey = "bloodmagic.registrationtoken"
+    /// The registry key of the tokens' metatable: a light userdata (a
+    /// pointer hashes in a few instructions, where a string key is interned
+    /// on every push), the address of this type's metadata, unique in the
+    /// process and never dereferenced.
+    static var metatableKey: UnsafeRawPointer {
+        unsafeBitCast(BMRegistrationToken.self as Any.Type, to: UnsafeRawPointer.self)
+    }
 
     /// Creates the tokens' metatable (once per state; `install` runs once).
     static func installMetatable(_ lua: LuaStack) {
@@ -18,7 +23,7 @@ enum BMRegistrationToken {
         lua_setfield(lua.pointer, -2, "__name")
         lua.push("bm.registration.token")  // getmetatable gives this, not the table
         lua_setfield(lua.pointer, -2, "__metatable")
-        lua_setfield(lua.pointer, LUA_REGISTRYINDEX, metatableKey)
+        lua_rawsetp(lua.pointer, LUA_REGISTRYINDEX, metatableKey)
     }
 
     /// Pushes the token of `handle` and its id (a number, for display);
@@ -28,7 +33,7 @@ enum BMRegistrationToken {
         lua.ensureSpace(3)
         let block = lua_newuserdatauv(L, MemoryLayout<UInt64>.size, 0)!
         block.storeBytes(of: handle.id, as: UInt64.self)
-        lua_getfield(L, LUA_REGISTRYINDEX, metatableKey)
+        lua_rawgetp(L, LUA_REGISTRYINDEX, metatableKey)
         lua_setmetatable(L, -2)
         lua.push(handle.id)
         return 2
@@ -41,7 +46,7 @@ enum BMRegistrationToken {
         guard lua_type(L, index) == LUA_TUSERDATA, lua_rawlen(L, index) == MemoryLayout<UInt64>.size else { return nil }
         lua.ensureSpace(2)
         guard lua_getmetatable(L, index) != 0 else { return nil }
-        lua_getfield(L, LUA_REGISTRYINDEX, metatableKey)
+        lua_rawgetp(L, LUA_REGISTRYINDEX, metatableKey)
         let ours = lua_rawequal(L, -1, -2) != 0
         lua_settop(L, -3)
         guard ours, let block = lua_touserdata(L, index) else { return nil }

@@ -450,10 +450,11 @@ final class BMModule: Sendable {
     private func registerInitializer(_ lua: LuaStack) throws -> Int32 {
         let fname = "bm.initializer"
         let registry = try liveRegistry()
-        let charge = try registrationBytes(lua, fname, [(1, "type"), (2, "protocols"), (3, "container")])
+        let charge = try Self.plainTypeNameBytes(lua).map { BMScriptBudget.registrationCost + $0 }
+            ?? registrationBytes(lua, fname, [(1, "type"), (2, "protocols"), (3, "container")])
         let (key, container): (SpellTypeKey, String?) = try BMModule.target(lua, fname: fname)
-        let scope: String = try lua.argument(4, of: fname)
-        try checkUnambiguous(registry, scope == "singleton" ? "bm.singleton" : fname, type: key, container: container)
+        let singleton = try Self.namesSingletonScope(lua, at: 4, of: fname)
+        try checkUnambiguous(registry, singleton ? "bm.singleton" : fname, type: key, container: container)
         let function = lua.reference(at: 5)
         // A function that declares no parameter never sees the sender: then
         // none is made (a Swift container's sender is a new userdata).
@@ -467,7 +468,7 @@ final class BMModule: Sendable {
         let handle = registry.registerInitializer(
             type: key,
             container: container.map { .exactly(SpellTypeKey(name: $0)) } ?? .any,
-            scope: scope == "singleton" ? .singleton : .instance,
+            scope: singleton ? .singleton : .instance,
             source: source
         ) { [self] sender in
             guard !token.isRevoked else {
@@ -479,6 +480,29 @@ final class BMModule: Sendable {
         }
         track(handle, charge: charge, luaInitializer: function)
         return BMRegistrationToken.push(handle, lua)
+    }
+
+    /// The bytes of the type name of the most common registration — a type
+    /// name within the size limit, no protocols, no container — or nil for
+    /// any other, which the generic check (`registrationBytes`) then reads.
+    private static func plainTypeNameBytes(_ lua: LuaStack) -> Int? {
+        let L = lua.pointer
+        guard lua_type(L, 1) == LUA_TSTRING, lua_type(L, 2) == LUA_TNIL, lua_type(L, 3) == LUA_TNIL else { return nil }
+        let length = Int(lua_rawlen(L, 1))
+        return length <= BMScriptBudget.maxNameBytes ? length : nil
+    }
+
+    /// Whether the scope argument at `index` (a string, checked as
+    /// `argument` checks it) is "singleton": compared as bytes, where
+    /// reading it into a `String` first cost a tenth of a registration's
+    /// Swift side.
+    private static func namesSingletonScope(_ lua: LuaStack, at index: Int32, of fname: String) throws -> Bool {
+        var length = 0
+        guard lua_type(lua.pointer, index) == LUA_TSTRING, let bytes = lua_tolstring(lua.pointer, index, &length) else {
+            let _: String = try lua.argument(index, of: fname)  // its error for anything but a string
+            return false
+        }
+        return length == 9 && memcmp(bytes, "singleton", 9) == 0
     }
 
     private func registerHook(_ lua: LuaStack) throws -> Int32 {

@@ -33,7 +33,39 @@ final class LuaChunkNameCache: Sendable {
 
     /// `file:line` for a chunk named `bytes` (`file` as ``displayName(_:)``).
     func location(_ bytes: UnsafeRawBufferPointer, line: Int) -> String {
-        entry(bytes).prefix + String(line)
+        Self.appending(line, to: entry(bytes).prefix)
+    }
+
+    /// `prefix` followed by the decimal digits of `number`, made as one
+    /// string (concatenating `String(number)` made two, and appended
+    /// through the generic path: a third of a registration's `file:line`).
+    static func appending(_ number: Int, to prefix: String) -> String {
+        let magnitude = number.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 24 bytes
+        let count = withUnsafeMutableBytes(of: &digits) { raw -> Int in
+            var position = raw.count
+            var rest = magnitude
+            repeat {
+                position -= 1
+                raw[position] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0
+            if number < 0 {
+                position -= 1
+                raw[position] = UInt8(ascii: "-")
+            }
+            return raw.count - position
+        }
+        return prefix.utf8.withContiguousStorageIfAvailable { head in
+            withUnsafeBytes(of: &digits) { raw in
+                String(unsafeUninitializedCapacity: head.count + count) { buffer in
+                    _ = buffer.initialize(from: head)
+                    let tail = UnsafeRawBufferPointer(rebasing: raw[(raw.count - count)...])
+                    for (offset, byte) in tail.enumerated() { buffer[head.count + offset] = byte }
+                    return head.count + count
+                }
+            }
+        } ?? prefix + String(number)
     }
 
     private func entry(_ bytes: UnsafeRawBufferPointer) -> (text: String, prefix: String) {

@@ -18,6 +18,19 @@ import Testing
         #expect(buffer.withUnsafeBytes { cache.displayName($0) } == "other.lua", "a hit gives the same text")
     }
 
+    /// A location is the name, a colon and the line, whatever the line
+    /// and however the name is spelled.
+    @Test(arguments: [0, 1, 9, 10, 1234, -1, -77, Int.max, Int.min])
+    func aLocationSpellsItsLineInDecimal(_ line: Int) {
+        let cache = LuaChunkNameCache()
+        for name in ["a.lua", "scripts/30-controllers.lua", "naïve ✓.lua", String(repeating: "x", count: 100)] {
+            let location = Array(name.utf8).withUnsafeBytes { cache.location($0, line: line) }
+            #expect(location == name + ":" + String(line))
+            #expect(location.utf8.count == name.utf8.count + 1 + String(line).utf8.count)
+        }
+        #expect(LuaChunkNameCache.appending(line, to: "") == String(line))
+    }
+
     @Test func invalidUTF8IsEscapedAndLongOrEmptyNamesStillWork() {
         let cache = LuaChunkNameCache()
         let bad: [UInt8] = Array("bad".utf8) + [0xFF] + Array(".lua".utf8)

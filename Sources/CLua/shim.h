@@ -304,22 +304,33 @@ static inline int bm_is_internal_source(const char *source) {
     return source != NULL && source[0] == '=' && strncmp(source + 1, BM_INTERNAL_CHUNK_MARK, 3) == 0;
 }
 
+/* Fills `ar` (source and current line) with the nearest script frame of `L`
+   from `level` up to, not including, `limit`: C functions, frames without a
+   line and BloodMagic's internal chunks are skipped. Returns whether there is
+   one. Every walk for a script's position goes through here. The source is
+   asked for first: the current line of an internal frame (most of the frames
+   walked, as bm's functions call Swift) is never needed. */
+static inline int bm_script_frame(lua_State *L, int level, int limit, lua_Debug *ar) {
+    for (; level < limit && lua_getstack(L, level, ar); level++) {
+        if (lua_getinfo(L, "S", ar) && !bm_is_internal_source(ar->source) && lua_getinfo(L, "l", ar)
+            && ar->currentline > 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* Pushes "chunk:line" of the nearest script frame from `level` up (C
    functions and internal chunks are skipped, so that a Swift function called
    through pcall or from the bm module still reports the script's position).
    With `suffix`, ": " is appended. Pushes "" when there is no such frame. */
 static inline void bm_push_location(lua_State *L, int level, int suffix) {
     lua_Debug ar;
-    for (; level < 40 && lua_getstack(L, level, &ar); level++) {
-        /* The source first: the current line of an internal frame (most of
-           the frames walked, as bm's functions call Swift) is never needed. */
-        if (lua_getinfo(L, "S", &ar) && !bm_is_internal_source(ar.source) && lua_getinfo(L, "l", &ar)
-            && ar.currentline > 0) {
-            lua_pushfstring(L, suffix ? "%s:%d: " : "%s:%d", bm_full_source(&ar), ar.currentline);
-            return;
-        }
+    if (bm_script_frame(L, level, 40, &ar)) {
+        lua_pushfstring(L, suffix ? "%s:%d: " : "%s:%d", bm_full_source(&ar), ar.currentline);
+    } else {
+        lua_pushliteral(L, "");
     }
-    lua_pushliteral(L, "");
 }
 
 static inline void bm_where(lua_State *L) { bm_push_location(L, 1, 1); }

@@ -110,14 +110,9 @@ static int is_explained(const char *text) {
    `level` up, or nothing; returns whether it pushed. */
 static int push_script_position(lua_State *L, lua_State *co, int level) {
     lua_Debug ar;
-    for (; level < LEVELS_READ && lua_getstack(co, level, &ar); level++) {
-        if (lua_getinfo(co, "S", &ar) && !bm_is_internal_source(ar.source) && lua_getinfo(co, "l", &ar)
-            && ar.currentline > 0) {
-            lua_pushfstring(L, "%s:%d", bm_full_source(&ar), ar.currentline);
-            return 1;
-        }
-    }
-    return 0;
+    if (!bm_script_frame(co, level, LEVELS_READ, &ar)) return 0;
+    lua_pushfstring(L, "%s:%d", bm_full_source(&ar), ar.currentline);
+    return 1;
 }
 
 /* Whether the function of frame `ar` of `co` is bm.resolve. */

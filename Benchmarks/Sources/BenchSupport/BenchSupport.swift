@@ -98,11 +98,7 @@ public final class BenchmarkSuite {
         body(max(1, operations / 10))  // warm-up
         var perOperation: [Double] = []
         for _ in 0..<rounds {
-            setup()
-            let start = monotonicNanoseconds()
-            body(operations)
-            let end = monotonicNanoseconds()
-            perOperation.append(Double(end - start) / Double(operations))
+            perOperation.append(Self.timeRound(operations: operations, setup: setup, body))
         }
         let result = BenchmarkResult(name: name, baseline: baseline, goal: goal, roundsNanosecondsPerOperation: perOperation)
         results.append(result)
@@ -152,11 +148,7 @@ public final class BenchmarkSuite {
         var perOperation = [[Double]](repeating: [], count: cases.count)
         for _ in 0..<rounds {
             for (index, item) in cases.enumerated() {
-                item.setup()
-                let start = monotonicNanoseconds()
-                item.body(item.operations)
-                let end = monotonicNanoseconds()
-                perOperation[index].append(Double(end - start) / Double(item.operations))
+                perOperation[index].append(Self.timeRound(operations: item.operations, setup: item.setup, item.body))
             }
         }
         for (index, item) in cases.enumerated() {
@@ -164,6 +156,15 @@ public final class BenchmarkSuite {
                 name: item.name, baseline: item.baseline, goal: item.goal,
                 roundsNanosecondsPerOperation: perOperation[index]))
         }
+    }
+
+    /// One timed round: `setup` (untimed), then `body`; nanoseconds per operation.
+    private static func timeRound(operations: Int, setup: () -> Void, _ body: (Int) -> Void) -> Double {
+        setup()
+        let start = monotonicNanoseconds()
+        body(operations)
+        let end = monotonicNanoseconds()
+        return Double(end - start) / Double(operations)
     }
 
     /// Only cases whose name (or baseline's name) contains this run, when

@@ -224,7 +224,7 @@ final class BMModule: Sendable {
     /// and returns what Swift will keep for it, to be charged with
     /// `chargeSwiftMemory` once every argument has been read, just before
     /// registering, and recorded by ``track(_:charge:luaInitializer:)``.
-    func registrationBytes(_ lua: LuaStack, _ fname: String, _ fields: [(Int32, String)]) throws -> Int {
+    func registrationBytes(_ lua: LuaStack, _ fname: String, _ fields: [(Int32, StaticString)]) throws -> Int {
         BMScriptBudget.registrationCost + (try BMScriptBudget.checkNames(lua, fname, fields))
     }
 
@@ -450,8 +450,7 @@ final class BMModule: Sendable {
     private func registerInitializer(_ lua: LuaStack) throws -> Int32 {
         let fname = "bm.initializer"
         let registry = try liveRegistry()
-        let charge = try Self.plainTypeNameBytes(lua).map { BMScriptBudget.registrationCost + $0 }
-            ?? registrationBytes(lua, fname, [(1, "type"), (2, "protocols"), (3, "container")])
+        let charge = try registrationBytes(lua, fname, [(1, "type"), (2, "protocols"), (3, "container")])
         let (key, container): (SpellTypeKey, String?) = try BMModule.target(lua, fname: fname)
         let singleton = try Self.namesSingletonScope(lua, at: 4, of: fname)
         try checkUnambiguous(registry, singleton ? "bm.singleton" : fname, type: key, container: container)
@@ -480,16 +479,6 @@ final class BMModule: Sendable {
         }
         track(handle, charge: charge, luaInitializer: function)
         return BMRegistrationToken.push(handle, lua)
-    }
-
-    /// The bytes of the type name of the most common registration — a type
-    /// name within the size limit, no protocols, no container — or nil for
-    /// any other, which the generic check (`registrationBytes`) then reads.
-    private static func plainTypeNameBytes(_ lua: LuaStack) -> Int? {
-        let L = lua.pointer
-        guard lua_type(L, 1) == LUA_TSTRING, lua_type(L, 2) == LUA_TNIL, lua_type(L, 3) == LUA_TNIL else { return nil }
-        let length = Int(lua_rawlen(L, 1))
-        return length <= BMScriptBudget.maxNameBytes ? length : nil
     }
 
     /// Whether the scope argument at `index` (a string, checked as
@@ -930,11 +919,7 @@ extension LuaStack {
     /// its whole chunk name (without `@`/`=`) and current line.
     func scriptFrame(from level: Int32 = 1) -> (chunk: String, isFile: Bool, line: Int)? {
         var ar = lua_Debug()
-        var level = level
-        while level < 40, lua_getstack(pointer, level, &ar) != 0 {
-            level += 1
-            guard lua_getinfo(pointer, "S", &ar) != 0, let source = ar.source, bm_is_internal_source(source) == 0,
-                  lua_getinfo(pointer, "l", &ar) != 0, ar.currentline > 0 else { continue }
+        if bm_script_frame(pointer, level, 40, &ar) != 0, let source = ar.source {
             let bytes = UnsafeRawBufferPointer(start: source, count: ar.srclen)
             let first = bytes.first
             if first == UInt8(ascii: "@") || first == UInt8(ascii: "=") {
@@ -956,25 +941,15 @@ extension LuaStack {
     /// registration asks for it.
     public func callerLocation() -> String {
         var ar = lua_Debug()
-        var level: Int32 = 1
-        while level < 40, lua_getstack(pointer, level, &ar) != 0 {
-            level += 1
-            // The source first: bm's own frames (one or two under every
-            // registration) are skipped without working out their line.
-            guard lua_getinfo(pointer, "S", &ar) != 0, bm_is_internal_source(ar.source) == 0,
-                  lua_getinfo(pointer, "l", &ar) != 0, ar.currentline > 0 else {
-                continue
-            }
-            if let source = ar.source, ar.srclen > 0, source[0] == 0x40 || source[0] == 0x3D {  // '@' or '='
-                return LuaChunkNameCache.shared.location(
-                    UnsafeRawBufferPointer(start: UnsafeRawPointer(source + 1), count: Int(ar.srclen) - 1),
-                    line: Int(ar.currentline))
-            }
-            let chunk = withUnsafeBytes(of: ar.short_src) { raw in
-                LuaDisplayText.escaping(raw.prefix { $0 != 0 })
-            }
-            return chunk + ":" + String(ar.currentline)
+        guard bm_script_frame(pointer, 1, 40, &ar) != 0 else { return "?" }
+        if let source = ar.source, ar.srclen > 0, source[0] == 0x40 || source[0] == 0x3D {  // '@' or '='
+            return LuaChunkNameCache.shared.location(
+                UnsafeRawBufferPointer(start: UnsafeRawPointer(source + 1), count: Int(ar.srclen) - 1),
+                line: Int(ar.currentline))
         }
-        return "?"
+        let chunk = withUnsafeBytes(of: ar.short_src) { raw in
+            LuaDisplayText.escaping(raw.prefix { $0 != 0 })
+        }
+        return chunk + ":" + String(ar.currentline)
     }
 }

@@ -26,27 +26,23 @@ enum BMScriptBudget {
     /// (a protocol list) holds at most ``maxProtocols`` such names. Other
     /// types are left for the argument's own conversion to report. Returns
     /// the bytes of the names, for the registration's charge.
+    ///
+    /// The field names are static strings (no reference counting while the
+    /// list is walked) and are read only for an error: every registration
+    /// and every `bm.resolve` passes here.
     @discardableResult
-    static func checkNames(_ lua: LuaStack, _ fname: String, _ fields: [(Int32, String)]) throws -> Int {
+    static func checkNames(_ lua: LuaStack, _ fname: String, _ fields: [(Int32, StaticString)]) throws -> Int {
         var total = 0
         let L = lua.pointer
-        for (index, field) in fields {
-            switch lua_type(L, index) {
+        for index in fields.indices {
+            let position = fields[index].0
+            switch lua_type(L, position) {
             case LUA_TSTRING:
-                total += try checkedLength(Int(lua_rawlen(L, index)), fname: fname, field: field)
+                let length = Int(lua_rawlen(L, position))
+                guard length <= maxNameBytes else { throw tooLong(length, fname: fname, field: "\(fields[index].1)") }
+                total += length
             case LUA_TTABLE:
-                let count = Int(lua_rawlen(L, index))
-                guard count <= maxProtocols else {
-                    throw BMError("\(fname): field '\(field)' lists \(count) names; the limit is \(maxProtocols)")
-                }
-                lua.ensureSpace(1)
-                for position in 0..<count {
-                    defer { lua.pop() }
-                    if lua_rawgeti(L, index, lua_Integer(position + 1)) == LUA_TSTRING {
-                        total += try checkedLength(
-                            Int(lua_rawlen(L, -1)), fname: fname, field: "\(field)[\(position + 1)]")
-                    }
-                }
+                total += try checkNameList(lua, at: position, fname: fname, field: fields[index].1)
             default:
                 break
             }
@@ -54,11 +50,30 @@ enum BMScriptBudget {
         return total
     }
 
-    private static func checkedLength(_ length: Int, fname: String, field: String) throws -> Int {
-        guard length <= maxNameBytes else {
-            throw BMError("\(fname): field '\(field)' is \(length) bytes long; the limit is \(maxNameBytes) bytes")
+    /// The names of a protocol list (a table at `index`).
+    private static func checkNameList(_ lua: LuaStack, at index: Int32, fname: String, field: StaticString) throws -> Int {
+        let L = lua.pointer
+        let count = Int(lua_rawlen(L, index))
+        guard count <= maxProtocols else {
+            throw BMError("\(fname): field '\(field)' lists \(count) names; the limit is \(maxProtocols)")
         }
-        return length
+        var total = 0
+        lua.ensureSpace(1)
+        for position in 0..<count {
+            defer { lua.pop() }
+            if lua_rawgeti(L, index, lua_Integer(position + 1)) == LUA_TSTRING {
+                let length = Int(lua_rawlen(L, -1))
+                guard length <= maxNameBytes else {
+                    throw tooLong(length, fname: fname, field: "\(field)[\(position + 1)]")
+                }
+                total += length
+            }
+        }
+        return total
+    }
+
+    private static func tooLong(_ length: Int, fname: String, field: String) -> BMError {
+        BMError("\(fname): field '\(field)' is \(length) bytes long; the limit is \(maxNameBytes) bytes")
     }
 }
 

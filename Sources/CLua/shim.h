@@ -335,14 +335,20 @@ static inline void bm_push_location(lua_State *L, int level, int suffix) {
 
 static inline void bm_where(lua_State *L) { bm_push_location(L, 1, 1); }
 
-static inline int bm_finish_swift_call(lua_State *L, int n) {
-    if (n >= 0) return n;
+/* Raises the error a Swift entry's sentinel `n` asks for. Out of line and
+   cold: every trampoline's hot path is then only the test of `n`. */
+__attribute__((noinline, cold, unused)) static int bm_raise_swift_error(lua_State *L, int n) {
     if (n == BM_RAISE_WHERE && lua_type(L, -1) == LUA_TSTRING) {
         bm_where(L);
         lua_insert(L, -2);
         lua_concat(L, 2);
     }
     return lua_error(L);
+}
+
+static inline int bm_finish_swift_call(lua_State *L, int n) {
+    if (__builtin_expect(n >= 0, 1)) return n;
+    return bm_raise_swift_error(L, n);
 }
 
 /*
@@ -373,8 +379,7 @@ static const int BM_SWIFT_STACK_RESERVE = 256;
    the bm module's own frames are skipped). LUA_MINSTACK slots are
    guaranteed here, which is all the message needs. */
 
-static inline void bm_reserve_swift_stack(lua_State *L) {
-    if (lua_checkstack(L, BM_SWIFT_STACK_RESERVE)) return;
+__attribute__((noinline, cold, unused)) static void bm_reserve_failed(lua_State *L) {
     bm_limits *lim = bm_limits_of(L);
     bm_push_location(L, 1, 1);
     if (lim != NULL && lim->memory_limit_hit) {
@@ -386,7 +391,13 @@ static inline void bm_reserve_swift_stack(lua_State *L) {
     lua_error(L);
 }
 
-static inline bm_swift_frame bm_enter_swift(lua_State *L) {
+/* The hot path is the one test; the failure is out of line. */
+static inline __attribute__((always_inline)) void bm_reserve_swift_stack(lua_State *L) {
+    if (__builtin_expect(lua_checkstack(L, BM_SWIFT_STACK_RESERVE) != 0, 1)) return;
+    bm_reserve_failed(L);
+}
+
+static inline __attribute__((always_inline)) bm_swift_frame bm_enter_swift(lua_State *L) {
     bm_limits *lim = bm_limits_of(L);
     bm_swift_frame frame = {lim, lim->current};
     lim->swift_depth += 1;
@@ -398,7 +409,7 @@ static inline bm_swift_frame bm_enter_swift(lua_State *L) {
 }
 
 /* `n` is the entry's result: a count of results, or a BM_RAISE sentinel. */
-static inline int bm_leave_swift(lua_State *L, bm_swift_frame frame, int n) {
+static inline __attribute__((always_inline)) int bm_leave_swift(lua_State *L, bm_swift_frame frame, int n) {
     frame.limits->current = frame.saved_current;
     frame.limits->swift_depth -= 1;
     return bm_finish_swift_call(L, n);
@@ -1005,14 +1016,14 @@ typedef struct bm_exposed_binding {
 /* The block at `idx` when it is an exposed object of the type `tag`.
    lua_touserdata is NULL for anything but userdata, and lua_rawlen is 0 for
    light userdata, so two calls tell a block of ours from anything else. */
-static inline bm_exposed_object *bm_exposed_check(lua_State *L, int idx, const void *tag) {
+static inline __attribute__((always_inline)) bm_exposed_object *bm_exposed_check(lua_State *L, int idx, const void *tag) {
     bm_exposed_object *block = (bm_exposed_object *)lua_touserdata(L, idx);
     if (block == NULL || lua_rawlen(L, idx) != sizeof(bm_exposed_object)) return NULL;
     return block->tag == tag ? block : NULL;
 }
 
 /* Calls a Swift entry with the same bookkeeping as bm_trampoline. */
-static inline int bm_exposed_call(lua_State *L, bm_exposed_entry fn, void *object, const void *tag, void *member) {
+static inline __attribute__((always_inline)) int bm_exposed_call(lua_State *L, bm_exposed_entry fn, void *object, const void *tag, void *member) {
     bm_reserve_swift_stack(L);
     bm_swift_frame frame = bm_enter_swift(L);
     int n = fn(L, object, tag, member);

@@ -46,10 +46,12 @@ state.expose(
         .property("fixed", \.fixed)
         .property("fastValue", get: { $0.value })
         .method("abs", arguments: ["x"]) { meter, args in meter.magnitude(try args.get(1)) }
-        .method("absAny") { meter, args in meter.magnitude(try args.get(1)) })
+        .method("absAny") { meter, args in meter.magnitude(try args.get(1)) }
+        .method("absTyped", arguments: ["x"]) { (meter, x: Int) in meter.magnitude(x) })
 state.expose(
     LuaExposedType(Calculator.self)
-        .method("abs", arguments: ["x"]) { calculator, args in calculator.magnitude(try args.get(1)) })
+        .method("abs", arguments: ["x"]) { calculator, args in calculator.magnitude(try args.get(1)) }
+        .method("absTyped", arguments: ["x"]) { (calculator, x: Int) in calculator.magnitude(x) })
 let meter = Meter()
 try state.withStack { (lua) throws(LuaError) in
     lua.push(meter)
@@ -103,6 +105,8 @@ try add("method", "local o = meter", "local r = o:abs(i)")
 try add("methodAnyArity", "local o = meter", "local r = o:absAny(i)")
 try add("prefetched", "local o = meter local m = o.abs", "local r = m(o, i)")
 try add("methodOnly", "local c = calculator", "local r = c:abs(i)")
+try add("typedMethod", "local o = meter", "local r = o:absTyped(i)")
+try add("typedMethodOnly", "local c = calculator", "local r = c:absTyped(i)")
 try add("swiftFunction", "local g = swiftAbs", "local r = g(i)")
 try add("field", "local t = { value = 7 }", "local v = t.value")
 try add("property", "local o = meter", "local v = o.value")

@@ -84,14 +84,19 @@ public struct LuaExposedType<Root: AnyObject> {
 
     /// A read-only property read through a key path held in a variable.
     ///
-    /// Each read goes through Swift's runtime key-path projection, which
-    /// costs several times a closure call. A key-path *literal* of a `let` or
-    /// get-only property (`.property("name", \.name)`) does not come here:
-    /// it picks the overload that takes a function, and the compiler turns
-    /// the literal into a direct read.
+    /// A key path to a stored property of a final class (or a `final`
+    /// property) is read directly at the property's offset; any other goes
+    /// through Swift's runtime key-path projection, which costs several times
+    /// a closure call. A key-path *literal* of a `let` or get-only property
+    /// (`.property("name", \.name)`) does not come here: it picks the
+    /// overload that takes a function, and the compiler turns the literal
+    /// into a direct read.
     @inlinable @_disfavoredOverload
     public func property<Value: LuaPushable>(_ name: String, _ keyPath: KeyPath<Root, Value>) -> Self {
-        property(name, get: { $0[keyPath: keyPath] })
+        if let offset = StoredPropertyOffset.of(keyPath) {
+            return adding(LuaExposedMember(property: name, of: self.name, type: Value.self, read: Self.storedRead(Value.self, at: offset), write: nil))
+        }
+        return property(name, get: { $0[keyPath: keyPath] })
     }
 
     /// A read-only property read by a function: `.property("name", \.name)`
@@ -104,13 +109,45 @@ public struct LuaExposedType<Root: AnyObject> {
 
     /// A read-write property through a writable key path.
     ///
-    /// Reads and writes go through Swift's runtime key-path projection, which
-    /// costs several times a closure call; for a property read in a hot loop,
-    /// ``property(_:get:set:)`` with `{ $0.name }` and `{ $0.name = $1 }` is
-    /// faster.
+    /// When the key path names a stored property of a final class (or a
+    /// `final` property) without observers, a read loads it directly at its
+    /// offset, as fast as a `let`. Otherwise (a non-final class's property,
+    /// which a subclass may override; a computed or observed property; a
+    /// path of several components) reads go through Swift's runtime key-path
+    /// projection, which costs several times a closure call. Writes always
+    /// go through the key path, so observers and exclusivity checks run.
     @inlinable
     public func property<Value: LuaConvertible>(_ name: String, _ keyPath: ReferenceWritableKeyPath<Root, Value>) -> Self {
-        property(name, get: { $0[keyPath: keyPath] }, set: { $0[keyPath: keyPath] = $1 })
+        let function = "\(self.name).\(name)"
+        return adding(
+            LuaExposedMember(
+                property: name, of: self.name, type: Value.self,
+                read: StoredPropertyOffset.of(keyPath).map { Self.storedRead(Value.self, at: $0) } ?? { pointer, stack in
+                    stack.push(Unmanaged<Root>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0[keyPath: keyPath] })
+                    return 1
+                },
+                write: { pointer, stack in
+                    let value: Value
+                    do throws(LuaError) {
+                        value = try Value.read(from: stack, at: 3)
+                    } catch {
+                        throw LuaError(.conversion, "\(function): bad value (\(error.message))")
+                    }
+                    Unmanaged<Root>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0[keyPath: keyPath] = value }
+                }))
+    }
+
+    /// A property read that loads the value at `offset` in the object: for
+    /// a key path that ``StoredPropertyOffset`` resolved. The object is
+    /// alive for the read (its userdata is argument 1 of the running call).
+    @inlinable
+    static func storedRead<Value: LuaPushable>(
+        _ type: Value.Type, at offset: Int
+    ) -> (UnsafeMutableRawPointer, LuaStack) throws -> Int32 {
+        { pointer, stack in
+            stack.push(pointer.advanced(by: offset).assumingMemoryBound(to: Value.self).pointee)
+            return 1
+        }
     }
 
     /// A read-only property computed by a closure.

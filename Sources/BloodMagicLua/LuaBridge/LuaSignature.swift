@@ -1,3 +1,5 @@
+import CLua
+
 /// The name and declared arguments of an exposed method or constructor,
 /// worked out once when it is declared so that calls only compare integers.
 @usableFromInline
@@ -26,6 +28,18 @@ final class LuaSignature {
         self.maximum = declared.count
     }
 
+    /// The signature of a method with `arity` typed parameters: at most
+    /// that many arguments. `declared` names them for messages and editor
+    /// annotations, a `?` suffix marking one that may be left out (a
+    /// missing argument reads as nil, which only an `Optional` accepts).
+    @usableFromInline
+    init(function: String, arity: Int, declared: [String]?) {
+        self.function = function
+        self.names = declared.map { $0.map { $0.hasSuffix("?") ? String($0.dropLast()) : $0 } }
+        self.minimum = declared.map { $0.lastIndex(where: { !$0.hasSuffix("?") }).map { $0 + 1 } ?? 0 } ?? arity
+        self.maximum = arity
+    }
+
     /// The declared name of argument `n` (1-based), if any.
     func name(of n: Int) -> String? {
         guard let names, n >= 1, n <= names.count else { return nil }
@@ -36,6 +50,23 @@ final class LuaSignature {
     @inlinable
     func check(count: Int) throws(LuaError) {
         if count < minimum || count > maximum { throw countError(count) }
+    }
+
+    /// For a typed method called with `top` stack values (the object and
+    /// its arguments) instead of `maximum + 1`: pads missing arguments with
+    /// nil, or throws `Type.member: expected 1 argument, got 3`.
+    @usableFromInline @inline(never)
+    func fitArguments(_ stack: LuaStack, top: Int32) throws(LuaError) {
+        let wanted = Int32(truncatingIfNeeded: maximum) &+ 1
+        if top > wanted { throw countError(Int(top) - 1) }
+        lua_settop(stack.L, wanted)  // within the reserve every Swift entry starts with
+    }
+
+    /// `Type.member: bad argument #1 'x' (expected integer, got string)`.
+    @usableFromInline @inline(never)
+    func badArgument(_ n: Int, _ error: LuaError) -> LuaError {
+        let quoted = name(of: n).map { " '\($0)'" } ?? ""
+        return LuaError(.conversion, "\(function): bad argument #\(n)\(quoted) (\(error.message))")
     }
 
     @usableFromInline

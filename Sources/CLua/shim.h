@@ -267,15 +267,24 @@ static inline int bm_call_at(lua_State *L, int nargs, int nresults, int handler)
 
 /*
  * bm_call_at with `handler` inserted below the function and removed
- * afterwards (the caller made room for one more value).
+ * afterwards (the caller made room for one more value). With no result or
+ * one (or an error value), the handler's slot is dropped by copying that
+ * value into it, which costs a third of rotating it out.
  */
 static inline int bm_call(lua_State *L, int nargs, int nresults, lua_CFunction handler) {
     int base = lua_gettop(L) - nargs;
     lua_pushcclosure(L, handler, 0);
     lua_rotate(L, base, 1);
     int status = bm_call_at(L, nargs, nresults, base);
-    lua_rotate(L, base, -1);
-    lua_settop(L, -2);
+    if (nresults == 1 || status != LUA_OK) {
+        lua_copy(L, -1, base);
+        lua_settop(L, base);
+    } else if (nresults == 0) {
+        lua_settop(L, base - 1);
+    } else {
+        lua_rotate(L, base, -1);
+        lua_settop(L, -2);
+    }
     return status;
 }
 

@@ -73,3 +73,23 @@ let exposedToStringEntry: bm_swift_function = { L in
     stack.push(type.describe?(object) ?? "\(type.name): 0x" + String(UInt(bitPattern: pointer), radix: 16))
     return 1
 }
+
+extension LuaStack {
+    /// Pushes the one result of a Swift entry whose own code pushed nothing
+    /// else (a property getter, a typed method): the C trampoline checked
+    /// room for `BM_SWIFT_STACK_RESERVE` values before Swift ran, so an
+    /// integer, float or boolean goes on without another stack check. Any
+    /// other type pushes as usual.
+    @inlinable @inline(__always)
+    func pushReserved<Value: LuaPushable>(_ value: Value) {
+        if Value.self == Int.self {
+            lua_pushinteger(L, lua_Integer(unsafeBitCast(value, to: Int.self)))
+        } else if Value.self == Double.self {
+            lua_pushnumber(L, unsafeBitCast(value, to: Double.self))
+        } else if Value.self == Bool.self {
+            lua_pushboolean(L, unsafeBitCast(value, to: Bool.self) ? 1 : 0)
+        } else {
+            value.push(onto: self)
+        }
+    }
+}

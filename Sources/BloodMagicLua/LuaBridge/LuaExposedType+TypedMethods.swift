@@ -18,7 +18,7 @@ extension LuaExposedType {
             LuaExposedMember(method: name, signature: signature, result: .value(Result.self)) { pointer, tag, stack in
                 let object = try Self.typedSelf(pointer, tag, stack, signature, name)
                 let result = try object._withUnsafeGuaranteedRef { try body($0) }
-                stack.push(result)
+                stack.pushReserved(result)
                 return 1
             })
     }
@@ -54,7 +54,7 @@ extension LuaExposedType {
                 let object = try Self.typedSelf(pointer, tag, stack, signature, name)
                 let a: A = try Self.argument(1, stack, signature)
                 let result = try object._withUnsafeGuaranteedRef { try body($0, a) }
-                stack.push(result)
+                stack.pushReserved(result)
                 return 1
             })
     }
@@ -86,7 +86,7 @@ extension LuaExposedType {
                 let a: A = try Self.argument(1, stack, signature)
                 let b: B = try Self.argument(2, stack, signature)
                 let result = try object._withUnsafeGuaranteedRef { try body($0, a, b) }
-                stack.push(result)
+                stack.pushReserved(result)
                 return 1
             })
     }
@@ -120,7 +120,7 @@ extension LuaExposedType {
                 let b: B = try Self.argument(2, stack, signature)
                 let c: C = try Self.argument(3, stack, signature)
                 let result = try object._withUnsafeGuaranteedRef { try body($0, a, b, c) }
-                stack.push(result)
+                stack.pushReserved(result)
                 return 1
             })
     }

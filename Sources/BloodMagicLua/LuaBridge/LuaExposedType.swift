@@ -123,7 +123,7 @@ public struct LuaExposedType<Root: AnyObject> {
             LuaExposedMember(
                 property: name, of: self.name, type: Value.self,
                 read: StoredPropertyOffset.of(keyPath).map { Self.storedRead(Value.self, at: $0) } ?? { pointer, stack in
-                    stack.push(Unmanaged<Root>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0[keyPath: keyPath] })
+                    stack.pushReserved(Unmanaged<Root>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0[keyPath: keyPath] })
                     return 1
                 },
                 write: { pointer, stack in
@@ -145,7 +145,7 @@ public struct LuaExposedType<Root: AnyObject> {
         _ type: Value.Type, at offset: Int
     ) -> (UnsafeMutableRawPointer, LuaStack) throws -> Int32 {
         { pointer, stack in
-            stack.push(pointer.advanced(by: offset).assumingMemoryBound(to: Value.self).pointee)
+            stack.pushReserved(pointer.advanced(by: offset).assumingMemoryBound(to: Value.self).pointee)
             return 1
         }
     }
@@ -157,7 +157,7 @@ public struct LuaExposedType<Root: AnyObject> {
             LuaExposedMember(
                 property: name, of: self.name, type: Value.self,
                 read: { pointer, stack in
-                    stack.push(try Unmanaged<Root>.fromOpaque(pointer)._withUnsafeGuaranteedRef(get))
+                    stack.pushReserved(try Unmanaged<Root>.fromOpaque(pointer)._withUnsafeGuaranteedRef(get))
                     return 1
                 }, write: nil))
     }
@@ -172,7 +172,7 @@ public struct LuaExposedType<Root: AnyObject> {
             LuaExposedMember(
                 property: name, of: self.name, type: Value.self,
                 read: { pointer, stack in
-                    stack.push(try Unmanaged<Root>.fromOpaque(pointer)._withUnsafeGuaranteedRef(get))
+                    stack.pushReserved(try Unmanaged<Root>.fromOpaque(pointer)._withUnsafeGuaranteedRef(get))
                     return 1
                 },
                 write: { pointer, stack in

@@ -134,9 +134,20 @@ extension LuaStack {
 
     /// Pushes the value a reference holds.
     public func push(_ reference: LuaReference) {
-        precondition(reference.queue === core.releaseQueue, "LuaReference used with a state it does not belong to")
+        precondition(belongsHere(reference), "LuaReference used with a state it does not belong to")
         ensureSpace(1)
         lua_rawgeti(L, LUA_REGISTRYINDEX, lua_Integer(reference.slot))
+    }
+}
+
+extension LuaStack {
+    /// Whether `reference` was made in this state: the same release queue,
+    /// compared without retaining the state's core or either queue.
+    @inline(__always)
+    func belongsHere(_ reference: LuaReference) -> Bool {
+        Unmanaged<LuaStateCore>.fromOpaque(limitsBlock.pointee.host)._withUnsafeGuaranteedRef { core in
+            ObjectIdentifier(core.releaseQueue) == ObjectIdentifier(reference.queue)
+        }
     }
 }
 

@@ -18,6 +18,8 @@ public final class RequestManager: DefaultConstructible, @unchecked Sendable {
     public init(baseURL: String) { self.baseURL = baseURL }
     /// Pretends to fetch `path`.
     public func fetch(_ path: String) throws -> String { baseURL + "/" + path }
+    /// Pretends to retry the last request `times` times, `delay` seconds apart; returns how many ran.
+    public func retry(_ times: Int, delay: Double) -> Int { times }
 }
 
 /// A client protocol the snippets inject by protocol.

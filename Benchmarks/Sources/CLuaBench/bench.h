@@ -70,6 +70,30 @@ static inline void bmbench_push_c_object(lua_State *L) {
     lua_setmetatable(L, -2);
 }
 
+/* The same C method checking its object as a C library does, with
+   luaL_checkudata (its metatable against the one registered under its
+   name): what a C method must do before it touches its userdata, and what
+   the unchecked one above leaves out. */
+static inline int bmbench_c_abs_checked_method(lua_State *L) {
+    (void)luaL_checkudata(L, 1, "bmbench.CheckedObject");
+    lua_Integer n = luaL_checkinteger(L, 2);
+    lua_pushinteger(L, n < 0 ? -n : n);
+    return 1;
+}
+
+/* Pushes a 16-byte userdata of the registered type "bmbench.CheckedObject"
+   whose __index table holds the checked C method `abs`. */
+static inline void bmbench_push_checked_c_object(lua_State *L) {
+    lua_newuserdatauv(L, 16, 0);
+    if (luaL_newmetatable(L, "bmbench.CheckedObject")) {
+        lua_createtable(L, 0, 1);
+        lua_pushcclosure(L, bmbench_c_abs_checked_method, 0);
+        lua_setfield(L, -2, "abs");
+        lua_setfield(L, -2, "__index");
+    }
+    lua_setmetatable(L, -2);
+}
+
 /* A count hook that does nothing, set every `step` instructions on `L`:
    the floor of any instruction budget, since Lua 5.4 runs its hook check on
    every instruction as soon as a count hook is set. */

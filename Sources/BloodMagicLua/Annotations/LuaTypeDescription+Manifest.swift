@@ -34,7 +34,14 @@ extension LuaTypeDescription {
     /// with it, any other class as `any`).
     public init(_ type: AppManifest.ExposedType, typeNames: Set<String>) {
         func parameters(_ arguments: [AppManifest.Argument]?) -> [LuaParameterDescription]? {
-            arguments.map { $0.map { LuaParameterDescription(name: $0.name, optional: $0.optional) } }
+            arguments.map {
+                $0.map { argument in
+                    LuaParameterDescription(
+                        name: argument.name,
+                        type: argument.type.map { LuaAnnotationType.luaType(spelling: $0, typeNames: typeNames) } ?? "any",
+                        optional: argument.optional)
+                }
+            }
         }
         let constructor = type.constructor.map { constructor in
             if let decodes = constructor.decodes {

@@ -121,11 +121,15 @@ public struct AppManifest: Codable, Sendable, Equatable {
         public var name: String
         /// Whether a call may leave it out (declared with a trailing `?`).
         public var optional: Bool
+        /// The Swift type it is read as (a method with typed parameters),
+        /// spelled as for a property; nil when the body reads it itself.
+        public var type: String?
 
         /// Describes an argument.
-        public init(name: String, optional: Bool = false) {
+        public init(name: String, optional: Bool = false, type: String? = nil) {
             self.name = name
             self.optional = optional
+            self.type = type
         }
     }
 

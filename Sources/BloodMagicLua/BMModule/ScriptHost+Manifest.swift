@@ -110,11 +110,29 @@ extension AppManifest.ExposedType {
             methods: members.filter { !$0.isProperty }.map { member in
                 AppManifest.Method(
                     name: member.name,
-                    arguments: member.signature.names.map { names in
-                        names.enumerated().map { AppManifest.Argument(name: $0.element, optional: $0.offset >= member.signature.minimum) }
-                    },
+                    arguments: Self.arguments(of: member, spelling: { SwiftTypeSpelling.spelling(of: $0, className: className) }),
                     returns: type(member.result))
             })
+    }
+}
+
+extension AppManifest.ExposedType {
+    /// A method's arguments: its declared names, and for typed parameters
+    /// their Swift types (named `arg1`, `arg2`, … when the method declared
+    /// no names); nil when it takes any.
+    static func arguments(of member: LuaExposedMember, spelling: (Any.Type) -> String) -> [AppManifest.Argument]? {
+        let signature = member.signature
+        guard let types = member.argumentTypes else {
+            return signature.names.map { names in
+                names.enumerated().map { AppManifest.Argument(name: $0.element, optional: $0.offset >= signature.minimum) }
+            }
+        }
+        return types.enumerated().map { offset, type in
+            AppManifest.Argument(
+                name: signature.name(of: offset + 1) ?? "arg\(offset + 1)",
+                optional: offset >= signature.minimum,
+                type: spelling(type))
+        }
     }
 }
 

@@ -24,11 +24,15 @@ final class LuaExposedMember {
     let write: ((UnsafeMutableRawPointer, LuaStack) throws -> Void)?
     /// A property's type, or what a method returns (for editor annotations).
     let result: LuaMemberResult
+    /// The Swift types a method's typed parameters are read as (for editor
+    /// annotations); nil for a method that reads its own arguments.
+    let argumentTypes: [Any.Type]?
 
     /// A method; `signature` is the one its `invoke` closure checks against.
     @usableFromInline
     init(
         method name: String, signature: LuaSignature, result: LuaMemberResult = .unknown,
+        argumentTypes: [Any.Type]? = nil,
         invoke: @escaping (UnsafeMutableRawPointer?, UnsafeRawPointer, LuaStack) throws -> Int32
     ) {
         self.name = name
@@ -38,6 +42,7 @@ final class LuaExposedMember {
         self.read = { _, _ in 0 }
         self.write = nil
         self.result = result
+        self.argumentTypes = argumentTypes
     }
 
     /// A property.
@@ -54,6 +59,7 @@ final class LuaExposedMember {
         self.read = read
         self.write = write
         self.result = type.map { .value($0) } ?? .unknown
+        self.argumentTypes = nil
     }
 
     /// Why argument 1 of a call to `method` of the type `tag` is not a usable

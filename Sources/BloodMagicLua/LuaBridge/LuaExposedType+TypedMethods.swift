@@ -15,7 +15,7 @@ extension LuaExposedType {
     public func method<Result: LuaPushable>(_ name: String, _ body: @escaping (Root) throws -> Result) -> Self {
         let signature = LuaSignature(function: "\(self.name).\(name)", arity: 0, declared: nil)
         return adding(
-            LuaExposedMember(method: name, signature: signature, result: .value(Result.self)) { pointer, tag, stack in
+            LuaExposedMember(method: name, signature: signature, result: .value(Result.self), argumentTypes: []) { pointer, tag, stack in
                 let object = try Self.typedSelf(pointer, tag, stack, signature, name)
                 let result = try object._withUnsafeGuaranteedRef { try body($0) }
                 stack.pushReserved(result)
@@ -28,7 +28,7 @@ extension LuaExposedType {
     public func method(_ name: String, _ body: @escaping (Root) throws -> Void) -> Self {
         let signature = LuaSignature(function: "\(self.name).\(name)", arity: 0, declared: nil)
         return adding(
-            LuaExposedMember(method: name, signature: signature, result: .nothing) { pointer, tag, stack in
+            LuaExposedMember(method: name, signature: signature, result: .nothing, argumentTypes: []) { pointer, tag, stack in
                 let object = try Self.typedSelf(pointer, tag, stack, signature, name)
                 try object._withUnsafeGuaranteedRef { try body($0) }
                 return 0
@@ -50,7 +50,7 @@ extension LuaExposedType {
     ) -> Self {
         let signature = LuaSignature(function: "\(self.name).\(name)", arity: 1, declared: arguments)
         return adding(
-            LuaExposedMember(method: name, signature: signature, result: .value(Result.self)) { pointer, tag, stack in
+            LuaExposedMember(method: name, signature: signature, result: .value(Result.self), argumentTypes: [A.self]) { pointer, tag, stack in
                 let object = try Self.typedSelf(pointer, tag, stack, signature, name)
                 let a: A = try Self.argument(1, stack, signature)
                 let result = try object._withUnsafeGuaranteedRef { try body($0, a) }
@@ -66,7 +66,7 @@ extension LuaExposedType {
     ) -> Self {
         let signature = LuaSignature(function: "\(self.name).\(name)", arity: 1, declared: arguments)
         return adding(
-            LuaExposedMember(method: name, signature: signature, result: .nothing) { pointer, tag, stack in
+            LuaExposedMember(method: name, signature: signature, result: .nothing, argumentTypes: [A.self]) { pointer, tag, stack in
                 let object = try Self.typedSelf(pointer, tag, stack, signature, name)
                 let a: A = try Self.argument(1, stack, signature)
                 try object._withUnsafeGuaranteedRef { try body($0, a) }
@@ -81,7 +81,7 @@ extension LuaExposedType {
     ) -> Self {
         let signature = LuaSignature(function: "\(self.name).\(name)", arity: 2, declared: arguments)
         return adding(
-            LuaExposedMember(method: name, signature: signature, result: .value(Result.self)) { pointer, tag, stack in
+            LuaExposedMember(method: name, signature: signature, result: .value(Result.self), argumentTypes: [A.self, B.self]) { pointer, tag, stack in
                 let object = try Self.typedSelf(pointer, tag, stack, signature, name)
                 let a: A = try Self.argument(1, stack, signature)
                 let b: B = try Self.argument(2, stack, signature)
@@ -98,7 +98,7 @@ extension LuaExposedType {
     ) -> Self {
         let signature = LuaSignature(function: "\(self.name).\(name)", arity: 2, declared: arguments)
         return adding(
-            LuaExposedMember(method: name, signature: signature, result: .nothing) { pointer, tag, stack in
+            LuaExposedMember(method: name, signature: signature, result: .nothing, argumentTypes: [A.self, B.self]) { pointer, tag, stack in
                 let object = try Self.typedSelf(pointer, tag, stack, signature, name)
                 let a: A = try Self.argument(1, stack, signature)
                 let b: B = try Self.argument(2, stack, signature)
@@ -114,7 +114,7 @@ extension LuaExposedType {
     ) -> Self {
         let signature = LuaSignature(function: "\(self.name).\(name)", arity: 3, declared: arguments)
         return adding(
-            LuaExposedMember(method: name, signature: signature, result: .value(Result.self)) { pointer, tag, stack in
+            LuaExposedMember(method: name, signature: signature, result: .value(Result.self), argumentTypes: [A.self, B.self, C.self]) { pointer, tag, stack in
                 let object = try Self.typedSelf(pointer, tag, stack, signature, name)
                 let a: A = try Self.argument(1, stack, signature)
                 let b: B = try Self.argument(2, stack, signature)
@@ -132,7 +132,7 @@ extension LuaExposedType {
     ) -> Self {
         let signature = LuaSignature(function: "\(self.name).\(name)", arity: 3, declared: arguments)
         return adding(
-            LuaExposedMember(method: name, signature: signature, result: .nothing) { pointer, tag, stack in
+            LuaExposedMember(method: name, signature: signature, result: .nothing, argumentTypes: [A.self, B.self, C.self]) { pointer, tag, stack in
                 let object = try Self.typedSelf(pointer, tag, stack, signature, name)
                 let a: A = try Self.argument(1, stack, signature)
                 let b: B = try Self.argument(2, stack, signature)

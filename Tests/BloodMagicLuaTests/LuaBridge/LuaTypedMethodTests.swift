@@ -1,4 +1,5 @@
 import CLua
+import Foundation
 import Testing
 @testable import BloodMagicLua
 
@@ -160,5 +161,39 @@ struct LuaTypedMethodTests {
         } else {
             Issue.record("total should return a value")
         }
+    }
+}
+
+@Suite("Typed exposed methods in editor annotations")
+struct LuaTypedMethodAnnotationTests {
+    /// A typed method's parameters carry their types into the manifest and
+    /// from there into the `---@param` lines; a method that reads its own
+    /// arguments keeps `any`.
+    @Test func typedParametersAreAnnotatedWithTheirTypes() throws {
+        let state = try LuaState()
+        state.expose(
+            accountType()
+                .method("untyped", arguments: ["value"]) { _, args in try args.get(1, as: Int.self) }
+                .method("unnamed") { (_: Account, flag: Bool, ratio: Double) in flag ? ratio : 0 })
+        let types = state.withStack { $0.manifestExposedTypes }
+        let account = try #require(types.first { $0.name == "Account" })
+        let move = try #require(account.methods.first { $0.name == "move" })
+        #expect(move.arguments == [
+            AppManifest.Argument(name: "to", optional: false, type: "Account"),
+            AppManifest.Argument(name: "amount", optional: false, type: "Int"),
+            AppManifest.Argument(name: "memo", optional: true, type: "Optional<String>"),
+        ])
+        let description = LuaTypeDescription(account, typeNames: ["Account"])
+        func parameters(_ name: String) throws -> [String] {
+            let method = try #require(description.methods.first { $0.name == name })
+            return try #require(method.parameters).map { "\($0.name)\($0.optional ? "?" : ""): \($0.type)" }
+        }
+        #expect(try parameters("move") == ["to: Account", "amount: integer", "memo?: string?"])
+        #expect(try parameters("untyped") == ["value: any"])
+        #expect(try parameters("unnamed") == ["arg1: boolean", "arg2: number"])
+        #expect(try parameters("total") == [])
+        // The manifest round-trips through JSON with the types.
+        let json = try JSONEncoder().encode(account)
+        #expect(try JSONDecoder().decode(AppManifest.ExposedType.self, from: json) == account)
     }
 }

@@ -82,14 +82,25 @@ final class LuaEncodingContext {
     /// slot; -1 where the slot holds no sequence of this encoding), so that
     /// two unkeyed containers of one value append to the same sequence.
     @exclusivity(unchecked) private var sequenceCounts: [Int] = []
+    /// The state's record of how many fields a value of each type wrote.
+    let core: LuaStateCore
+    var fieldCounts: [ObjectIdentifier: Int32] {
+        get { core.encodedFieldCounts }
+        _modify { yield &core.encodedFieldCounts }
+    }
 
     /// The free slots kept above the top (see the type's invariant).
     static let spareSlots: Int32 = 2
+    /// The most fields a table is made room for ahead: a struct rarely has
+    /// more, and a large dictionary must not make the next small one of its
+    /// type large too.
+    static let maximumFieldCountHint: Int32 = 32
 
     init(stack: LuaStack, userInfo: [CodingUserInfoKey: any Sendable]) {
         self.stack = stack
         self.L = stack.L
         self.userInfo = userInfo
+        self.core = stack.core
     }
 
     /// Pushes a new value's slot, holding the placeholder of a value that
@@ -189,6 +200,11 @@ final class LuaValueEncoder: Encoder {
     /// moved on.
     let bindingTable: Int32
     let bindingKey: (any CodingKey)?
+    /// How many fields the table of a keyed value is made room for: what
+    /// the last value of the same type wrote (see ``LuaStateCore/encodedFieldCounts``).
+    @exclusivity(unchecked) var fieldCountHint: Int32 = 0
+    /// How many fields a keyed container wrote into this value's table.
+    @exclusivity(unchecked) var fieldsWritten: Int32 = 0
 
     init(
         context: LuaEncodingContext, slot: Int32, parent: LuaValueEncoder?, key: (any CodingKey)?,
@@ -242,7 +258,7 @@ final class LuaValueEncoder: Encoder {
             context.fail(LuaError(.conversion, "values nested more than \(LuaNesting.maxDepth) deep cannot cross into Lua"))
             return false
         }
-        lua_createtable(L, 0, 0)
+        lua_createtable(L, 0, sequence ? 0 : fieldCountHint)
         replace()
         context.setSequenceCount(sequence ? 0 : -1, at: slot)
         return true
@@ -304,7 +320,15 @@ final class LuaValueEncoder: Encoder {
             let decimal = value as! Decimal
             set { context.push(NSDecimalNumber(decimal: decimal).doubleValue) }
         } else {
+            // A struct's table is made with room for the fields the last
+            // value of its type wrote, so that it is not rehashed as it fills.
+            let type = ObjectIdentifier(T.self)
+            fieldCountHint = context.fieldCounts[type] ?? 0
             try value.encode(to: self)
+            let written = min(fieldsWritten, LuaEncodingContext.maximumFieldCountHint)
+            if written != fieldCountHint, written > 0 {
+                context.fieldCounts[type] = written
+            }
         }
         lua_settop(L, slot)
         if context.isUnset(slot) {

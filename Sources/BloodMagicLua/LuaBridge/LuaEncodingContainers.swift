@@ -22,6 +22,7 @@ struct LuaKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
         context.push(key: key)
         push()
         lua_rawset(L, encoder.slot)
+        encoder.fieldsWritten &+= 1
     }
 
     mutating func encodeNil(forKey key: Key) throws { write(key) { lua_pushnil(L) } }
@@ -54,6 +55,7 @@ struct LuaKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
         let slot = context.reserveSlot()
         try encoder.child(slot: slot, key: key).encodeValue(value)
         lua_rawset(L, encoder.slot)
+        encoder.fieldsWritten &+= 1
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(

@@ -22,6 +22,10 @@ final class LuaStateCore {
     /// What a script host did to this state from Swift (exposed types,
     /// globals), to do again in the fresh state of a reload.
     var hostSetup: [(LuaStack) -> Void] = []
+    /// How many fields the last encoded value of each `Encodable` type
+    /// wrote (``LuaEncoder``), so that its next table is made that size.
+    /// One entry per Swift type the app encodes: scripts cannot add types.
+    var encodedFieldCounts: [ObjectIdentifier: Int32] = [:]
     private var closed = false
 
     init?(releaseQueue: LuaReleaseQueue) {

@@ -36,7 +36,8 @@ final class LuaSignature {
     init(function: String, arity: Int, declared: [String]?) {
         self.function = function
         self.names = declared.map { $0.map { $0.hasSuffix("?") ? String($0.dropLast()) : $0 } }
-        self.minimum = declared.map { $0.lastIndex(where: { !$0.hasSuffix("?") }).map { $0 + 1 } ?? 0 } ?? arity
+        let required = declared.map { $0.lastIndex(where: { !$0.hasSuffix("?") }).map { $0 + 1 } ?? 0 } ?? arity
+        self.minimum = min(required, arity)  // names beyond the parameters only name nothing
         self.maximum = arity
     }
 

@@ -197,3 +197,22 @@ struct LuaTypedMethodAnnotationTests {
         #expect(try JSONDecoder().decode(AppManifest.ExposedType.self, from: json) == account)
     }
 }
+
+@Suite("Typed exposed methods: declared names")
+struct LuaTypedMethodNameTests {
+    /// Names that do not match the parameters never make a call fail that
+    /// the parameters accept, and messages stay sensible.
+    @Test func mismatchedNamesOnlyNameWhatTheyCan() throws {
+        let state = try LuaState()
+        state.expose(
+            LuaExposedType(Account.self)
+                .constructor { _ in Account() }
+                .method("few", arguments: ["a"]) { (_: Account, a: Int, b: Int) in a + b }
+                .method("many", arguments: ["a", "b", "c"]) { (_: Account, a: Int) in a })
+        #expect(try state.run("local o = Account.new() return o:few(1, 2), o:many(5)") == [.integer(3), .integer(5)])
+        let second = try #require(throws: LuaError.self) { try state.run("Account.new():few(1, 'x')", name: "@n.lua") }
+        #expect(second.message == "n.lua:1: Account.few: bad argument #2 (expected integer, got string)")
+        let extra = try #require(throws: LuaError.self) { try state.run("Account.new():many(1, 2)", name: "@n.lua") }
+        #expect(extra.message == "n.lua:1: Account.many: expected 1 argument, got 2")
+    }
+}

@@ -115,7 +115,10 @@ public struct LuaExposedType<Root: AnyObject> {
     /// which a subclass may override; a computed or observed property; a
     /// path of several components) reads go through Swift's runtime key-path
     /// projection, which costs several times a closure call. Writes always
-    /// go through the key path, so observers and exclusivity checks run.
+    /// go through the key path, so observers and exclusivity checks run. A
+    /// direct read makes no dynamic exclusivity check of its own (as a read
+    /// of a `let` makes none): Lua reading the property while Swift holds
+    /// an `inout` access to it gets its current value rather than a trap.
     @inlinable
     public func property<Value: LuaConvertible>(_ name: String, _ keyPath: ReferenceWritableKeyPath<Root, Value>) -> Self {
         let function = "\(self.name).\(name)"

@@ -28,6 +28,7 @@
 #include <lualib.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1020,7 +1021,19 @@ typedef struct bm_exposed_binding {
     bm_exposed_entry entry;
     const void *tag;
     void *member;
+    /* A property stored in the object at `offset` as a plain value, which
+       __index reads in C without entering Swift: one of the kinds below,
+       or BM_STORED_NONE (the getter entry reads it). */
+    int stored_kind;
+    long stored_offset;
 } bm_exposed_binding;
+
+enum {
+    BM_STORED_NONE = 0,
+    BM_STORED_INT64 = 1,   /* Int, Int64: a Lua integer */
+    BM_STORED_DOUBLE = 2,  /* Double: a Lua float */
+    BM_STORED_BOOL = 3     /* Bool: one byte, 0 or 1 */
+};
 
 /* The block at `idx` when it is an exposed object of the type `tag`.
    lua_touserdata is NULL for anything but userdata, and lua_rawlen is 0 for
@@ -1062,6 +1075,18 @@ static inline int bm_exposed_index(lua_State *L) {
     if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TUSERDATA) return 1;
     const bm_exposed_binding *p = (const bm_exposed_binding *)lua_touserdata(L, -1);
     bm_exposed_object *self = bm_exposed_check(L, 1, p->tag);
+    if (p->stored_kind != BM_STORED_NONE && self != NULL && self->object != NULL) {
+        /* The object is alive (its userdata is argument 1) and of the type
+           the offset was found for, or a subclass, which keeps its layout.
+           One push: within the LUA_MINSTACK slots every C call starts with. */
+        const char *field = (const char *)self->object + p->stored_offset;
+        switch (p->stored_kind) {
+        case BM_STORED_INT64: lua_pushinteger(L, (lua_Integer)*(const int64_t *)field); return 1;
+        case BM_STORED_DOUBLE: lua_pushnumber(L, (lua_Number)*(const double *)field); return 1;
+        case BM_STORED_BOOL: lua_pushboolean(L, *(const unsigned char *)field != 0); return 1;
+        default: break;
+        }
+    }
     return bm_exposed_call(L, p->entry, self ? self->object : NULL, p->tag, p->member);
 }
 
@@ -1101,6 +1126,17 @@ static inline void bm_push_exposed_binding(lua_State *L, bm_exposed_entry fn, co
     b->entry = fn;
     b->tag = tag;
     b->member = member;
+    b->stored_kind = BM_STORED_NONE;
+    b->stored_offset = 0;
+}
+
+/* A property's binding whose plain value __index reads in C at `offset`. */
+static inline void bm_push_exposed_stored_binding(lua_State *L, bm_exposed_entry fn, const void *tag, void *member,
+                                                  int kind, long offset) {
+    bm_push_exposed_binding(L, fn, tag, member);
+    bm_exposed_binding *b = (bm_exposed_binding *)lua_touserdata(L, -1);
+    b->stored_kind = kind;
+    b->stored_offset = offset;
 }
 
 /* Pushes a method closure of an exposed type (see bm_exposed_method). */

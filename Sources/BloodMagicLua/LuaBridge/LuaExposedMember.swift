@@ -27,6 +27,10 @@ final class LuaExposedMember {
     /// The Swift types a method's typed parameters are read as (for editor
     /// annotations); nil for a method that reads its own arguments.
     let argumentTypes: [Any.Type]?
+    /// For a property stored in the object as a plain value (`BM_STORED_*`
+    /// in the shim), its kind and byte offset: `__index` then reads it in C.
+    let storedKind: Int32
+    let storedOffset: Int
 
     /// A method; `signature` is the one its `invoke` closure checks against.
     @usableFromInline
@@ -43,6 +47,8 @@ final class LuaExposedMember {
         self.write = nil
         self.result = result
         self.argumentTypes = argumentTypes
+        self.storedKind = Int32(BM_STORED_NONE)
+        self.storedOffset = 0
     }
 
     /// A property.
@@ -50,7 +56,8 @@ final class LuaExposedMember {
     init(
         property name: String, of typeName: String, type: Any.Type? = nil,
         read: @escaping (UnsafeMutableRawPointer, LuaStack) throws -> Int32,
-        write: ((UnsafeMutableRawPointer, LuaStack) throws -> Void)?
+        write: ((UnsafeMutableRawPointer, LuaStack) throws -> Void)?,
+        stored: (kind: Int32, offset: Int)? = nil
     ) {
         self.name = name
         self.signature = LuaSignature(function: "\(typeName).\(name)", declared: nil)
@@ -60,6 +67,8 @@ final class LuaExposedMember {
         self.write = write
         self.result = type.map { .value($0) } ?? .unknown
         self.argumentTypes = nil
+        self.storedKind = stored?.kind ?? Int32(BM_STORED_NONE)
+        self.storedOffset = stored?.offset ?? 0
     }
 
     /// Why argument 1 of a call to `method` of the type `tag` is not a usable

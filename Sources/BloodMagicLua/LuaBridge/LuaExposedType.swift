@@ -1,3 +1,5 @@
+import CLua
+
 /// Describes how a Swift class appears in Lua: its name, constructor,
 /// properties, methods and the protocols it conforms to.
 ///
@@ -94,7 +96,10 @@ public struct LuaExposedType<Root: AnyObject> {
     @inlinable @_disfavoredOverload
     public func property<Value: LuaPushable>(_ name: String, _ keyPath: KeyPath<Root, Value>) -> Self {
         if let offset = StoredPropertyOffset.of(keyPath) {
-            return adding(LuaExposedMember(property: name, of: self.name, type: Value.self, read: Self.storedRead(Value.self, at: offset), write: nil))
+            return adding(
+                LuaExposedMember(
+                    property: name, of: self.name, type: Value.self, read: Self.storedRead(Value.self, at: offset), write: nil,
+                    stored: Self.storedKind(Value.self).map { ($0, offset) }))
         }
         return property(name, get: { $0[keyPath: keyPath] })
     }
@@ -122,10 +127,11 @@ public struct LuaExposedType<Root: AnyObject> {
     @inlinable
     public func property<Value: LuaConvertible>(_ name: String, _ keyPath: ReferenceWritableKeyPath<Root, Value>) -> Self {
         let function = "\(self.name).\(name)"
+        let offset = StoredPropertyOffset.of(keyPath)
         return adding(
             LuaExposedMember(
                 property: name, of: self.name, type: Value.self,
-                read: StoredPropertyOffset.of(keyPath).map { Self.storedRead(Value.self, at: $0) } ?? { pointer, stack in
+                read: offset.map { Self.storedRead(Value.self, at: $0) } ?? { pointer, stack in
                     stack.pushReserved(Unmanaged<Root>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0[keyPath: keyPath] })
                     return 1
                 },
@@ -137,7 +143,20 @@ public struct LuaExposedType<Root: AnyObject> {
                         throw LuaError(.conversion, "\(function): bad value (\(error.message))")
                     }
                     Unmanaged<Root>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0[keyPath: keyPath] = value }
-                }))
+                },
+                stored: offset.flatMap { offset in Self.storedKind(Value.self).map { ($0, offset) } }))
+    }
+
+    /// The shim's kind for a value `__index` may read in C at a stored
+    /// property's offset (a 64-bit integer, a `Double`, a `Bool`), or nil.
+    @inlinable
+    static func storedKind<Value>(_ type: Value.Type) -> Int32? {
+        if Value.self == Int64.self || (Value.self == Int.self && MemoryLayout<Int>.size == 8) {
+            return Int32(BM_STORED_INT64)
+        }
+        if Value.self == Double.self { return Int32(BM_STORED_DOUBLE) }
+        if Value.self == Bool.self { return Int32(BM_STORED_BOOL) }
+        return nil
     }
 
     /// A property read that loads the value at `offset` in the object: for

@@ -1,3 +1,4 @@
+import CLua
 import Testing
 @testable import BloodMagicLua
 
@@ -104,5 +105,50 @@ struct StoredPropertyOffsetTests {
             lua.setRawGlobal("plain")
         }
         #expect(try state.run("return d.position, plain.position") == [.integer(99), .integer(1)])
+    }
+}
+
+/// A non-final class whose `final` properties cannot be overridden.
+private class Vessel: LuaExposable {
+    final var volume = 10
+    final var full = false
+    final var temperature = 20.5
+}
+
+private final class Kettle: Vessel {
+    var extra = 1
+}
+
+@Suite("Stored properties read in C")
+struct StoredPropertyReadInCTests {
+    /// Integer, float and boolean stored properties read in `__index`,
+    /// for objects of the exposed class and of a subclass pushed as it.
+    @Test func plainStoredPropertiesReadTheObjectsOwnValues() throws {
+        guard StoredPropertyOffset.layoutIsUnderstood else { return }
+        #expect(StoredPropertyOffset.of(\Vessel.volume) != nil)
+        let state = try LuaState()
+        let info = state.expose(
+            LuaExposedType(Vessel.self)
+                .property("volume", \.volume)
+                .property("full", \.full)
+                .property("temperature", \.temperature))
+        let vessel = Vessel()
+        let kettle = Kettle()
+        kettle.volume = 2
+        kettle.full = true
+        kettle.temperature = -3.25
+        try state.withStack { (lua) throws(LuaError) in
+            lua.push(exposed: vessel, as: info)
+            lua.setRawGlobal("v")
+            lua.push(exposed: kettle, as: info)
+            lua.setRawGlobal("k")
+        }
+        #expect(try state.run("return v.volume, v.full, v.temperature, k.volume, k.full, k.temperature")
+            == [.integer(10), .boolean(false), .number(20.5), .integer(2), .boolean(true), .number(-3.25)])
+        vessel.volume = Int.min
+        #expect(try state.run("v.temperature = 99.5 return v.volume, v.temperature") == [.integer(Int.min), .number(99.5)])
+        #expect(vessel.temperature == 99.5)
+        let member = try #require(info.members["volume"])
+        #expect(member.storedKind == Int32(BM_STORED_INT64))
     }
 }

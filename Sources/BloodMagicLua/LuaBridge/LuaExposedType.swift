@@ -116,7 +116,8 @@ public struct LuaExposedType<Root: AnyObject> {
     ///
     /// When the key path names a stored property of a final class (or a
     /// `final` property) without observers, a read loads it directly at its
-    /// offset, as fast as a `let`. Otherwise (a non-final class's property,
+    /// offset; an `Int`, `Double` or `Bool` is read by the C `__index`
+    /// itself, without a call into Swift, the fastest property read there is. Otherwise (a non-final class's property,
     /// which a subclass may override; a computed or observed property; a
     /// path of several components) reads go through Swift's runtime key-path
     /// projection, which costs several times a closure call. Writes always

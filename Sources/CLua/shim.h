@@ -28,6 +28,7 @@
 #include <lualib.h>
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1025,7 +1026,7 @@ typedef struct bm_exposed_binding {
        __index reads in C without entering Swift: one of the kinds below,
        or BM_STORED_NONE (the getter entry reads it). */
     int stored_kind;
-    long stored_offset;
+    ptrdiff_t stored_offset;
 } bm_exposed_binding;
 
 enum {
@@ -1132,7 +1133,7 @@ static inline void bm_push_exposed_binding(lua_State *L, bm_exposed_entry fn, co
 
 /* A property's binding whose plain value __index reads in C at `offset`. */
 static inline void bm_push_exposed_stored_binding(lua_State *L, bm_exposed_entry fn, const void *tag, void *member,
-                                                  int kind, long offset) {
+                                                  int kind, ptrdiff_t offset) {
     bm_push_exposed_binding(L, fn, tag, member);
     bm_exposed_binding *b = (bm_exposed_binding *)lua_touserdata(L, -1);
     b->stored_kind = kind;

@@ -7,8 +7,9 @@ extension FuzzTargets {
     public static let scriptLimits = LuaLimits(maxMemory: 4 << 20, maxInstructions: 200_000)
 
     /// Target `script`: the bytes run as a startup script in a sandboxed,
-    /// limited ``ScriptHost`` with `bm` loaded, an in-memory preference store
-    /// and a registry of its own.
+    /// limited ``ScriptHost`` with `bm` loaded, an in-memory preference store,
+    /// a registry of its own and an exposed Swift class (`Gauge`, and its
+    /// object `gauge`; see ``FuzzGauge``).
     ///
     /// Invariants: the run ends (with or without an error), a failing script
     /// leaves no registration behind, the state answers a plain chunk
@@ -26,6 +27,7 @@ extension FuzzTargets {
                     libraries: .safe, limits: scriptLimits, registry: registry,
                     preferences: InMemoryPreferenceStore()))
             state = host.state
+            exposeFuzzTypes(to: host)
             result = FuzzScratch.withFile(containing: bytes, suffix: ".lua") { file in
                 runStartupScript(file, in: host, registry: registry)
             }

@@ -1122,22 +1122,20 @@ static inline int bm_exposed_equal(lua_State *L) {
 }
 
 /* Pushes a binding userdata (no metatable: it only holds pointers). */
-static inline void bm_push_exposed_binding(lua_State *L, bm_exposed_entry fn, const void *tag, void *member) {
+/* A property's binding: with a kind other than BM_STORED_NONE, __index
+   reads its plain value in C at `offset`. */
+static inline void bm_push_exposed_stored_binding(lua_State *L, bm_exposed_entry fn, const void *tag, void *member,
+                                                  int kind, ptrdiff_t offset) {
     bm_exposed_binding *b = (bm_exposed_binding *)lua_newuserdatauv(L, sizeof(bm_exposed_binding), 0);
     b->entry = fn;
     b->tag = tag;
     b->member = member;
-    b->stored_kind = BM_STORED_NONE;
-    b->stored_offset = 0;
-}
-
-/* A property's binding whose plain value __index reads in C at `offset`. */
-static inline void bm_push_exposed_stored_binding(lua_State *L, bm_exposed_entry fn, const void *tag, void *member,
-                                                  int kind, ptrdiff_t offset) {
-    bm_push_exposed_binding(L, fn, tag, member);
-    bm_exposed_binding *b = (bm_exposed_binding *)lua_touserdata(L, -1);
     b->stored_kind = kind;
     b->stored_offset = offset;
+}
+
+static inline void bm_push_exposed_binding(lua_State *L, bm_exposed_entry fn, const void *tag, void *member) {
+    bm_push_exposed_stored_binding(L, fn, tag, member, BM_STORED_NONE, 0);
 }
 
 /* Pushes a method closure of an exposed type (see bm_exposed_method). */

@@ -138,7 +138,6 @@ public struct LuaArguments {
             let reason = error.message.hasSuffix("got nil") ? "missing" : error.message
             return LuaError(.conversion, "\(function): bad argument '\(label)' (\(reason))")
         }
-        let quoted = label.map { " '\($0)'" } ?? ""
-        return LuaError(.conversion, "\(function): bad argument #\(n)\(quoted) (\(error.message))")
+        return signature.badArgument(n, label: label, error)
     }
 }

@@ -152,10 +152,7 @@ extension LuaExposedType {
         _ name: String
     ) throws(LuaError) -> Unmanaged<Root> {
         guard let pointer else { return try typedSelfSlowly(tag, stack, signature, name) }
-        let top = lua_gettop(stack.L)
-        if _slowPath(top != Int32(truncatingIfNeeded: signature.maximum) &+ 1) {
-            try signature.fitArguments(stack, top: top)
-        }
+        try signature.fitArguments(stack)
         return Unmanaged<Root>.fromOpaque(pointer)
     }
 
@@ -168,10 +165,7 @@ extension LuaExposedType {
         guard let other = stack.exposedObject(at: 1, as: Root.self) else {
             throw LuaExposedMember.selfError(stack, tag: tag, signature: signature, method: name)
         }
-        let top = lua_gettop(stack.L)
-        if top != Int32(truncatingIfNeeded: signature.maximum) &+ 1 {
-            try signature.fitArguments(stack, top: top)
-        }
+        try signature.fitArguments(stack)
         return Unmanaged.passUnretained(other)
     }
 

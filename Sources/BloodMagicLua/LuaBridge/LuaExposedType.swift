@@ -117,8 +117,9 @@ public struct LuaExposedType<Root: AnyObject> {
     /// When the key path names a stored property of a final class (or a
     /// `final` property) without observers, a read loads it directly at its
     /// offset; an `Int`, `Double` or `Bool` is read by the C `__index`
-    /// itself, without a call into Swift, the fastest property read there is. Otherwise (a non-final class's property,
-    /// which a subclass may override; a computed or observed property; a
+    /// itself, without a call into Swift, the fastest property read there
+    /// is. Otherwise (a non-final class's property, which a subclass may
+    /// override; a computed or observed property; a
     /// path of several components) reads go through Swift's runtime key-path
     /// projection, which costs several times a closure call. Writes always
     /// go through the key path, so observers and exclusivity checks run. A
@@ -127,7 +128,6 @@ public struct LuaExposedType<Root: AnyObject> {
     /// an `inout` access to it gets its current value rather than a trap.
     @inlinable
     public func property<Value: LuaConvertible>(_ name: String, _ keyPath: ReferenceWritableKeyPath<Root, Value>) -> Self {
-        let function = "\(self.name).\(name)"
         let offset = StoredPropertyOffset.of(keyPath)
         return adding(
             LuaExposedMember(
@@ -136,16 +136,25 @@ public struct LuaExposedType<Root: AnyObject> {
                     stack.pushReserved(Unmanaged<Root>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0[keyPath: keyPath] })
                     return 1
                 },
-                write: { pointer, stack in
-                    let value: Value
-                    do throws(LuaError) {
-                        value = try Value.read(from: stack, at: 3)
-                    } catch {
-                        throw LuaError(.conversion, "\(function): bad value (\(error.message))")
-                    }
-                    Unmanaged<Root>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0[keyPath: keyPath] = value }
-                },
+                write: Self.write(Value.self, "\(self.name).\(name)") { $0[keyPath: keyPath] = $1 },
                 stored: offset.flatMap { offset in Self.storedKind(Value.self).map { ($0, offset) } }))
+    }
+
+    /// A property write: reads the value at index 3 as `Value` (an error
+    /// names `function`) and hands it to `set` with the object.
+    @inlinable
+    static func write<Value: LuaReadable>(
+        _ type: Value.Type, _ function: String, _ set: @escaping (Root, Value) throws -> Void
+    ) -> (UnsafeMutableRawPointer, LuaStack) throws -> Void {
+        { pointer, stack in
+            let value: Value
+            do throws(LuaError) {
+                value = try Value.read(from: stack, at: 3)
+            } catch {
+                throw LuaError(.conversion, "\(function): bad value (\(error.message))")
+            }
+            try Unmanaged<Root>.fromOpaque(pointer)._withUnsafeGuaranteedRef { try set($0, value) }
+        }
     }
 
     /// The shim's kind for a value `__index` may read in C at a stored
@@ -190,23 +199,14 @@ public struct LuaExposedType<Root: AnyObject> {
     public func property<Value: LuaConvertible>(
         _ name: String, get: @escaping (Root) throws -> Value, set: @escaping (Root, Value) throws -> Void
     ) -> Self {
-        let function = "\(self.name).\(name)"
-        return adding(
+        adding(
             LuaExposedMember(
                 property: name, of: self.name, type: Value.self,
                 read: { pointer, stack in
                     stack.pushReserved(try Unmanaged<Root>.fromOpaque(pointer)._withUnsafeGuaranteedRef(get))
                     return 1
                 },
-                write: { pointer, stack in
-                    let value: Value
-                    do throws(LuaError) {
-                        value = try Value.read(from: stack, at: 3)
-                    } catch {
-                        throw LuaError(.conversion, "\(function): bad value (\(error.message))")
-                    }
-                    try Unmanaged<Root>.fromOpaque(pointer)._withUnsafeGuaranteedRef { try set($0, value) }
-                }))
+                write: Self.write(Value.self, "\(self.name).\(name)", set)))
     }
 
     // MARK: - Methods

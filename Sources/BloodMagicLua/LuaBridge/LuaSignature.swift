@@ -23,8 +23,8 @@ final class LuaSignature {
             self.maximum = .max
             return
         }
-        self.names = declared.map { $0.hasSuffix("?") ? String($0.dropLast()) : $0 }
-        self.minimum = declared.lastIndex(where: { !$0.hasSuffix("?") }).map { $0 + 1 } ?? 0
+        self.names = Self.names(declared)
+        self.minimum = Self.required(declared)
         self.maximum = declared.count
     }
 
@@ -35,10 +35,20 @@ final class LuaSignature {
     @usableFromInline
     init(function: String, arity: Int, declared: [String]?) {
         self.function = function
-        self.names = declared.map { $0.map { $0.hasSuffix("?") ? String($0.dropLast()) : $0 } }
-        let required = declared.map { $0.lastIndex(where: { !$0.hasSuffix("?") }).map { $0 + 1 } ?? 0 } ?? arity
-        self.minimum = min(required, arity)  // names beyond the parameters only name nothing
+        self.names = declared.map(Self.names)
+        self.minimum = min(declared.map(Self.required) ?? arity, arity)  // names beyond the parameters name nothing
         self.maximum = arity
+    }
+
+    /// Declared names without their `?` markers.
+    private static func names(_ declared: [String]) -> [String] {
+        declared.map { $0.hasSuffix("?") ? String($0.dropLast()) : $0 }
+    }
+
+    /// How many declared arguments a call must pass: up to the last one
+    /// without a `?`.
+    private static func required(_ declared: [String]) -> Int {
+        declared.lastIndex(where: { !$0.hasSuffix("?") }).map { $0 + 1 } ?? 0
     }
 
     /// The declared name of argument `n` (1-based), if any.
@@ -53,6 +63,15 @@ final class LuaSignature {
         if count < minimum || count > maximum { throw countError(count) }
     }
 
+    /// Makes the stack of a typed method's call hold exactly the object and
+    /// `maximum` arguments (see ``fitArguments(_:top:)``); one comparison
+    /// when it already does.
+    @inlinable @inline(__always)
+    func fitArguments(_ stack: LuaStack) throws(LuaError) {
+        let top = lua_gettop(stack.L)
+        if _slowPath(top != Int32(truncatingIfNeeded: maximum) &+ 1) { try fitArguments(stack, top: top) }
+    }
+
     /// For a typed method called with `top` stack values (the object and
     /// its arguments) instead of `maximum + 1`: pads missing arguments with
     /// nil, or throws `Type.member: expected 1 argument, got 3`.
@@ -63,10 +82,11 @@ final class LuaSignature {
         lua_settop(stack.L, wanted)  // within the reserve every Swift entry starts with
     }
 
-    /// `Type.member: bad argument #1 'x' (expected integer, got string)`.
+    /// `Type.member: bad argument #1 'x' (expected integer, got string)`;
+    /// `label` names the argument instead of its declared name.
     @usableFromInline @inline(never)
-    func badArgument(_ n: Int, _ error: LuaError) -> LuaError {
-        let quoted = name(of: n).map { " '\($0)'" } ?? ""
+    func badArgument(_ n: Int, label: String? = nil, _ error: LuaError) -> LuaError {
+        let quoted = (label ?? name(of: n)).map { " '\($0)'" } ?? ""
         return LuaError(.conversion, "\(function): bad argument #\(n)\(quoted) (\(error.message))")
     }
 

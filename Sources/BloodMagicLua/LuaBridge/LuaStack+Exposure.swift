@@ -32,12 +32,8 @@ extension LuaStack {
             if member.isProperty {
                 // The property's binding: __index reads the getter entry,
                 // tag and member from it with one lookup.
-                if member.storedKind != Int32(BM_STORED_NONE) {
-                    bm_push_exposed_stored_binding(
-                        L, exposedGetterEntry, tag, member.opaque, member.storedKind, member.storedOffset)
-                } else {
-                    bm_push_exposed_binding(L, exposedGetterEntry, tag, member.opaque)
-                }
+                bm_push_exposed_stored_binding(
+                    L, exposedGetterEntry, tag, member.opaque, member.storedKind, member.storedOffset)
                 lua_setfield(L, members, member.name)
             } else {
                 bm_push_exposed_method(L, exposedMethodEntry, tag, member.opaque)

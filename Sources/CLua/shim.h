@@ -268,16 +268,12 @@ static inline int bm_call_at(lua_State *L, int nargs, int nresults, int handler)
 }
 
 /*
- * bm_call_at with `handler` inserted below the function and removed
- * afterwards (the caller made room for one more value). With no result or
- * one (or an error value), the handler's slot is dropped by copying that
- * value into it, which costs a third of rotating it out.
+ * Takes out the handler at `base`, just below the results of a call made
+ * with bm_call_at(L, nargs, nresults, base) that returned `status`. With no
+ * result or one (or an error value), the handler's slot is dropped by
+ * copying that value into it, which costs a third of rotating it out.
  */
-static inline int bm_call(lua_State *L, int nargs, int nresults, lua_CFunction handler) {
-    int base = lua_gettop(L) - nargs;
-    lua_pushcclosure(L, handler, 0);
-    lua_rotate(L, base, 1);
-    int status = bm_call_at(L, nargs, nresults, base);
+static inline void bm_drop_handler(lua_State *L, int base, int nresults, int status) {
     if (nresults == 1 || status != LUA_OK) {
         lua_copy(L, -1, base);
         lua_settop(L, base);
@@ -287,6 +283,18 @@ static inline int bm_call(lua_State *L, int nargs, int nresults, lua_CFunction h
         lua_rotate(L, base, -1);
         lua_settop(L, -2);
     }
+}
+
+/*
+ * bm_call_at with `handler` inserted below the function (at `base`, the
+ * function's index) and removed afterwards (the caller made room for one
+ * more value).
+ */
+static inline int bm_call(lua_State *L, int base, int nargs, int nresults, lua_CFunction handler) {
+    lua_pushcclosure(L, handler, 0);
+    lua_rotate(L, base, 1);
+    int status = bm_call_at(L, nargs, nresults, base);
+    bm_drop_handler(L, base, nresults, status);
     return status;
 }
 

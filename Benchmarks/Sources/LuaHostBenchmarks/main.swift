@@ -65,6 +65,18 @@ suite.measure("Swift -> Lua call (protected, traceback handler)", operations: 1_
         blackHole(sum)
     }
 }
+suite.measure("Swift -> Lua call with its arguments, lua.call(function, i, results: 1)", operations: 1_000_000,
+              baseline: "C -> Lua lua_pcall", goal: 1.9) { n in
+    state.withStack { lua in
+        var sum = 0
+        for i in 0..<n {
+            try! lua.call(function, i, results: 1)
+            sum &+= (try? lua.value(at: -1, as: Int.self)) ?? 0
+            lua.pop()
+        }
+        blackHole(sum)
+    }
+}
 suite.measure("Swift -> Lua call inside lua.withMessageHandler (handler kept in one slot)", operations: 1_000_000,
               baseline: "C -> Lua lua_pcall", goal: 1.9) { n in
     state.withStack { lua in

@@ -75,11 +75,13 @@ let exposedToStringEntry: bm_swift_function = { L in
 }
 
 extension LuaStack {
-    /// Pushes the one result of a Swift entry whose own code pushed nothing
-    /// else (a property getter, a typed method): the C trampoline checked
-    /// room for `BM_SWIFT_STACK_RESERVE` values before Swift ran, so an
-    /// integer, float or boolean goes on without another stack check. Any
-    /// other type pushes as usual.
+    /// Pushes one value where room for it was already made: the one result
+    /// of a Swift entry whose own code pushed nothing else (a property
+    /// getter, a typed method: the C trampoline checked room for
+    /// `BM_SWIFT_STACK_RESERVE` values before Swift ran), or the function
+    /// and arguments of ``call(_:results:)`` (checked together). An
+    /// integer, float, boolean or a Lua value held by reference goes on
+    /// without another stack check; any other type pushes as usual.
     @inlinable @inline(__always)
     func pushReserved<Value: LuaPushable>(_ value: Value) {
         if Value.self == Int.self {
@@ -88,6 +90,8 @@ extension LuaStack {
             lua_pushnumber(L, unsafeBitCast(value, to: Double.self))
         } else if Value.self == Bool.self {
             lua_pushboolean(L, unsafeBitCast(value, to: Bool.self) ? 1 : 0)
+        } else if Value.self == LuaValue.self {
+            unsafeBitCast(value, to: LuaValue.self).pushReserved(onto: self)
         } else {
             value.push(onto: self)
         }

@@ -247,13 +247,16 @@ public struct LuaStack {
     /// stack, so a call is `lua_pcall` and the budget bookkeeping alone.
     public func call(arguments: Int32, results: Int32) throws(LuaError) {
         let function = lua_gettop(L) - arguments
-        precondition(function >= 1, "call: no function below the arguments")
+        precondition(function >= 1 && arguments >= 0, "call: no function below the arguments")
+        // lua_pcall does not check room for more results than the function
+        // and its arguments took.
+        if results > arguments + 1 { ensureSpace(results - arguments - 1) }
         let status: Int32
         if handlerSlot != 0 && bm_is_handler_below(L, handlerSlot, function, bm_sandbox_message_handler) != 0 {
             status = bm_call_at(L, arguments, results, handlerSlot)
         } else {
-            ensureSpace(2)
-            status = bm_call(L, arguments, results, bm_sandbox_message_handler)
+            ensureSpace(1)
+            status = bm_call(L, function, arguments, results, bm_sandbox_message_handler)
         }
         if status != LUA_OK {
             throw popError(status: status, handlerRan: true)
@@ -308,6 +311,7 @@ public struct LuaStack {
     }
 
     /// Pops the error value of a failed call or load and makes a ``LuaError``.
+    @usableFromInline
     func popError(status: Int32, handlerRan: Bool = false) -> LuaError {
         let block = limitsBlock.pointee
         // Bytes that are not UTF-8 are shown escaped, never dropped; cut

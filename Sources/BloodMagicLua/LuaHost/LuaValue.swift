@@ -74,10 +74,28 @@ public enum LuaValue: Sendable, Hashable, LuaConvertible, CustomStringConvertibl
         case .number(let value): value.push(onto: stack)
         case .string(let value): value.push(onto: stack)
         case .bytes(let value): LuaBytes(value).push(onto: stack)
-        case .table(let ref), .function(let ref), .userdata(let ref), .thread(let ref): stack.push(ref)
+        // One case each: a pattern shared by several cases copies the
+        // whole value (a retain and a release per push).
+        case .table(let ref): stack.push(ref)
+        case .function(let ref): stack.push(ref)
+        case .userdata(let ref): stack.push(ref)
+        case .thread(let ref): stack.push(ref)
         case .lightUserdata(let address):
             stack.ensureSpace(1)
             lua_pushlightuserdata(stack.L, UnsafeMutableRawPointer(bitPattern: address))
+        }
+    }
+
+    /// ``push(onto:)`` where room for the value was already made: a Lua
+    /// value held by reference goes on without another stack check.
+    @usableFromInline
+    func pushReserved(onto stack: LuaStack) {
+        switch self {
+        case .table(let ref): stack.pushReserved(ref)
+        case .function(let ref): stack.pushReserved(ref)
+        case .userdata(let ref): stack.pushReserved(ref)
+        case .thread(let ref): stack.pushReserved(ref)
+        default: push(onto: stack)
         }
     }
 
@@ -134,8 +152,13 @@ extension LuaStack {
 
     /// Pushes the value a reference holds.
     public func push(_ reference: LuaReference) {
-        precondition(belongsHere(reference), "LuaReference used with a state it does not belong to")
         ensureSpace(1)
+        pushReserved(reference)
+    }
+
+    /// `push(_:)` of a reference where room for the value was already made.
+    func pushReserved(_ reference: LuaReference) {
+        precondition(belongsHere(reference), "LuaReference used with a state it does not belong to")
         lua_rawgeti(L, LUA_REGISTRYINDEX, lua_Integer(reference.slot))
     }
 }

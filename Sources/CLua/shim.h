@@ -254,7 +254,7 @@ static inline lua_State *bm_newstate(bm_limits *limits) {
  * afterwards; the memory limit applies while Lua runs.
  * Returns lua_pcall's status; results or the error value are left on top.
  */
-static inline int bm_call_at(lua_State *L, int nargs, int nresults, int handler) {
+static inline __attribute__((always_inline)) int bm_call_at(lua_State *L, int nargs, int nresults, int handler) {
     bm_limits *lim = bm_limits_of(L);
     int armed = lim->run_depth == 0 ? bm_arm_run_budget(L) : 0;
     lim->run_depth += 1;

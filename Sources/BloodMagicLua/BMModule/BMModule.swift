@@ -280,22 +280,29 @@ final class BMModule: Sendable {
     /// into a Swift property's type.
     func callInitializer(_ function: LuaReference, sender: AnyObject?, source: String, typeName: String) throws -> Any {
         let result = try state.withStack { (lua) throws -> InitializerResult in
-            lua.push(function)
-            if let sender { try crossing.pushSender(sender, lua) }
-            do {
-                try lua.call(arguments: sender == nil ? 0 : 1, results: 1)
-            } catch let error as LuaError where BMModule.isStackOverflow(error) {
-                // Lua ran out of (C) stack in a resolution that went through
-                // Swift: when the Swift steps in progress repeat, they are
-                // the cycle that did it.
-                throw Registry.repeatingResolutionCycle() ?? error
-            }
-            defer { lua.pop() }
-            // An exposed Swift object comes back as itself: it serves a Swift
-            // property directly, and pushing it again gives the same userdata.
-            if let object = try crossing.swiftObject(at: -1, lua) { return .object(object) }
-            return .value(LuaValue(stack: lua, at: -1))
+            try callInitializer(function, sender: sender, on: lua)
         }
+        return opened(result, source: source, typeName: typeName)
+    }
+
+    /// Calls the initializer `binding` holds with `sender` (when it takes
+    /// one); see ``callInitializer(_:sender:source:typeName:)``.
+    /// (The registry's closure holds `binding`, which holds the state, for
+    /// the length of the call.)
+    func callInitializer(_ binding: LuaInitializerBinding, sender: AnyObject) throws -> Any {
+        // The binding's strong reference to the state: reading the module's
+        // unowned one costs a strong retain and a release.
+        let result = try binding.state.withStack { (lua) throws -> InitializerResult in
+            try callInitializer(binding.function, sender: binding.takesSender ? sender : nil, on: lua)
+        }
+        switch result {
+        case .object(let object): return BMModule.boxOpened(object)
+        case .value(let value): return LuaResolvedValue(value: value, state: binding.state, source: binding.source, typeName: binding.typeName)
+        }
+    }
+
+    /// What an initializer returned, as the registry hands it to a spell.
+    private func opened(_ result: InitializerResult, source: String, typeName: String) -> Any {
         switch result {
         case .object(let object):
             // Boxed as its own class, not as `AnyObject`, so that the spell's
@@ -304,6 +311,33 @@ final class BMModule: Sendable {
         case .value(let value):
             return LuaResolvedValue(value: value, state: state, source: source, typeName: typeName)
         }
+    }
+
+    /// The call of ``callInitializer(_:sender:source:typeName:)`` inside
+    /// the state: a function of its own, so that the closure `withStack`
+    /// runs is small enough to inline and captures nothing it must retain.
+    private func callInitializer(_ function: LuaReference, sender: AnyObject?, on lua: LuaStack) throws -> InitializerResult {
+        // The handler goes on first: nothing is moved to make room for it.
+        let call = lua.beginCall(room: 2)
+        lua.pushReserved(function)
+        if let sender, let problem = crossing.pushSenderOrRefuse(sender, lua) {
+            lua.abandon(call)
+            throw problem
+        }
+        do throws(LuaError) {
+            try lua.finish(call, results: 1)
+        } catch {
+            // Lua ran out of (C) stack in a resolution that went through
+            // Swift: when the Swift steps in progress repeat, they are
+            // the cycle that did it.
+            if BMModule.isStackOverflow(error) { throw Registry.repeatingResolutionCycle() ?? error }
+            throw error
+        }
+        defer { lua.pop() }
+        // An exposed Swift object comes back as itself: it serves a Swift
+        // property directly, and pushing it again gives the same userdata.
+        if let object = try crossing.swiftObject(at: -1, lua) { return .object(object) }
+        return .value(LuaValue(stack: lua, at: -1))
     }
 
     /// What a Lua initializer returned: a Swift object, or a Lua value to
@@ -329,10 +363,16 @@ final class BMModule: Sendable {
     /// Calls a Lua hook with the sender and the value.
     func callHook(_ function: LuaReference, sender: AnyObject, value: Any) throws {
         try state.withStack { (lua) throws in
-            lua.push(function)
-            try crossing.pushSender(sender, lua)
-            try crossing.push(value, lua)
-            try lua.call(arguments: 2, results: 0)
+            let call = lua.beginCall(room: 3)
+            do {
+                lua.push(function)
+                try crossing.pushSender(sender, lua)
+                try crossing.push(value, lua)
+            } catch {
+                lua.abandon(call)
+                throw error
+            }
+            try lua.finish(call, results: 0)
         }
     }
 
@@ -461,8 +501,9 @@ final class BMModule: Sendable {
         let source = lua.callerLocation()
         // The registration holds the module and the state: the wiring lives
         // as long as the registry keeps it (see the type's note on lifetimes).
-        let state = retainedState
-        let token = currentLoadToken
+        let binding = LuaInitializerBinding(
+            function: function, takesSender: takesSender, source: source, typeName: key.name,
+            token: currentLoadToken, state: retainedState)
         try lua.chargeSwiftMemory(charge, for: fname)
         let handle = registry.registerInitializer(
             type: key,
@@ -470,12 +511,10 @@ final class BMModule: Sendable {
             scope: singleton ? .singleton : .instance,
             source: source
         ) { [self] sender in
-            guard !token.isRevoked else {
-                throw BMError("\(source): the initializer for \(key.name) was unloaded with its script host")
+            guard !binding.token.isRevoked else {
+                throw BMError("\(binding.source): the initializer for \(binding.typeName) was unloaded with its script host")
             }
-            return try withExtendedLifetime(state) {
-                try self.callInitializer(function, sender: takesSender ? sender : nil, source: source, typeName: key.name)
-            }
+            return try self.callInitializer(binding, sender: sender)
         }
         track(handle, charge: charge, luaInitializer: function)
         return BMRegistrationToken.push(handle, lua)
@@ -881,6 +920,28 @@ final class BMModule: Sendable {
         case .resolver: "resolver"
         case .preferenceKeys: "preference_keys"
         }
+    }
+}
+
+/// What the registry's closure for a Lua initializer holds, as one object
+/// (one reference to capture and retain): the function, whether it takes
+/// the sender, where it was registered and for which type, the load token
+/// that revokes it, and the state, which it keeps alive.
+final class LuaInitializerBinding: Sendable {
+    let function: LuaReference
+    let takesSender: Bool
+    let source: String
+    let typeName: String
+    let token: LoadToken
+    let state: LuaState
+
+    init(function: LuaReference, takesSender: Bool, source: String, typeName: String, token: LoadToken, state: LuaState) {
+        self.function = function
+        self.takesSender = takesSender
+        self.source = source
+        self.typeName = typeName
+        self.token = token
+        self.state = state
     }
 }
 

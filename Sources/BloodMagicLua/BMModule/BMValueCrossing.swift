@@ -13,14 +13,26 @@ final class BMValueCrossing: Sendable {
 
     /// Pushes the sender of an initializer or hook.
     func pushSender(_ sender: AnyObject, _ lua: LuaStack) throws {
-        if let handle = sender as? LuaObjectHandle {
-            try checkState(handle.reference, lua)
+        if let problem = pushSenderOrRefuse(sender, lua) { throw problem }
+    }
+
+    /// Pushes the sender of an initializer or hook and returns nil, or
+    /// returns why it cannot go into `lua` (a Lua object of another
+    /// state), having pushed nothing.
+    func pushSenderOrRefuse(_ sender: AnyObject, _ lua: LuaStack) -> BMError? {
+        // Both classes are final: their exact types are the whole test, and
+        // comparing them makes no dynamic cast (nor its retain).
+        let type = ObjectIdentifier(Swift.type(of: sender))
+        if type == ObjectIdentifier(LuaObjectHandle.self) {
+            let handle = unsafeDowncast(sender, to: LuaObjectHandle.self)
+            guard handle.reference.queue === lua.core.releaseQueue else { return Self.otherStateError }
             lua.push(handle.reference)
-        } else if sender is NoSender {
+        } else if type == ObjectIdentifier(NoSender.self) {
             lua.pushNil()
         } else {
             pushSwiftObject(sender, lua)
         }
+        return nil
     }
 
     /// Pushes a Swift object: its exposed type's userdata, or — for a class
@@ -69,8 +81,10 @@ final class BMValueCrossing: Sendable {
     }
 
     private func checkState(_ reference: LuaReference, _ lua: LuaStack) throws {
-        guard reference.queue === lua.core.releaseQueue else {
-            throw BMError("a Lua value from another Lua state cannot be used here (the registry is shared by several hosts; register per host or use Swift values)")
-        }
+        guard reference.queue === lua.core.releaseQueue else { throw Self.otherStateError }
+    }
+
+    private static var otherStateError: BMError {
+        BMError("a Lua value from another Lua state cannot be used here (the registry is shared by several hosts; register per host or use Swift values)")
     }
 }

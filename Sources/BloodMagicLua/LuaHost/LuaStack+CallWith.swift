@@ -24,7 +24,9 @@ extension LuaStack {
     /// used. On failure the stack is as it was before the call.
     @inlinable
     public func call<Function: LuaPushable>(_ function: Function, results: Int32 = 0) throws(LuaError) {
-        try call(arguments: 0, results: results) { lua in lua.pushReserved(function) }
+        let call = beginCall(room: 1)
+        pushReserved(function)
+        try finish(call, results: results)
     }
 
     /// Calls `function` with one argument; see ``call(_:results:)``.
@@ -32,10 +34,10 @@ extension LuaStack {
     public func call<Function: LuaPushable, A: LuaPushable>(
         _ function: Function, _ a: A, results: Int32 = 0
     ) throws(LuaError) {
-        try call(arguments: 1, results: results) { lua in
-            lua.pushReserved(function)
-            lua.pushReserved(a)
-        }
+        let call = beginCall(room: 2)
+        pushReserved(function)
+        pushReserved(a)
+        try finish(call, results: results)
     }
 
     /// Calls `function` with two arguments; see ``call(_:results:)``.
@@ -43,11 +45,11 @@ extension LuaStack {
     public func call<Function: LuaPushable, A: LuaPushable, B: LuaPushable>(
         _ function: Function, _ a: A, _ b: B, results: Int32 = 0
     ) throws(LuaError) {
-        try call(arguments: 2, results: results) { lua in
-            lua.pushReserved(function)
-            lua.pushReserved(a)
-            lua.pushReserved(b)
-        }
+        let call = beginCall(room: 3)
+        pushReserved(function)
+        pushReserved(a)
+        pushReserved(b)
+        try finish(call, results: results)
     }
 
     /// Calls `function` with three arguments; see ``call(_:results:)``.
@@ -55,34 +57,75 @@ extension LuaStack {
     public func call<Function: LuaPushable, A: LuaPushable, B: LuaPushable, C: LuaPushable>(
         _ function: Function, _ a: A, _ b: B, _ c: C, results: Int32 = 0
     ) throws(LuaError) {
-        try call(arguments: 3, results: results) { lua in
-            lua.pushReserved(function)
-            lua.pushReserved(a)
-            lua.pushReserved(b)
-            lua.pushReserved(c)
+        let call = beginCall(room: 4)
+        pushReserved(function)
+        pushReserved(a)
+        pushReserved(b)
+        pushReserved(c)
+        try finish(call, results: results)
+    }
+
+    // MARK: - A call whose handler goes on first
+
+    /// A protected call being set up: where its handler and its function
+    /// are (or go). See ``beginCall(room:)``.
+    @usableFromInline
+    struct PendingCall {
+        /// The message handler's index.
+        @usableFromInline let handler: Int32
+        /// Where the function goes; its arguments follow.
+        @usableFromInline let function: Int32
+        /// Whether the handler was pushed for this call (and is taken out
+        /// after it), or is a kept one (``withMessageHandler(_:)``).
+        @usableFromInline let ownsHandler: Bool
+
+        @inlinable
+        init(handler: Int32, function: Int32, ownsHandler: Bool) {
+            self.handler = handler
+            self.function = function
+            self.ownsHandler = ownsHandler
         }
     }
 
-    /// The call of the overloads above: makes room for the handler, the
-    /// function and `arguments` values at once, pushes the handler (unless
-    /// a kept one is below), lets `push` push the function and arguments
-    /// (each one value, within that room), calls, and takes the handler out.
+    /// Starts a protected call: makes room for the handler and `room` more
+    /// values (the function and its arguments, pushed next), and pushes the
+    /// handler unless a kept one is below. Then push the function and the
+    /// arguments, and ``finish(_:results:)`` the call, or ``abandon(_:)``
+    /// it when a push failed.
     @inlinable @inline(__always)
-    func call(arguments: Int32, results: Int32, pushing push: (LuaStack) -> Void) throws(LuaError) {
+    func beginCall(room: Int32) -> PendingCall {
         let start = lua_gettop(L)
-        let kept = handlerSlot != 0 && bm_is_handler_below(L, handlerSlot, start + 1, bm_sandbox_message_handler) != 0
-        // The handler, the function and its arguments; then any results
-        // beyond them (lua_pcall does not check room for those).
-        ensureSpace(max(arguments + 2, results + 1))
-        if !kept { lua_pushcclosure(L, bm_sandbox_message_handler, 0) }
-        push(self)
-        let handler = kept ? handlerSlot : start + 1
-        let count = lua_gettop(L) - (kept ? start + 1 : start + 2)
-        precondition(count == arguments, "LuaPushable.push(onto:) must push exactly one value")
-        let status = bm_call_at(L, count, results, handler)
-        if !kept { bm_drop_handler(L, handler, results, status) }
+        if handlerSlot != 0 && bm_is_handler_below(L, handlerSlot, start + 1, bm_sandbox_message_handler) != 0 {
+            ensureSpace(room)
+            return PendingCall(handler: handlerSlot, function: start + 1, ownsHandler: false)
+        }
+        ensureSpace(room + 1)
+        lua_pushcclosure(L, bm_sandbox_message_handler, 0)
+        return PendingCall(handler: start + 1, function: start + 2, ownsHandler: true)
+    }
+
+    /// Calls the function pushed since ``beginCall(room:)`` with the values
+    /// above it, leaving `results` values where the function was (the
+    /// handler, when the call pushed one, is taken out); on failure the
+    /// stack is as it was before ``beginCall(room:)``.
+    @inlinable @inline(__always)
+    func finish(_ call: PendingCall, results: Int32) throws(LuaError) {
+        let arguments = lua_gettop(L) - call.function
+        precondition(arguments >= 0, "call: no function above the handler")
+        // lua_pcall does not check room for more results than the function
+        // and its arguments took.
+        if results > arguments + 1 { ensureSpace(results - arguments - 1) }
+        let status = bm_call_at(L, arguments, results, call.handler)
+        if call.ownsHandler { bm_drop_handler(L, call.handler, results, status) }
         if status != LUA_OK {
             throw popError(status: status, handlerRan: true)
         }
+    }
+
+    /// Drops a call begun with ``beginCall(room:)`` without making it: the
+    /// stack is as it was before.
+    @inlinable
+    func abandon(_ call: PendingCall) {
+        lua_settop(L, (call.ownsHandler ? call.handler : call.function) - 1)
     }
 }

@@ -140,8 +140,10 @@ extension LuaStack {
         ensureSpace(4)
         let address = Unmanaged.passUnretained(object).toOpaque()
         pushIdentityCache()
+        // The userdata ends up in the cache table's slot (lua_replace: a
+        // copy, where lua_remove rotates).
         if lua_rawgetp(L, -1, address) == LUA_TUSERDATA {
-            lua_remove(L, -2)
+            lua_replace(L, -2)
             return
         }
         lua_settop(L, -2)
@@ -152,7 +154,7 @@ extension LuaStack {
         lua_setmetatable(L, -2)
         lua_pushvalue(L, -1)
         lua_rawsetp(L, -3, address)
-        lua_remove(L, -2)
+        lua_replace(L, -2)
     }
 
     /// Pushes `object` as a userdata of its exposed class (or nearest exposed

@@ -57,6 +57,24 @@ struct LuaCallWithArgumentsTests {
         }
     }
 
+    /// Values held by reference (pushed without a stack check of their
+    /// own) come back as the same Lua values.
+    @Test func valuesHeldByReferenceArriveAsThemselves() throws {
+        let state = try makeState()
+        let values = try state.run("""
+            local t, f, co = {}, function() end, coroutine.create(function() end)
+            same = function(a, b, c) return a == t and b == f and c == co end
+            return t, f, co
+            """, name: "=refs")
+        let same = try global(state, "same")
+        try state.withStack { lua in
+            try lua.call(same, values[0], values[1], values[2], results: 1)
+            #expect(try lua.value(at: -1, as: Bool.self) == true)
+            try lua.call(same, values[1], values[0], values[2], results: 1)
+            #expect(try lua.value(at: -1, as: Bool.self) == false)
+        }
+    }
+
     @Test(arguments: [Int32(0), 1, 2, 3, 5, LUA_MULTRET])
     func resultsLandWhereTheFunctionWouldHaveBeenPushed(results: Int32) throws {
         let state = try makeState()

@@ -285,17 +285,11 @@ static inline void bm_drop_handler(lua_State *L, int base, int nresults, int sta
     }
 }
 
-/*
- * bm_call_at with `handler` inserted below the function (at `base`, the
- * function's index) and removed afterwards (the caller made room for one
- * more value).
- */
-static inline int bm_call(lua_State *L, int base, int nargs, int nresults, lua_CFunction handler) {
+/* Puts the message handler `handler` at `base`, below the function and
+   arguments above it (the caller made room for one more value). */
+static inline void bm_insert_handler(lua_State *L, int base, lua_CFunction handler) {
     lua_pushcclosure(L, handler, 0);
     lua_rotate(L, base, 1);
-    int status = bm_call_at(L, nargs, nresults, base);
-    bm_drop_handler(L, base, nresults, status);
-    return status;
 }
 
 /* ------------------------------------------------------------------------ */

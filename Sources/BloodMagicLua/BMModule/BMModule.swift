@@ -282,7 +282,7 @@ final class BMModule: Sendable {
         let result = try state.withStack { (lua) throws -> InitializerResult in
             try callInitializer(function, sender: sender, on: lua)
         }
-        return opened(result, source: source, typeName: typeName)
+        return BMModule.opened(result, state: state, source: source, typeName: typeName)
     }
 
     /// Calls the initializer `binding` holds with `sender` (when it takes
@@ -295,14 +295,12 @@ final class BMModule: Sendable {
         let result = try binding.state.withStack { (lua) throws -> InitializerResult in
             try callInitializer(binding.function, sender: binding.takesSender ? sender : nil, on: lua)
         }
-        switch result {
-        case .object(let object): return BMModule.boxOpened(object)
-        case .value(let value): return LuaResolvedValue(value: value, state: binding.state, source: binding.source, typeName: binding.typeName)
-        }
+        return BMModule.opened(result, state: binding.state, source: binding.source, typeName: binding.typeName)
     }
 
     /// What an initializer returned, as the registry hands it to a spell.
-    private func opened(_ result: InitializerResult, source: String, typeName: String) -> Any {
+    @inline(__always)
+    private static func opened(_ result: InitializerResult, state: LuaState, source: String, typeName: String) -> Any {
         switch result {
         case .object(let object):
             // Boxed as its own class, not as `AnyObject`, so that the spell's

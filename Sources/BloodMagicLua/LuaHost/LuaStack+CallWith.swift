@@ -107,12 +107,13 @@ extension LuaStack {
     }
 
     /// Calls the function pushed since ``beginCall(room:)`` with the values
-    /// above it, leaving `results` values where the function was (the
-    /// handler, when the call pushed one, is taken out); on failure the
-    /// stack is as it was before ``beginCall(room:)``.
+    /// above it (`arguments` of them, when the caller knows), leaving
+    /// `results` values where the function was (the handler, when the call
+    /// pushed one, is taken out); on failure the stack is as it was before
+    /// ``beginCall(room:)``.
     @inlinable @inline(__always)
-    func finish(_ call: PendingCall, results: Int32) throws(LuaError) {
-        let arguments = lua_gettop(L) - call.function
+    func finish(_ call: PendingCall, arguments known: Int32? = nil, results: Int32) throws(LuaError) {
+        let arguments = known ?? lua_gettop(L) - call.function
         precondition(arguments >= 0, "call: no function above the handler")
         // lua_pcall does not check room for more results than the function
         // and its arguments took.

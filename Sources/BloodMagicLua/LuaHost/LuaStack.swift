@@ -248,18 +248,16 @@ public struct LuaStack {
     public func call(arguments: Int32, results: Int32) throws(LuaError) {
         let function = lua_gettop(L) - arguments
         precondition(function >= 1 && arguments >= 0, "call: no function below the arguments")
-        // lua_pcall does not check room for more results than the function
-        // and its arguments took.
-        if results > arguments + 1 { ensureSpace(results - arguments - 1) }
-        let status: Int32
         if handlerSlot != 0 && bm_is_handler_below(L, handlerSlot, function, bm_sandbox_message_handler) != 0 {
-            status = bm_call_at(L, arguments, results, handlerSlot)
+            try finish(PendingCall(handler: handlerSlot, function: function, ownsHandler: false), arguments: arguments, results: results)
         } else {
+            // The function and arguments are already on the stack: the
+            // handler is rotated in below them (see call(_:results:), which
+            // pushes it first).
             ensureSpace(1)
-            status = bm_call(L, function, arguments, results, bm_sandbox_message_handler)
-        }
-        if status != LUA_OK {
-            throw popError(status: status, handlerRan: true)
+            bm_insert_handler(L, function, bm_sandbox_message_handler)
+            try finish(
+                PendingCall(handler: function, function: function + 1, ownsHandler: true), arguments: arguments, results: results)
         }
     }
 

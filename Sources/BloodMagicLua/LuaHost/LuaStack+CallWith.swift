@@ -115,6 +115,8 @@ extension LuaStack {
     func finish(_ call: PendingCall, arguments known: Int32? = nil, results: Int32) throws(LuaError) {
         let arguments = known ?? lua_gettop(L) - call.function
         precondition(arguments >= 0, "call: no function above the handler")
+        // Below LUA_MULTRET, Lua reads the count as a to-be-closed marker.
+        precondition(results >= LUA_MULTRET, "call: results must be a count or LUA_MULTRET")
         // lua_pcall does not check room for more results than the function
         // and its arguments took.
         if results > arguments + 1 { ensureSpace(results - arguments - 1) }

@@ -188,3 +188,27 @@ struct LuaCallWithArgumentsTests {
         }
     }
 }
+
+/// A result count below `LUA_MULTRET` is a programming error that Lua would
+/// read as a to-be-closed marker: the call traps before it reaches Lua.
+@Suite("Protected calls: result counts")
+struct LuaCallResultCountTests {
+    @Test func aNegativeResultCountOtherThanMultretTraps() async {
+        await #expect(processExitsWith: .failure) {
+            let state = try LuaState()
+            let function = try state.run("return function() end")[0]
+            try state.withStack { (lua) throws in try lua.call(function, results: -2) }
+        }
+    }
+
+    @Test func theTwoStepCallTrapsToo() async {
+        await #expect(processExitsWith: .failure) {
+            let state = try LuaState()
+            let function = try state.run("return function() end")[0]
+            try state.withStack { (lua) throws in
+                lua.push(function)
+                try lua.call(arguments: 0, results: -3)
+            }
+        }
+    }
+}

@@ -1123,9 +1123,9 @@ static inline int bm_exposed_equal(lua_State *L) {
     return 1;
 }
 
-/* Pushes a binding userdata (no metatable: it only holds pointers). */
-/* A property's binding: with a kind other than BM_STORED_NONE, __index
-   reads its plain value in C at `offset`. */
+/* Pushes a binding userdata (no metatable: it only holds pointers). A
+   property's binding with a kind other than BM_STORED_NONE is read by
+   __index in C at `offset`. */
 static inline void bm_push_exposed_stored_binding(lua_State *L, bm_exposed_entry fn, const void *tag, void *member,
                                                   int kind, ptrdiff_t offset) {
     bm_exposed_binding *b = (bm_exposed_binding *)lua_newuserdatauv(L, sizeof(bm_exposed_binding), 0);

@@ -25,7 +25,7 @@ final class BMValueCrossing: Sendable {
         let type = ObjectIdentifier(Swift.type(of: sender))
         if type == ObjectIdentifier(LuaObjectHandle.self) {
             let handle = unsafeDowncast(sender, to: LuaObjectHandle.self)
-            guard Self.belongs(handle.reference, to: lua) else { return Self.otherStateError }
+            guard lua.belongsHere(handle.reference) else { return Self.otherStateError }
             lua.push(handle.reference)
         } else if type == ObjectIdentifier(NoSender.self) {
             lua.pushNil()
@@ -81,12 +81,7 @@ final class BMValueCrossing: Sendable {
     }
 
     private func checkState(_ reference: LuaReference, _ lua: LuaStack) throws {
-        guard Self.belongs(reference, to: lua) else { throw Self.otherStateError }
-    }
-
-    /// Whether `reference` was made in the state `lua` belongs to.
-    private static func belongs(_ reference: LuaReference, to lua: LuaStack) -> Bool {
-        reference.queue === lua.core.releaseQueue
+        guard lua.belongsHere(reference) else { throw Self.otherStateError }
     }
 
     private static var otherStateError: BMError {

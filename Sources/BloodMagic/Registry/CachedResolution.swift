@@ -1,7 +1,8 @@
 /// A cached lookup: the winning initializer (if any) and whether any hook
 /// could apply to this container type. A class, so that a cached lookup is
 /// handed out with one retain.
-public final class CachedResolution: Sendable {
+@usableFromInline
+final class CachedResolution: Sendable {
     @usableFromInline let record: InitializerRecord?
     @usableFromInline let hooksMayApply: Bool
     @usableFromInline let containerObserves: Bool

@@ -15,9 +15,9 @@
 @propertyWrapper
 public struct Injectable<Value>: ResolvingSpellStorage {
     /// The coordination cell (exactly-once creation, published state).
-    public let cell: ResolvingCell<Value>
+    @usableFromInline let cell: ResolvingCell<Value>
     /// The value once published; lives inline in the container object.
-    public var value: Value?
+    @usableFromInline var value: Value?
 
     /// - Parameters:
     ///   - name: the property name for hooks and messages (default: from the key path).

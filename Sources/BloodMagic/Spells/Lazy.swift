@@ -12,9 +12,9 @@
 @propertyWrapper
 public struct Lazy<Value>: ResolvingSpellStorage {
     /// The coordination cell (exactly-once creation, published state).
-    public let cell: ResolvingCell<Value>
+    @usableFromInline let cell: ResolvingCell<Value>
     /// The value once published; lives inline in the container object.
-    public var value: Value?
+    @usableFromInline var value: Value?
 
     /// A lazy property: a registered initializer if one matches, else
     /// `init()` when the type (or an Optional's wrapped type) conforms to

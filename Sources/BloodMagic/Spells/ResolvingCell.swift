@@ -41,7 +41,8 @@ enum ResolvedValue<Value> {
 /// key-path projection, which copies the whole wrapper; there every access
 /// to the wrapper holds a striped lock (`WrapperStorageLocks`) so that no
 /// copy overlaps the producing thread's store of the value.
-public final class ResolvingCell<Value>: SpellCellNaming, ProducedCell {
+@usableFromInline
+final class ResolvingCell<Value>: SpellCellNaming, ProducedCell {
     @usableFromInline let state = Atomic<UInt>(0)
     @usableFromInline let mode: ResolvingMode
     @usableFromInline let explicitName: String?

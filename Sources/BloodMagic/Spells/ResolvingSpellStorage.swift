@@ -1,6 +1,7 @@
 /// The storage of a resolving spell's property wrapper: its cell and the
 /// value, kept inline in the container object.
-public protocol ResolvingSpellStorage {
+@usableFromInline
+protocol ResolvingSpellStorage {
     /// The property's type.
     associatedtype Value
     /// The coordination cell.

@@ -39,6 +39,15 @@ public struct Injectable<Value>: ResolvingSpellStorage {
     @available(*, unavailable, message: "@Injectable works only on instance properties of classes; on a static property write @StaticInjectable(in: Container.self, name: \"property\")")
     public var projectedValue: ResolvingProjection<Value> { fatalError() }
 
+    // These two subscripts repeat those of Lazy and Partial on purpose: Swift
+    // uses an `_enclosingInstance` subscript only when it is declared in the
+    // wrapper type's own body. One in an extension of the type, or a default
+    // in a protocol extension (even for a protocol requirement), is ignored
+    // and the property falls back to `wrappedValue` (checked with Swift 6.3).
+    // What they do is shared already: readResolvingSpell, writeResolvingSpell,
+    // ResolvingProjection. A macro could write them, at the price of a
+    // swift-syntax dependency in every app's build.
+
     /// Reads and writes the property of `object`.
     @inlinable
     public static subscript<Container: AnyObject>(

@@ -32,6 +32,15 @@ public struct Partial<Value>: ResolvingSpellStorage {
     @available(*, unavailable, message: "@Partial works only on instance properties of classes (not on static properties, structs or globals)")
     public var projectedValue: ResolvingProjection<Value> { fatalError() }
 
+    // These two subscripts repeat those of Lazy and Injectable on purpose: Swift
+    // uses an `_enclosingInstance` subscript only when it is declared in the
+    // wrapper type's own body. One in an extension of the type, or a default
+    // in a protocol extension (even for a protocol requirement), is ignored
+    // and the property falls back to `wrappedValue` (checked with Swift 6.3).
+    // What they do is shared already: readResolvingSpell, writeResolvingSpell,
+    // ResolvingProjection. A macro could write them, at the price of a
+    // swift-syntax dependency in every app's build.
+
     /// Reads and writes the property of `object`.
     @inlinable
     public static subscript<Container: AnyObject>(

@@ -34,12 +34,7 @@ public struct Partial<Value>: ResolvingSpellStorage {
 
     // These two subscripts repeat those of Lazy and Injectable on purpose: Swift
     // uses an `_enclosingInstance` subscript only when it is declared in the
-    // wrapper type's own body. One in an extension of the type, or a default
-    // in a protocol extension (even for a protocol requirement), is ignored
-    // and the property falls back to `wrappedValue` (checked with Swift 6.3).
-    // What they do is shared already: readResolvingSpell, writeResolvingSpell,
-    // ResolvingProjection. A macro could write them, at the price of a
-    // swift-syntax dependency in every app's build.
+    // wrapper type's own body, not from an extension or a protocol (see Lazy).
 
     /// Reads and writes the property of `object`.
     @inlinable

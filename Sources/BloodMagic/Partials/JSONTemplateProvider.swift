@@ -37,7 +37,7 @@ public struct JSONTemplateProvider: PartialTemplateProvider {
     /// Decodes `valueType` from its file; nil if there is no such file.
     ///
     /// Type names may come from scripts, so the file is found as
-    /// ``ConfinedPath`` finds it: only for a name that is a plain file name
+    /// `ConfinedPath` finds it: only for a name that is a plain file name
     /// (no `/`, no `..`), and only when its real path lies in ``directory``.
     public func instantiate(_ valueType: Any.Type, type: SpellTypeKey, sender: AnyObject) throws -> Any? {
         let url = fileURL(for: type)

@@ -113,7 +113,8 @@ func spellDescribe(_ value: Any) -> String {
 }
 
 /// Lets the spells see through `Optional` without knowing its Wrapped type.
-public protocol OptionalProtocol {
+@usableFromInline
+package protocol OptionalProtocol {
     /// The `Wrapped` type.
     static var wrappedType: Any.Type { get }
     /// `Optional.none` of this type.
@@ -128,15 +129,15 @@ public protocol OptionalProtocol {
 
 extension Optional: OptionalProtocol {
     /// The `Wrapped` type.
-    public static var wrappedType: Any.Type { Wrapped.self }
+    @usableFromInline package static var wrappedType: Any.Type { Wrapped.self }
     /// `Optional.none`.
-    public static var nilValue: Optional<Wrapped> { .none }
+    @usableFromInline package static var nilValue: Optional<Wrapped> { .none }
     /// Whether this value is nil.
-    public var isNil: Bool { self == nil }
+    @usableFromInline package var isNil: Bool { self == nil }
     /// The wrapped value as `Any`.
-    public var wrappedAny: Any? { self.map { $0 as Any } }
+    @usableFromInline package var wrappedAny: Any? { self.map { $0 as Any } }
     /// Wraps `value` if it is a `Wrapped`.
-    public static func wrapping(_ value: Any) -> Optional<Wrapped>? {
+    @usableFromInline package static func wrapping(_ value: Any) -> Optional<Wrapped>? {
         if let wrapped = value as? Wrapped { return .some(wrapped) }
         return nil
     }

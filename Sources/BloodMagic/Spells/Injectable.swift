@@ -15,9 +15,9 @@
 @propertyWrapper
 public struct Injectable<Value>: ResolvingSpellStorage {
     /// The coordination cell (exactly-once creation, published state).
-    public let cell: ResolvingCell<Value>
+    @usableFromInline let cell: ResolvingCell<Value>
     /// The value once published; lives inline in the container object.
-    public var value: Value?
+    @usableFromInline var value: Value?
 
     /// - Parameters:
     ///   - name: the property name for hooks and messages (default: from the key path).
@@ -38,6 +38,10 @@ public struct Injectable<Value>: ResolvingSpellStorage {
     /// Not available directly; `$property` goes through the enclosing instance.
     @available(*, unavailable, message: "@Injectable works only on instance properties of classes; on a static property write @StaticInjectable(in: Container.self, name: \"property\")")
     public var projectedValue: ResolvingProjection<Value> { fatalError() }
+
+    // These two subscripts repeat those of Lazy and Partial on purpose: Swift
+    // uses an `_enclosingInstance` subscript only when it is declared in the
+    // wrapper type's own body, not from an extension or a protocol (see Lazy).
 
     /// Reads and writes the property of `object`.
     @inlinable

@@ -12,9 +12,9 @@
 @propertyWrapper
 public struct Lazy<Value>: ResolvingSpellStorage {
     /// The coordination cell (exactly-once creation, published state).
-    public let cell: ResolvingCell<Value>
+    @usableFromInline let cell: ResolvingCell<Value>
     /// The value once published; lives inline in the container object.
-    public var value: Value?
+    @usableFromInline var value: Value?
 
     /// A lazy property: a registered initializer if one matches, else
     /// `init()` when the type (or an Optional's wrapped type) conforms to
@@ -42,6 +42,15 @@ public struct Lazy<Value>: ResolvingSpellStorage {
     /// Not available directly; `$property` goes through the enclosing instance.
     @available(*, unavailable, message: "@Lazy works only on instance properties of classes; on a static property write @StaticLazy(in: Container.self, name: \"property\")")
     public var projectedValue: ResolvingProjection<Value> { fatalError() }
+
+    // These two subscripts repeat those of Injectable and Partial on purpose: Swift
+    // uses an `_enclosingInstance` subscript only when it is declared in the
+    // wrapper type's own body. One in an extension of the type, or a default
+    // in a protocol extension (even for a protocol requirement), is ignored
+    // and the property falls back to `wrappedValue` (checked with Swift 6.3).
+    // What they do is shared already: readResolvingSpell, writeResolvingSpell,
+    // ResolvingProjection. A macro could write them, at the price of a
+    // swift-syntax dependency in every app's build.
 
     /// Reads and writes the property of `object`.
     @inlinable

@@ -23,7 +23,10 @@ public struct StaticInjectable<Value>: Sendable {
     public let cell: StaticSpellCell<Value>
 
     /// A static injectable property of `container` called `name`.
-    /// - Parameter registry: the registry to use (default: `Registry.current` at first read).
+    /// - Parameters:
+    ///   - container: the type that declares the property: registrations for that container serve it.
+    ///   - name: the property's name, as registrations, hooks and messages name it.
+    ///   - registry: the registry to use (default: `Registry.current` at first read).
     public init(in container: Any.Type, name: String, registry: Registry? = nil) {
         cell = StaticSpellCell(container: container, name: name, spell: .injectable, registry: registry, fallback: nil)
     }

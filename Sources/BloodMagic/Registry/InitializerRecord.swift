@@ -1,0 +1,76 @@
+/// One registered initializer. A class so that cached lookups hand it
+/// out with a single retain.
+@usableFromInline
+final class InitializerRecord: Sendable {
+    let handle: SpellHandle
+    let type: SpellTypeKey
+    let container: ContainerMatch
+    let scope: SpellScope
+    @usableFromInline let source: String
+    let make: @Sendable (AnyObject) throws -> Any
+    @usableFromInline let slot: SingletonSlot?
+    /// The same initializer with its static result type, when it was
+    /// registered from Swift: a spell of exactly that type calls it
+    /// directly, with no boxing of the value and no dynamic cast.
+    @usableFromInline let typed: (any TypedInitializing)?
+
+    init(
+        handle: SpellHandle, type: SpellTypeKey, container: ContainerMatch, scope: SpellScope, source: String,
+        make: @escaping @Sendable (AnyObject) throws -> Any, slot: SingletonSlot?, typed: (any TypedInitializing)? = nil
+    ) {
+        self.handle = handle
+        self.type = type
+        self.container = container
+        self.scope = scope
+        self.source = source
+        self.make = make
+        self.slot = slot
+        self.typed = typed
+    }
+
+    var entry: SpellEntry {
+        SpellEntry(
+            handle: handle, kind: scope == .singleton ? .singleton : .initializer, type: type,
+            container: container, property: nil, scope: scope, source: source
+        )
+    }
+
+    /// Runs the initializer for `sender`, honouring the scope.
+    @usableFromInline
+    func produce(for sender: AnyObject) throws -> Any {
+        guard let slot else { return try make(sender) }
+        if let made = slot.existing { return made }
+        return try makeSingleton(slot, for: sender)
+    }
+
+    /// Makes the singleton (unless another thread did first) and returns it.
+    /// The tracker reports an initializer that needs its own singleton as a
+    /// cycle before `get` would take the slot's lock a second time.
+    private func makeSingleton(_ slot: SingletonSlot, for sender: AnyObject) throws -> Any {
+        try Registry.trackResolution(container: "\(type.name) (singleton)", property: "", object: slot) {
+            try slot.get {
+                let box = try makeBox(for: sender)
+                Registry.reportSingletonCreated(by: self)
+                return box
+            }
+        }
+    }
+
+    /// The box of a new singleton: typed when the initializer was registered
+    /// from Swift with its type, whichever path asked for the value first,
+    /// so that typed reads (`SingletonSlot.typedValue`) may trust it.
+    private func makeBox(for sender: AnyObject) throws -> SingletonBox {
+        if let typed { return try typed.makeSingletonBox(for: sender) }
+        return ErasedSingletonBox(try make(sender))
+    }
+
+    /// The singleton as the type its typed initializer returns, made if
+    /// needed; only after `CachedResolution.makesTyped` said yes.
+    @usableFromInline
+    func produceTypedSingleton<Value>(_: Value.Type, for sender: AnyObject) throws -> Value {
+        let slot = slot.unsafelyUnwrapped
+        if let made = slot.typedValue(Value.self) { return made }
+        _ = try makeSingleton(slot, for: sender)
+        return slot.typedValue(Value.self).unsafelyUnwrapped
+    }
+}

@@ -1,0 +1,53 @@
+// The records of the registrations other than initializers (InitializerRecord.swift),
+// resolvers (Registry+Resolvers.swift) and preference key generators
+// (Registry+PreferenceKeys.swift), as `RegistryState` keeps them.
+
+/// A registered hook.
+struct HookRecord: Sendable {
+    let handle: SpellHandle
+    let container: ContainerMatch
+    let property: String?
+    let source: String
+    let run: @Sendable (AnyObject, String, Any) -> Void
+
+    var entry: SpellEntry {
+        SpellEntry(handle: handle, kind: .hook, type: nil, container: container, property: property, scope: nil, source: source)
+    }
+}
+
+/// A registered preference override.
+struct PreferenceOverrideRecord: Sendable {
+    let handle: SpellHandle
+    let container: ContainerMatch
+    let property: String
+    let override: PreferenceOverride
+    let source: String
+
+    var entry: SpellEntry {
+        SpellEntry(handle: handle, kind: .preferenceOverride, type: nil, container: container, property: property, scope: nil, source: source)
+    }
+}
+
+/// A registered template provider.
+struct TemplateProviderRecord: Sendable {
+    let handle: SpellHandle
+    let type: SpellTypeKey?
+    let provider: any PartialTemplateProvider
+    let source: String
+
+    var entry: SpellEntry {
+        SpellEntry(handle: handle, kind: .partialTemplate, type: type, container: .any, property: nil, scope: nil, source: source)
+    }
+}
+
+/// A registered named custom spell.
+struct CustomSpellRecord: Sendable {
+    let handle: SpellHandle
+    let name: String
+    let hooks: NamedSpellHooks
+    let source: String
+
+    var entry: SpellEntry {
+        SpellEntry(handle: handle, kind: .customSpell, type: nil, container: .any, property: name, scope: nil, source: source)
+    }
+}

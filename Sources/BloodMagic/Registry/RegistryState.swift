@@ -1,0 +1,201 @@
+/// The identity of "equally specific" registrations: same type, same container rule.
+struct InitializerSlotKey: Hashable {
+    let type: SpellTypeKey
+    let rule: ContainerMatch.Rule
+}
+
+/// Everything behind the registry's lock.
+struct RegistryState {
+    var initializers: [InitializerRecord] = []
+    var hooks: [HookRecord] = []
+    var preferenceOverrides: [PreferenceOverrideRecord] = []
+    var templateProviders: [TemplateProviderRecord] = []
+    var customSpells: [CustomSpellRecord] = []
+    /// Consulted, newest first, when no initializer serves a property.
+    var resolvers: [ResolverRecord] = []
+    /// Make @Preference keys; the newest applies.
+    var preferenceKeyGenerators: [PreferenceKeyGeneratorRecord] = []
+    var diagnostics: [SpellDiagnostic] = []
+    var nextID: UInt64 = 1
+    /// The registry's own counter, bumped by `invalidateCaches`.
+    let generation: GenerationCounter
+    var defaultPreferenceStore: (any PreferenceStore)?
+    var fastCache: [FastResolutionKey: CachedResolution] = [:]
+    var namedCache: [NamedResolutionKey: CachedResolution] = [:]
+    /// The newest initializer per (type, container rule), so that noticing
+    /// a shadowed registration costs one hash lookup, not a scan.
+    var latestInitializer: [InitializerSlotKey: InitializerRecord] = [:]
+    /// The initializers of each type, in registration order: while the
+    /// catalog knows no Swift type, only equal keys match, so a lookup
+    /// scans the candidates for its type, not every registration.
+    var initializersByType: [SpellTypeKey: [InitializerRecord]] = [:]
+    /// The Swift types known by name, to match script names to them. Kept
+    /// by `reset` and `removeAll`: it describes types, not registrations.
+    var catalog = TypeCatalog()
+    /// Registrations staged by a script host's reload, by stage id, not in
+    /// force until the stage is committed (see Registry+Staging).
+    var stages: [UInt64: RegistryState] = [:]
+
+    /// Appends an initializer, noting (as a diagnostic) the equally specific
+    /// registration it overrides.
+    mutating func insertInitializer(_ record: InitializerRecord) {
+        let slot = InitializerSlotKey(type: record.type, rule: record.container.rule)
+        if let shadowed = latestInitializer.updateValue(record, forKey: slot) {
+            addDiagnostic(Self.shadowing(shadowed, by: record))
+        }
+        initializers.append(record)
+        initializersByType[record.type, default: []].append(record)
+    }
+
+    /// The diagnostic of `record` overriding the equally specific `shadowed`.
+    static func shadowing(_ shadowed: InitializerRecord, by record: InitializerRecord) -> SpellDiagnostic {
+        SpellDiagnostic(
+            message: "\(record.type.name) in \(record.container) registered at \(record.source) overrides the equally specific registration at \(shadowed.source) (the later wins)",
+            handles: [shadowed.handle, record.handle]
+        )
+    }
+
+    /// Rebuilds `latestInitializer` and `initializersByType` after removals.
+    mutating func indexInitializers() {
+        latestInitializer.removeAll(keepingCapacity: true)
+        initializersByType.removeAll(keepingCapacity: true)
+        for record in initializers {
+            latestInitializer[InitializerSlotKey(type: record.type, rule: record.container.rule)] = record
+            initializersByType[record.type, default: []].append(record)
+        }
+    }
+
+    var count: Int {
+        initializers.count + hooks.count + preferenceOverrides.count + templateProviders.count + customSpells.count
+            + resolvers.count + preferenceKeyGenerators.count
+    }
+
+    mutating func makeHandle() -> SpellHandle {
+        defer { nextID += 1 }
+        return SpellHandle(id: nextID)
+    }
+
+    /// Registers one record: `make` builds it with a new handle, it is
+    /// appended to `list`, and the lookup caches are dropped when the record
+    /// can change a lookup (`invalidatingCaches`). Returns the handle.
+    mutating func add<Record>(
+        into list: WritableKeyPath<RegistryState, [Record]>, invalidatingCaches: Bool,
+        _ make: (SpellHandle) -> Record
+    ) -> SpellHandle {
+        let handle = makeHandle()
+        let record = make(handle)
+        if stageIfOpen(record, into: list) { return handle }
+        self[keyPath: list].append(record)
+        if invalidatingCaches { invalidateCaches() }
+        return handle
+    }
+
+    /// The hooks that run after `property` is injected into `container`, in
+    /// registration order; with no property, those that could run after any.
+    func hooks(matching container: ContainerDescriptor, property: String?) -> LazyFilterSequence<[HookRecord]> {
+        hooks.lazy.filter { [catalog] hook in
+            (property == nil || hook.property == nil || hook.property == property)
+                && hook.container.specificity(for: container, catalog: catalog) != nil
+        }
+    }
+
+    /// Records a diagnostic, keeping at most `Registry.maxDiagnostics`.
+    mutating func addDiagnostic(_ diagnostic: SpellDiagnostic) {
+        if diagnostics.count >= Registry.maxDiagnostics {
+            diagnostics.removeFirst(diagnostics.count - Registry.maxDiagnostics + 1)
+        }
+        diagnostics.append(diagnostic)
+    }
+
+    /// The most entries each lookup cache holds before it starts over: names
+    /// come from scripts too, and a cache keyed by them must stay bounded.
+    static let maxCachedResolutions = 4096
+
+    mutating func invalidateCaches() {
+        generation.bump()
+        fastCache.removeAll(keepingCapacity: true)
+        namedCache.removeAll(keepingCapacity: true)
+    }
+
+    struct Snapshot {
+        let initializers: [InitializerRecord]
+        let hooks: [HookRecord]
+        let preferenceOverrides: [PreferenceOverrideRecord]
+        let templateProviders: [TemplateProviderRecord]
+        let customSpells: [CustomSpellRecord]
+        let resolvers: [ResolverRecord]
+        let preferenceKeyGenerators: [PreferenceKeyGeneratorRecord]
+        let diagnostics: [SpellDiagnostic]
+    }
+
+    func snapshot() -> Snapshot {
+        Snapshot(
+            initializers: initializers, hooks: hooks, preferenceOverrides: preferenceOverrides,
+            templateProviders: templateProviders, customSpells: customSpells, resolvers: resolvers,
+            preferenceKeyGenerators: preferenceKeyGenerators, diagnostics: diagnostics
+        )
+    }
+
+    mutating func restore(_ snapshot: Snapshot) {
+        initializers = snapshot.initializers
+        hooks = snapshot.hooks
+        preferenceOverrides = snapshot.preferenceOverrides
+        templateProviders = snapshot.templateProviders
+        customSpells = snapshot.customSpells
+        resolvers = snapshot.resolvers
+        preferenceKeyGenerators = snapshot.preferenceKeyGenerators
+        diagnostics = snapshot.diagnostics
+        indexInitializers()
+        invalidateCaches()
+    }
+
+    /// The most specific initializer for `type` in `container`; between
+    /// equally specific ones the later wins and a diagnostic is recorded.
+    ///
+    /// Registrations made with a name match the Swift types the catalog
+    /// lists under that name; when the winner's name refers to several
+    /// types, the lookup finds nothing and carries the ambiguity error.
+    mutating func lookup(type: SpellTypeKey, container: ContainerDescriptor, observes: Bool) -> CachedResolution {
+        if catalog.note(type) { invalidateCaches() }
+        if catalog.note(container.key) { invalidateCaches() }
+        var best: InitializerRecord?
+        var bestMatch = TypeMatch.none
+        var bestScore = Int.min
+        var tied: [InitializerRecord] = []
+        // Names match Swift types through the catalog; without any, a key
+        // matches only an equal key.
+        let candidates = catalog.isEmpty ? initializersByType[type] ?? [] : initializers
+        for record in candidates {
+            let match = catalog.match(record.type, type)
+            guard match.fits, let score = record.container.specificity(for: container, catalog: catalog) else { continue }
+            if score > bestScore {
+                best = record
+                bestMatch = match
+                bestScore = score
+                tied = []
+            } else if score == bestScore {
+                if let current = best { tied.append(current) }
+                best = record
+                bestMatch = match
+            }
+        }
+        if case .ambiguous(let ambiguity) = bestMatch, let best {
+            // The name is the registration's, or (a Swift registration
+            // found by a script's name) the lookup's.
+            let failure = SpellError.ambiguousTypeName(
+                name: ambiguity.name, candidates: ambiguity.candidates, source: best.type.isSwiftType ? nil : best.source)
+            return CachedResolution(record: nil, hooksMayApply: false, containerObserves: observes, failure: failure)
+        }
+        // Ties between registrations with the same key and rule were
+        // already reported when the later one was registered.
+        if let winner = best { tied.removeAll { $0.type == winner.type && $0.container.rule == winner.container.rule } }
+        if let best, !tied.isEmpty {
+            let message = "\(type.name) in \(container.key.name): \(tied.count + 1) equally specific initializers match; using the latest, registered at \(best.source) (others: \(tied.map(\.source).joined(separator: ", ")))"
+            if !diagnostics.contains(where: { $0.message == message }) {
+                addDiagnostic(SpellDiagnostic(message: message, handles: tied.map(\.handle) + [best.handle]))
+            }
+        }
+        let hooksMayApply = !hooks(matching: container, property: nil).isEmpty
+        return CachedResolution(record: best, hooksMayApply: hooksMayApply, containerObserves: observes)
+    }
+}

@@ -1,0 +1,39 @@
+/// An initializer with its static result type (see `InitializerRecord.typed`).
+@usableFromInline
+protocol TypedInitializing: AnyObject, Sendable {
+    /// The identity of the result type.
+    var valueType: ObjectIdentifier { get }
+    /// Runs the initializer and boxes the value as a singleton read back typed.
+    func makeSingletonBox(for sender: AnyObject) throws -> SingletonBox
+    /// `value`, made before, boxed as this initializer's singletons are;
+    /// nil when it is not of the result type.
+    func singletonBox(holding value: Any) -> SingletonBox?
+}
+
+/// A Swift initializer returning `Value`.
+@usableFromInline
+final class TypedInitializer<Value>: TypedInitializing {
+    @usableFromInline let make: @Sendable (AnyObject) throws -> Value
+    @usableFromInline let valueType = ObjectIdentifier(Value.self)
+
+    init(_ make: @escaping @Sendable (AnyObject) throws -> Value) {
+        self.make = make
+    }
+
+    /// Calls the initializer. A method, so that the closure is borrowed
+    /// from `self` (guaranteed for the call) with no reference counting.
+    @inlinable
+    func call(_ sender: AnyObject) throws -> Value {
+        try make(sender)
+    }
+
+    @usableFromInline
+    func makeSingletonBox(for sender: AnyObject) throws -> SingletonBox {
+        TypedSingletonBox(try make(sender))
+    }
+
+    @usableFromInline
+    func singletonBox(holding value: Any) -> SingletonBox? {
+        (value as? Value).map(TypedSingletonBox.init)
+    }
+}

@@ -80,11 +80,20 @@ public final class BenchmarkSuite {
         if let filter = BenchmarkSuite.filter, !name.contains(filter), !(baseline.map { $0.contains(filter) } ?? false) {
             return nil
         }
+        if BenchmarkSuite.listing {
+            // `scripts/bench-cost` asks for the cases and their baselines
+            // and goals without running any of them.
+            print("bench-case\t\(name)\t\(baseline ?? "")\t\(goal.map { String($0) } ?? "")")
+            return nil
+        }
         if let only = BenchmarkSuite.only, name != only { return nil }
         if BenchmarkSuite.callgrind {
             // One warm-up, then one round with callgrind collecting (run
             // under `valgrind --tool=callgrind --collect-atstart=no`): its
             // total instructions divided by `operations` is the cost of one.
+            // BENCH_SCALE (0 < scale <= 1) shortens the round for the
+            // slower cache-simulating runs of `scripts/bench-cost`.
+            let operations = max(1, Int((Double(operations) * BenchmarkSuite.scale).rounded()))
             setup()
             body(max(1, operations / 10))
             setup()
@@ -134,7 +143,8 @@ public final class BenchmarkSuite {
     /// load), where measuring one case's rounds after the other's would
     /// give the later case a process that earlier rounds have aged.
     public func measureAlternating(_ cases: [Case]) {
-        if BenchmarkSuite.callgrind || BenchmarkSuite.filter != nil || BenchmarkSuite.only != nil {
+        if BenchmarkSuite.callgrind || BenchmarkSuite.listing || BenchmarkSuite.filter != nil
+            || BenchmarkSuite.only != nil {
             for item in cases {
                 measure(item.name, operations: item.operations, baseline: item.baseline, goal: item.goal,
                         setup: item.setup, item.body)
@@ -177,6 +187,18 @@ public final class BenchmarkSuite {
     /// Whether BENCH_CALLGRIND is set: each case runs one collected round
     /// (see `scripts/bench-counts`).
     static let callgrind = getenv("BENCH_CALLGRIND") != nil
+
+    /// Whether BENCH_LIST is set: each case prints its name, baseline and
+    /// goal (`bench-case<TAB>name<TAB>baseline<TAB>goal`) and runs nothing.
+    static let listing = getenv("BENCH_LIST") != nil
+
+    /// The share of a case's operations a collected round runs (BENCH_SCALE,
+    /// default 1): the per-operation cost stays, the run gets shorter.
+    static let scale: Double = {
+        guard let text = getenv("BENCH_SCALE").map({ String(cString: $0) }), let value = Double(text),
+              value > 0, value <= 1 else { return 1 }
+        return value
+    }()
 
     /// The result of the case named `name`.
     public func result(named name: String) -> BenchmarkResult? {

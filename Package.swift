@@ -85,7 +85,8 @@ let package = Package(
         // survive a fresh process and that two processes merge their writes.
         .executableTarget(
             name: "bm-preference-probe",
-            dependencies: ["BloodMagic"]
+            dependencies: ["BloodMagic"],
+            path: "Tests/PreferenceProbe"
         ),
         // The feed reader example: its wiring lives in
         // Examples/FeedReader/Scripts/*.lua (an executable target, not a product).
@@ -110,7 +111,8 @@ let package = Package(
         // Not a product.
         .target(
             name: "BloodMagicFuzzTargets",
-            dependencies: ["BloodMagicLua"]
+            dependencies: ["BloodMagicLua"],
+            path: "Fuzz/Targets"
         ),
         .testTarget(
             name: "BloodMagicTests",

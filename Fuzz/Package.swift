@@ -7,8 +7,8 @@
 //
 // Build and run them with `scripts/fuzz [TARGET] [SECONDS]` from the project
 // root. The targets themselves are the main package's
-// `BloodMagicFuzzTargets` (Sources/BloodMagicFuzzTargets, linked here as a
-// symlink, since a package can only use another package's products), which
+// `BloodMagicFuzzTargets` (Fuzz/Targets, linked here as
+// Sources/BloodMagicFuzzTargets, a symlink, since a package can only use another package's products), which
 // the test suite also runs over the seed corpora in Corpus/.
 
 import PackageDescription

@@ -9,8 +9,6 @@ final class ScriptCheckRun {
     let manifest: AppManifest?
     let files: [String]
     let directory: String?
-    /// Sources of the scripts, to point at a definition table's fields.
-    let sources = LuaSourceCache()
     private(set) var problems: [ScriptProblem] = []
     /// The `[bm check]` support table.
     var support: LuaReference?
@@ -73,8 +71,19 @@ final class ScriptCheckRun {
             add(severity, message, file: source ?? "?", line: 0)
             return
         }
-        let shown = field.map { sources.line(ofField: $0, file: file, line: line) } ?? line
+        let shown = field.map { fieldLine($0, file: file, line: line) } ?? line
         add(severity, message, file: file, line: shown)
+    }
+
+    /// The line of field `key` in the call at `file:line`, found in the text
+    /// the host state loaded as `@file` (never by reading the file again).
+    func fieldLine(_ key: String, file: String, line: Int) -> Int {
+        host.state.withStack { $0.line(ofField: key, chunk: "@" + file, line: line) }
+    }
+
+    /// `"file:line"` moved to the line of field `key` of the call there.
+    func fieldPosition(_ key: String, at source: String) -> String {
+        host.state.withStack { $0.position(ofField: key, at: source) }
     }
 
     /// A Lua error as a problem at its own position, or at `fallback`.

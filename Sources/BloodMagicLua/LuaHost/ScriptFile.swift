@@ -41,7 +41,7 @@ package enum ScriptFile {
             throw LuaError(.io, "cannot open \(shown): \(fileKind(info.st_mode)), not a regular file")
         }
         return try readAll(descriptor, limit: maximumSize, tooLarge: {
-            LuaError(.io, "cannot read \(shown): larger than \(maximumSize >> 20) MiB, the largest script file the host reads")
+            LuaError(.io, "cannot read \(shown): larger than \(maximumSize >> 20) MiB, the most the host reads of a file")
         }, failed: { failure(shown) })
     }
 

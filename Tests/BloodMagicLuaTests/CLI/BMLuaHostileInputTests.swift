@@ -127,6 +127,23 @@ struct BMLuaHostileInputTests {
         #expect(result.stderr.contains("too many options and arguments (50000)"), "\(result.stderr)")
     }
 
+    /// `check --manifest` naming a FIFO, a device or a file of /proc that
+    /// reads without end. Before: the pagemap grew bmlua past 5 GiB until
+    /// the deadline killed it.
+    @Test(arguments: ["fifo.lua", "zero.lua", "/proc/self/pagemap"])
+    func aManifestThatIsNotARegularFileIsAnError(name: String) throws {
+        let dir = try specialFiles()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let manifest = name.hasPrefix("/") ? name : dir.appendingPathComponent(name).path
+        guard FileManager.default.fileExists(atPath: manifest) else { return }
+        let scripts = try scratchDirectory(["a.lua": "x = 1"])
+        defer { try? FileManager.default.removeItem(at: scripts) }
+        let result = try bmlua(["check", "--manifest", manifest, scripts.path], deadline: 20)
+        #expect(!result.timedOut)
+        #expect(result.status == 1, "status \(result.status): \(result.stderr)")
+        #expect(result.stderr.contains("cannot read the manifest: cannot open \(manifest): "), "\(result.stderr)")
+    }
+
     /// `--preferences` naming what cannot hold preferences is a usage
     /// error. Before: bmlua ran, then renamed its file over whatever was
     /// there (as root, `--preferences /dev/null` replaced the device), or

@@ -107,4 +107,21 @@ struct ChunkNameFileTests {
         #expect(scripts.failure("later()") == "\(dir)/a.lua:4: bm.initializer: unknown field 'oops'")
         #expect(scripts.failure("load('x = 1', '@\(dir)/a.lua'); later()") == "\(dir)/a.lua:2: bm.initializer: unknown field 'oops'")
     }
+
+    /// Reading a chunk's text for a position is charged to the script's
+    /// instruction budget, a unit a byte: 8 MiB of text cost more than the
+    /// budget, so the run stops at the next check (before, the index was
+    /// made for free).
+    @Test func readingATextForAPositionIsCharged() throws {
+        let host = try makeHost(limits: LuaLimits(maxInstructions: 2_000_000))
+        let message = host.failure("""
+            local text = string.rep("--" .. string.rep("x", 4093) .. "\\n", 2048)
+              .. "return function(d) local r = bm.initializer(d) return r end"
+            local f = load(text, "@big.lua")()
+            local ok = pcall(f, { type = "T", init = print, oops = 1 })
+            for i = 1, 100000 do end
+            return "not stopped"
+            """)
+        #expect(message?.contains("instruction limit exceeded") == true, "\(message ?? "no error")")
+    }
 }

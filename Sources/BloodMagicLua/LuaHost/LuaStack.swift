@@ -226,7 +226,9 @@ public struct LuaStack {
     /// Reads the file at `path` and compiles it as a text chunk named `@path`,
     /// so that errors read `path:line: message`; see ``load(script:name:)``.
     /// A path that is not a readable regular file (a directory, `.`, `/`,
-    /// an empty path) is a ``LuaError`` of kind `.io` that says why.
+    /// an empty path, a FIFO, a device, or a link to one) is a ``LuaError``
+    /// of kind `.io` that says why, without waiting on it or reading it; so
+    /// is a file larger than 64 MiB.
     public func loadFile(_ path: String) throws(LuaError) {
         try loadFile(path, shownAs: path)
     }

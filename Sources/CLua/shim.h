@@ -699,53 +699,10 @@ static inline int bm_confined_path(const char *directory, const char *relative, 
     return BM_PATH_FOUND;
 }
 
-/* Streams a module file to lua_load; a first line starting with '#' (a
-   shebang) is dropped but its newline kept, as lua's own loader does. */
-typedef struct bm_module_reader {
-    FILE *file;
-    int started;
-    char buffer[4096];
-} bm_module_reader;
-
-static inline const char *bm_read_module(lua_State *L, void *data, size_t *size) {
-    bm_module_reader *reader = (bm_module_reader *)data;
-    (void)L;
-    if (!reader->started) {
-        reader->started = 1;
-        int c = getc(reader->file);
-        if (c == '#') {
-            while ((c = getc(reader->file)) != EOF && c != '\n') {}
-            if (c == '\n') {
-                reader->buffer[0] = '\n';
-                *size = 1;
-                return reader->buffer;
-            }
-        } else if (c != EOF) {
-            ungetc(c, reader->file);
-        }
-    }
-    *size = fread(reader->buffer, 1, sizeof reader->buffer, reader->file);
-    return *size > 0 ? reader->buffer : NULL;
-}
-
-/* Loads the file at `resolved` as a text chunk named `@<shown>`; pushes the
-   function, or raises with Lua's "error loading module" message. */
-static inline void bm_load_module_file(lua_State *L, const char *name, const char *resolved, const char *shown) {
-    bm_module_reader reader;
-    reader.started = 0;
-    reader.file = fopen(resolved, "rb");
-    if (reader.file == NULL)
-        luaL_error(L, "error loading module '%s' from file '%s':\n\tcannot open it", name, shown);
-    lua_pushfstring(L, "@%s", shown);
-    int status = lua_load(L, bm_read_module, &reader, lua_tostring(L, -1), "t");
-    int failed = ferror(reader.file);
-    fclose(reader.file);
-    lua_remove(L, -2); /* the chunk name */
-    if (failed && status == LUA_OK)
-        luaL_error(L, "error loading module '%s' from file '%s':\n\tcannot read it", name, shown);
-    if (status != LUA_OK)
-        luaL_error(L, "error loading module '%s' from file '%s':\n\t%s", name, shown, lua_tostring(L, -1));
-}
+/* Loads the file at `resolved` as a text chunk named `@<shown>` and pushes
+   the function, or raises with Lua's "error loading module" message; the
+   text is kept for positions (CLuaSandbox, chunk_texts.c, defines it). */
+void bm_sandbox_load_module_file(lua_State *L, const char *name, const char *resolved, const char *shown);
 
 /*
  * Looks for module `name` in the module directory: <dir>/a/b.lua, then
@@ -781,7 +738,7 @@ __attribute__((noinline)) static int bm_search_module_directory(lua_State *L, co
         if (status == BM_PATH_FOUND) {
             lua_settop(L, directory_index);
             lua_pushfstring(L, "%s/%s", directory, relative);   /* the name shown */
-            bm_load_module_file(L, name, resolved, lua_tostring(L, -1));
+            bm_sandbox_load_module_file(L, name, resolved, lua_tostring(L, -1));
             lua_insert(L, -2);                                   /* loader, shown */
             lua_remove(L, directory_index);
             return -1;

@@ -18,6 +18,7 @@ int bm_sandbox_install(lua_State *L) {
     if (flags & BM_LIB_BASE) {
         lua_pushglobaltable(L);
         bm_sandbox_finalizers(L);
+        bm_sandbox_chunk_texts(L);
     }
     lua_settop(L, 0);
     return 0;

@@ -92,4 +92,17 @@ void bm_sandbox_finalizers(lua_State *L);
    name a refused limit, a script position and a resolution chain. */
 void bm_sandbox_protected_calls(lua_State *L, int flags);
 
+/* ------------------------------------------------------------------------ */
+/* Chunk texts (chunk_texts.c)                                               */
+/* ------------------------------------------------------------------------ */
+
+/* Records the string at `text` as the text of the chunk named by the string
+   at `name` (only names starting with '@'); a name recorded with another
+   text becomes ambiguous. May raise (it allocates). */
+void bm_chunk_text_note(lua_State *L, int name, int text);
+
+/* Replaces `load` in the table on top of the stack (the globals) with one
+   that records the text of each string chunk it compiles. */
+void bm_sandbox_chunk_texts(lua_State *L);
+
 #endif /* BLOODMAGIC_SANDBOX_INTERNAL_H */

@@ -52,7 +52,7 @@ struct BMLua: ParsableCommand {
             return
         }
         do {
-            var command = try parseAsRoot(arguments)
+            var command = try parse(arguments)
             try command.run()
         } catch {
             let code = exitCode(for: error)
@@ -63,5 +63,31 @@ struct BMLua: ParsableCommand {
             }
             exit(withError: error)
         }
+    }
+
+    /// `parseAsRoot`, with a long run of trailing words (tens of thousands
+    /// of script arguments or files to check) appended after the parser has
+    /// read the rest: see ``CommandLineShape/splittingTrailingWords(_:threshold:)``.
+    static func parse(_ arguments: [String]) throws -> any ParsableCommand {
+        let (parsed, trailing) = CommandLineShape.splittingTrailingWords(arguments)
+        // What is left goes to the parser, whose time is quadratic in it
+        // (repeated options too): a usage error past a bound no one types.
+        guard parsed.count <= CommandLineShape.maxParsedArguments else {
+            throw ValidationError(
+                "too many options and arguments (\(parsed.count)) before the last run of plain words: at most "
+                    + "\(CommandLineShape.maxParsedArguments); put the script's arguments or the files to check last")
+        }
+        var command = try parseAsRoot(parsed)
+        guard let first = trailing.first else { return command }
+        guard var receiver = command as? any TrailingWords else {
+            // A command that takes no list: the parser says what is wrong
+            // with the first word too many.
+            _ = try parseAsRoot(parsed + [first])
+            throw ValidationError("unexpected argument '\(first)'")
+        }
+        receiver.appendTrailingWords(trailing)
+        command = receiver
+        try command.validate()
+        return command
     }
 }

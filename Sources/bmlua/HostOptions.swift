@@ -48,6 +48,12 @@ struct HostOptions: ParsableArguments {
         if preferences != nil && userDefaults != nil {
             throw ValidationError("give --preferences or --user-defaults, not both")
         }
+        if preferences?.isEmpty == true {
+            throw ValidationError("--preferences: give the path of a property-list file")
+        }
+        if let preferences, let problem = PropertyListFilePreferenceStore.fileProblem(atPath: preferences) {
+            throw ValidationError("--preferences: \(preferences) \(problem)")
+        }
         if let userDefaults, !PreferenceSuiteName.isValid(userDefaults) {
             throw ValidationError("--user-defaults: '\(userDefaults)' is not a domain name (use e.g. com.example.app)")
         }

@@ -183,8 +183,7 @@ struct RunCommand: ParsableCommand {
     private func runScript(_ script: String, arguments: [String], in state: LuaState) throws {
         try state.withStack { (lua) throws(LuaError) in
             if script == "-" {
-                let input = FileHandle.standardInput.readDataToEndOfFile()
-                try lua.load(script: [UInt8](input), name: "=stdin")
+                try lua.load(script: ScriptFile.readStandardInput(), name: "=stdin")
             } else {
                 try lua.loadFile(script)
             }

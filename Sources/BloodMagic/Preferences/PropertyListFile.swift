@@ -36,8 +36,35 @@ final class PropertyListFile: Sendable {
         self.url = url
     }
 
+    /// The largest property-list file read: 64 MiB (a file that says
+    /// it is smaller may still read without end, as files of `/proc` do).
+    static let maximumSize = 64 << 20
+
+    /// Why `path` cannot be a property-list file (it is a directory, a
+    /// device, a FIFO or a socket), or nil when it is a regular file or
+    /// there is nothing there yet. Follows symbolic links.
+    static func problem(atPath path: String) -> String? {
+        var info = stat()
+        guard !path.isEmpty, !path.utf8.contains(0), stat(path, &info) == 0 else { return nil }
+        return kindProblem(info.st_mode)
+    }
+
+    /// `mode` in words when it is not a regular file's.
+    private static func kindProblem(_ mode: mode_t) -> String? {
+        switch mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFDIR: return "is a directory, not a property-list file"
+        case S_IFIFO: return "is a FIFO (named pipe), not a property-list file"
+        case S_IFCHR: return "is a character device, not a property-list file"
+        case S_IFBLK: return "is a block device, not a property-list file"
+        case S_IFSOCK: return "is a socket, not a property-list file"
+        default: return "is a special file, not a property-list file"
+        }
+    }
+
     /// Everything in the file; empty when it does not exist.
     func read() throws -> [String: PreferenceValue] {
+        try checkKind()
         let stamp = FileStamp(path: url.path)
         if let stamp, let hit = cache.withLock({ $0 }), hit.stamp == stamp { return hit.values }
         return try withLock {
@@ -50,6 +77,7 @@ final class PropertyListFile: Sendable {
 
     /// Applies `change` to the file's dictionary, durably (see the type).
     func update(_ change: (inout [String: PreferenceValue]) -> Void) throws {
+        try checkKind()
         try withLock {
             var values = try parse()
             change(&values)
@@ -58,8 +86,46 @@ final class PropertyListFile: Sendable {
         }
     }
 
+    /// Refuses a path that holds something other than a regular file,
+    /// before anything is opened or locked beside it.
+    private func checkKind() throws {
+        if let problem = Self.problem(atPath: url.path) { throw failure(problem) }
+    }
+
+    private func failure(_ reason: String) -> SpellError {
+        .preferenceEncodingFailed(key: url.path, type: "property list", reason: reason)
+    }
+
+    /// The file's bytes, or nil when it cannot be opened (it does not exist
+    /// yet). Opened without blocking (a FIFO put there meanwhile would wait
+    /// for a writer) and checked with `fstat` on the descriptor itself: only
+    /// a regular file is read, and at most ``maximumSize`` bytes of it.
+    private func contents() throws -> Data? {
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return nil }
+        if let problem = Self.kindProblem(info.st_mode) { throw failure(problem) }
+        var data = Data()
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { posixRead(descriptor, $0.baseAddress!, $0.count) }
+            if count > 0 {
+                data.append(contentsOf: chunk[0..<count])
+                if data.count > Self.maximumSize {
+                    throw failure("the file is larger than \(Self.maximumSize >> 20) MiB, the largest preference file read")
+                }
+            } else if count == 0 {
+                return data
+            } else if errno != EINTR {
+                return nil
+            }
+        }
+    }
+
     private func parse() throws -> [String: PreferenceValue] {
-        guard let data = try? Data(contentsOf: url), !data.isEmpty else { return [:] }
+        guard let data = try contents(), !data.isEmpty else { return [:] }
         if let problem = BinaryPropertyListCheck.problem(in: data) {
             throw SpellError.preferenceEncodingFailed(
                 key: url.path, type: "property list", reason: "the file is not a property list: \(problem)")
@@ -92,6 +158,13 @@ final class PropertyListFile: Sendable {
         // a leftover from a writer that was killed is simply overwritten.
         let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).tmp").path
         try writeFully(data, to: temporary)
+        // Never rename over a device, a FIFO or a directory put at the
+        // path since the check before the lock (as root, renaming over
+        // `/dev/null` would replace the device).
+        if let problem = Self.problem(atPath: url.path) {
+            unlink(temporary)
+            throw failure(problem)
+        }
         guard rename(temporary, url.path) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
@@ -130,6 +203,12 @@ final class PropertyListFile: Sendable {
         }
         return result!
     }
+}
+
+/// `read(2)`, named apart from the `read` method in scope.
+@inline(__always)
+private func posixRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
 }
 
 /// `write(2)`, named apart from the `write` method in scope.

@@ -36,6 +36,14 @@ public final class PropertyListFilePreferenceStore: PreferenceStore {
         try PropertyListFilePreferenceStore(directory: fileURL.deletingLastPathComponent(), suite: suite)
     }
 
+    /// Why the file at `path` cannot hold preferences (it is a directory,
+    /// a device, a FIFO or a socket), or nil when it is a regular file or
+    /// does not exist yet: for tools that take the path from a user
+    /// (`bmlua --preferences`). The store itself refuses such a file too.
+    package static func fileProblem(atPath path: String) -> String? {
+        PropertyListFile.problem(atPath: path)
+    }
+
     /// The value stored under `key`, or nil (also when the file is missing or unreadable).
     public func value(forKey key: String) -> PreferenceValue? {
         (try? file.read())?[key]

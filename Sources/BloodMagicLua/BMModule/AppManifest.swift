@@ -367,10 +367,12 @@ public struct AppManifest: Codable, Sendable, Equatable {
             throw AppManifestError("\(path): no such file (the app writes its manifest with ScriptHost.manifest())")
         }
         if isDirectory.boolValue { throw AppManifestError("\(path): is a directory, not a manifest file") }
+        // A regular file only, opened without blocking and read up to a cap
+        // (a FIFO, a device or a /proc file never ends the read).
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            data = Data(try ScriptFile.read(path, shownAs: path))
         } catch {
-            throw AppManifestError("\(path): cannot read the manifest: \((error as NSError).localizedDescription)")
+            throw AppManifestError("cannot read the manifest: \(error.message)")
         }
         do {
             return try JSONDecoder().decode(AppManifest.self, from: data)

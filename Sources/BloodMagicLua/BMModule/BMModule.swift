@@ -31,8 +31,6 @@ final class BMModule: Sendable {
     let preferences: any PreferenceStore
     /// Converts values between Lua and Swift for Swift containers and types.
     let crossing: BMValueCrossing
-    /// Script sources, indexed to find the line of a definition table's field.
-    let sources = LuaSourceCache()
 
     let tracking = Mutex<Tracking>(Tracking())
     /// Revoked by `unload()`: registrations made before it refuse to run
@@ -238,7 +236,7 @@ final class BMModule: Sendable {
     /// table there, else the call's line (nil without a script frame).
     func fieldLocation(_ key: String, _ lua: LuaStack) -> String? {
         guard let frame = lua.scriptFrame() else { return nil }
-        let line = frame.isFile ? sources.line(ofField: key, file: frame.chunk, line: frame.line) : frame.line
+        let line = frame.isFile ? lua.line(ofField: key, chunk: "@" + frame.chunk, line: frame.line) : frame.line
         return "\(frame.chunk):\(line)"
     }
 

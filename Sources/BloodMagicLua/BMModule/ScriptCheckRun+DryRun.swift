@@ -35,7 +35,7 @@ extension ScriptCheckRun {
                     ? nil : registry.initializerEntry(for: row.key, in: module.container(named: name, object: nil))
                 if let entry, module.madeRegistration(entry.handle) { exercised.insert(entry.handle) }
                 // Positions are worked out only for a finding (they read the file).
-                var initSource: String? { entry.map { sources.position(ofField: "init", at: $0.source) } }
+                var initSource: String? { entry.map { fieldPosition("init", at: $0.source) } }
                 if let error = outcome.error {
                     failure(error, chain: outcome.chain, context: "reading \(name).\(row.property)", fallback: initSource ?? row.source)
                 } else if outcome.isNil, !row.optional, row.kind != "partial", let entry, module.madeRegistration(entry.handle) {
@@ -179,7 +179,7 @@ extension ScriptCheckRun {
                     continue   // who the sender is cannot be known
                 }
             }
-            var initSource: String { sources.position(ofField: "init", at: entry.source) }
+            var initSource: String { fieldPosition("init", at: entry.source) }
             let context = "the initializer for \(type.name)" + (containerName.map { " in \($0)" } ?? "")
             let outcome: (kind: String, standin: String?)
             do {

@@ -9,8 +9,6 @@ final class ScriptCheckRun {
     let manifest: AppManifest?
     let files: [String]
     let directory: String?
-    /// Sources of the scripts, to point at a definition table's fields.
-    let sources = LuaSourceCache()
     private(set) var problems: [ScriptProblem] = []
     /// The `[bm check]` support table.
     var support: LuaReference?
@@ -73,8 +71,19 @@ final class ScriptCheckRun {
             add(severity, message, file: source ?? "?", line: 0)
             return
         }
-        let shown = field.map { sources.line(ofField: $0, file: file, line: line) } ?? line
+        let shown = field.map { fieldLine($0, file: file, line: line) } ?? line
         add(severity, message, file: file, line: shown)
+    }
+
+    /// The line of field `key` in the call at `file:line`, found in the text
+    /// the host state loaded as `@file` (never by reading the file again).
+    func fieldLine(_ key: String, file: String, line: Int) -> Int {
+        host.state.withStack { $0.line(ofField: key, chunk: "@" + file, line: line) }
+    }
+
+    /// `"file:line"` moved to the line of field `key` of the call there.
+    func fieldPosition(_ key: String, at source: String) -> String {
+        host.state.withStack { $0.position(ofField: key, at: source) }
     }
 
     /// A Lua error as a problem at its own position, or at `fallback`.
@@ -163,16 +172,12 @@ final class ScriptCheckRun {
 
     // MARK: - Loading and compiling
 
-    /// Loads each startup script on its own, so every failure has its file.
+    /// Loads the startup scripts, each failure with its file (in one call:
+    /// loading them one call each copied the host's records of the files
+    /// loaded before every time, quadratic in the number of files).
     private func loadScripts() {
-        for file in files {
-            do throws(ScriptLoadError) {
-                try host.load(files: [file])
-            } catch {
-                for failure in error.failures {
-                    add(failure, fallback: "\(file):0")
-                }
-            }
+        for (file, failure) in host.loadReportingFiles(files) {
+            add(failure, fallback: "\(file):0")
         }
     }
 
@@ -205,10 +210,18 @@ final class ScriptCheckRun {
         }
     }
 
+    /// Each diagnostic at the newest registration it names. The entries are
+    /// read and indexed once (not once per diagnostic: up to 1,000
+    /// diagnostics times every registration), so this is linear in the
+    /// registrations and the handles the diagnostics name.
     private func reportDiagnostics() {
-        for diagnostic in registry.diagnostics {
-            let handles = Set(diagnostic.handles)
-            let newest = registry.entries.filter { handles.contains($0.handle) }.last
+        let diagnostics = registry.diagnostics
+        guard !diagnostics.isEmpty else { return }
+        let entries = registry.entries
+        var position: [SpellHandle: Int] = [:]
+        for (index, entry) in entries.enumerated() { position[entry.handle] = index }
+        for diagnostic in diagnostics {
+            let newest = diagnostic.handles.compactMap { position[$0] }.max().map { entries[$0] }
             add(.warning, diagnostic.message, at: newest?.source)
         }
     }

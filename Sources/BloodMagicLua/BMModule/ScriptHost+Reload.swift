@@ -87,7 +87,7 @@ extension ScriptHost {
         }
         fresh.loadsDirectory = old.loadsDirectory
         fresh.explicitFiles = old.explicitFiles
-        fresh.loadedFiles = files
+        fresh.loadedFiles = PathList(files)
         let next = fresh
         next.state.withStack { $0.replayHostSetup(of: old.state) }
         var sources = ScriptSources()

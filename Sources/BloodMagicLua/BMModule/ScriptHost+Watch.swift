@@ -72,7 +72,7 @@ extension ScriptHost {
         let current = wiring.withLock { $0 }
         guard !current.loadedFiles.isEmpty else { return false }
         if let files = try? current.reloadedFiles(listing: { () throws(ScriptLoadError) in try startupScripts() }),
-           Set(files) != Set(current.loadedFiles) {
+           Set(files) != Set(current.loadedFiles.paths) {
             return true
         }
         for (file, bytes) in current.sources.contents where (try? ScriptFile.read(file, shownAs: file)) != bytes {

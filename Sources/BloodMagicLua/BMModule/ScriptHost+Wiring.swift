@@ -15,17 +15,18 @@ struct HostWiring: Sendable {
     var loadsDirectory = false
     /// The files given to `load(files:)`, loaded again by a reload after
     /// the directory's.
-    var explicitFiles: [String] = []
+    var explicitFiles = PathList()
     /// The startup scripts loaded into this state, in order.
-    var loadedFiles: [String] = []
+    var loadedFiles = PathList()
 
     /// What a reload loads: the directory's startup scripts (when they were
     /// loaded, or when nothing was), then the files given explicitly.
+    /// Linear in the files.
     func reloadedFiles(listing directory: () throws(ScriptLoadError) -> [String]) throws(ScriptLoadError) -> [String] {
-        var files: [String] = []
-        if loadsDirectory || explicitFiles.isEmpty { files = try directory() }
-        for file in explicitFiles where !files.contains(file) { files.append(file) }
-        return files
+        var files = PathList()
+        if loadsDirectory || explicitFiles.isEmpty { files.append(contentsOf: try directory()) }
+        files.append(contentsOf: explicitFiles.paths)
+        return files.paths
     }
 
     /// Loads `files` as startup scripts, each in a transaction of its own
@@ -34,6 +35,13 @@ struct HostWiring: Sendable {
     /// `sources`. Returns the failures, in order.
     func load(files: [String], recordingInto sources: inout ScriptSources) -> [LuaError] {
         var failures: [LuaError] = []
+        load(files: files, recordingInto: &sources) { _, error in failures.append(error) }
+        return failures
+    }
+
+    /// ``load(files:recordingInto:)``, telling `failed` of each failure
+    /// with the file it came from (some errors name no position).
+    func load(files: [String], recordingInto sources: inout ScriptSources, failed: (String, LuaError) -> Void) {
         for file in files {
             let timer = module.registry.flatMap(ScriptLoadTimer.init)
             let bytes: [UInt8]
@@ -41,7 +49,7 @@ struct HostWiring: Sendable {
                 bytes = try ScriptFile.read(file, shownAs: file)
             } catch {
                 timer?.finish(file, failure: error)
-                failures.append(error)
+                failed(file, error)
                 continue
             }
             sources.contents[file] = bytes
@@ -58,10 +66,9 @@ struct HostWiring: Sendable {
                 module.endLoad(rollback: true)
                 module.forgetReloadCallbacks(after: callbacks)
                 timer?.finish(file, failure: error)
-                failures.append(error)
+                failed(file, error)
             }
         }
-        return failures
     }
 
     /// The files of the modules `require` has loaded into the state so far.
@@ -79,9 +86,30 @@ struct HostWiring: Sendable {
         if let scriptsDirectory {
             directories = [scriptsDirectory, ScriptPath.join(scriptsDirectory, "partials")]
         }
-        let files = explicitFiles + requiredModuleFiles(scriptsDirectory: scriptsDirectory)
+        let files = explicitFiles.paths + requiredModuleFiles(scriptsDirectory: scriptsDirectory)
         return WatchTargets(luaDirectories: directories, files: files)
     }
+}
+
+/// Paths in the order first added, each once: appending is linear in what
+/// is appended, however many there are already (a host told of 40,000
+/// files one at a time).
+struct PathList: Sendable {
+    /// The paths, in order.
+    private(set) var paths: [String] = []
+    private var members: Set<String> = []
+
+    /// The paths of `initial`, each once.
+    init(_ initial: some Sequence<String> = [String]()) {
+        append(contentsOf: initial)
+    }
+
+    /// Appends the paths not in the list yet.
+    mutating func append(contentsOf more: some Sequence<String>) {
+        for path in more where members.insert(path).inserted { paths.append(path) }
+    }
+
+    var isEmpty: Bool { paths.isEmpty }
 }
 
 /// The contents of the files a wiring was loaded from: startup scripts,

@@ -209,22 +209,32 @@ public final class ScriptHost: Sendable {
     /// Loads `files` into the state in use and records what was read, for
     /// ``reload()`` (which, for a directory, lists it again).
     private func load(files: [String], asDirectory: Bool) throws(ScriptLoadError) {
-        let failures = reloadGate.run { () -> [LuaError] in
-            let current = wiring.withLock { $0 }
+        let failures = loadReportingFiles(files, asDirectory: asDirectory)
+        if !failures.isEmpty {
+            throw ScriptLoadError(failures: failures.map(\.error))
+        }
+    }
+
+    /// Loads `files` as ``load(files:)`` does, and returns each failure
+    /// with the file it came from (for the check, whose errors may name no
+    /// position). Linear in the files, however many were loaded before.
+    func loadReportingFiles(_ files: [String], asDirectory: Bool = false) -> [(file: String, error: LuaError)] {
+        reloadGate.run { () -> [(file: String, error: LuaError)] in
             var sources = ScriptSources()
-            let failures = current.load(files: files, recordingInto: &sources)
-            sources.recordModulesAndPartials(of: current, directory: options.scriptsDirectory)
+            var failures: [(file: String, error: LuaError)] = []
+            do {
+                let current = wiring.withLock { $0 }
+                current.load(files: files, recordingInto: &sources) { failures.append(($0, $1)) }
+                sources.recordModulesAndPartials(of: current, directory: options.scriptsDirectory)
+            }
+            // `current` has ended: the wiring's lists and sources are
+            // changed in place below, not copied whole for each call.
             wiring.withLock { wiring in
                 wiring.sources.merge(sources)
-                wiring.loadedFiles += files.filter { !wiring.loadedFiles.contains($0) }
-                if !asDirectory {
-                    wiring.explicitFiles += files.filter { !wiring.explicitFiles.contains($0) }
-                }
+                wiring.loadedFiles.append(contentsOf: files)
+                if !asDirectory { wiring.explicitFiles.append(contentsOf: files) }
             }
             return failures
-        }
-        if !failures.isEmpty {
-            throw ScriptLoadError(failures: failures)
         }
     }
 

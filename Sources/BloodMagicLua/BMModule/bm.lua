@@ -18,7 +18,7 @@ local rawget, rawset, rawequal, rawlen = rawget, rawset, rawequal, rawlen
 local setmetatable, getmetatable = setmetatable, getmetatable
 local type, ipairs, next, select, error, tostring, pcall = type, ipairs, next, select, error, tostring, pcall
 local sformat, smatch, tconcat, tsort = string.format, string.match, table.concat, table.sort
-local slower, sbyte = string.lower, string.byte
+local slower, sbyte, sfind = string.lower, string.byte, string.find
 local where, field_where = core.where, core.field_where
 local generation, lookup = core.generation, core.lookup
 local suite_problem = core.suite_problem
@@ -731,8 +731,8 @@ end
 -- Whether an error is Lua running out of stack (its C stack limit, its
 -- stack size, or the error handler failing for the same reason).
 local function is_overflow(message)
-  return type(message) == "string" and (message:find("stack overflow", 1, true) ~= nil
-    or message:find("error in error handling", 1, true) ~= nil)
+  return type(message) == "string" and (sfind(message, "stack overflow", 1, true) ~= nil
+    or sfind(message, "error in error handling", 1, true) ~= nil)
 end
 
 -- Drops the frames of steps that no longer run: they become holes (false)

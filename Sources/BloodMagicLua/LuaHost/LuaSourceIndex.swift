@@ -18,6 +18,14 @@ import Synchronization
 /// (strings, long strings and comments included, so that nothing inside them
 /// is mistaken for a field) and answers "on which line is the field `key` of
 /// the table passed by the call on line N".
+///
+/// The index keeps no tokens: one pass over the text records a checkpoint
+/// (a byte offset between two tokens, and its line) about every
+/// ``checkpointSpacing`` bytes, 16 bytes per 4 KiB of text. A question
+/// scans from the last checkpoint before the call's line to the end of the
+/// call: the bytes of one checkpoint's span, the token that straddles it,
+/// and the call itself. The source is always the text a chunk was loaded
+/// from (see `LuaChunkTexts`), never a file read again by its name.
 public struct LuaSourceIndex: Sendable {
     /// One token that matters for finding fields.
     enum Token: Equatable, Sendable {
@@ -30,20 +38,39 @@ public struct LuaSourceIndex: Sendable {
         case other
     }
 
-    let tokens: [Token]
-    let lines: [Int]
+    /// Bytes between checkpoints.
+    static let checkpointSpacing = 4096
 
-    /// Tokenizes `source` (the bytes of a Lua chunk).
+    /// Offsets between tokens, increasing, with the line at each; the first
+    /// is the start of the text.
+    let checkpoints: [(offset: Int, line: Int)]
+    /// The text, when the index was made from an array.
+    private let text: [UInt8]?
+
+    /// Indexes `source` (the bytes of a Lua chunk), keeping them.
     public init(source: [UInt8]) {
-        var scanner = LuaTokenScanner(source)
-        var tokens: [Token] = []
-        var lines: [Int] = []
-        while let (token, line) = scanner.next() {
-            tokens.append(token)
-            lines.append(line)
+        text = source
+        checkpoints = source.withUnsafeBytes { Self.checkpoints(in: $0) }
+    }
+
+    /// Indexes `bytes`, which every question then passes again.
+    init(checkpointsOf bytes: UnsafeRawBufferPointer) {
+        text = nil
+        checkpoints = Self.checkpoints(in: bytes)
+    }
+
+    /// One pass of the lexer over `bytes`: linear in them.
+    private static func checkpoints(in bytes: UnsafeRawBufferPointer) -> [(offset: Int, line: Int)] {
+        var scanner = LuaTokenScanner(bytes)
+        var found = [(offset: scanner.offset, line: scanner.line)]
+        var next = scanner.offset + checkpointSpacing
+        while scanner.next() != nil {
+            if scanner.offset >= next {
+                found.append((scanner.offset, scanner.line))
+                next = scanner.offset + checkpointSpacing
+            }
         }
-        self.tokens = tokens
-        self.lines = lines
+        return found
     }
 
     /// The line of the field `key` in the table constructors of the call
@@ -51,16 +78,36 @@ public struct LuaSourceIndex: Sendable {
     /// (a definition table's own field before one of a nested table), or nil
     /// when the call passes no table literal with that field.
     public func line(ofField key: String, inCallAt callLine: Int) -> Int? {
-        var index = firstToken(onOrAfter: callLine)
-        guard index < tokens.count, lines[index] == callLine else { return nil }
+        guard let text else { return nil }
+        return text.withUnsafeBytes { line(ofField: key, inCallAt: callLine, in: $0).line }
+    }
+
+    /// ``line(ofField:inCallAt:)`` in `bytes` (the text this index was made
+    /// from), and how many bytes the answer scanned.
+    func line(ofField key: String, inCallAt callLine: Int, in bytes: UnsafeRawBufferPointer) -> (line: Int?, scanned: Int) {
+        // The last checkpoint before the call's line: the call's first
+        // token comes after it.
+        var low = 0, high = checkpoints.count
+        while low < high {
+            let mid = (low + high) / 2
+            if checkpoints[mid].line < callLine { low = mid + 1 } else { high = mid }
+        }
+        let start = checkpoints[max(low - 1, 0)]
+        var tokens = LuaTokenWindow(LuaTokenScanner(bytes, from: start.offset, line: start.line))
+        var previous: Token?
+        while let (token, line) = tokens.peek(0), line < callLine {
+            previous = token
+            tokens.advance()
+        }
+        guard let (_, firstLine) = tokens.peek(0), firstLine == callLine else { return (nil, tokens.scanned - start.offset) }
         var depth = 0                  // brackets open since the call started
         var opened = false
         var tableDepths: [Int] = []    // depth of each open table constructor
         var best: (depth: Int, line: Int)?
-        while index < tokens.count {
-            let token = tokens[index]
+        func answer() -> (line: Int?, scanned: Int) { (best?.line, tokens.scanned - start.offset) }
+        while let (token, _) = tokens.peek(0) {
             if let tableDepth = tableDepths.last, tableDepth == depth,
-               let (name, line) = field(at: index), name == key,
+               let (name, line) = field(after: previous, in: &tokens), name == key,
                best.map({ tableDepth < $0.depth }) ?? true {
                 best = (tableDepth, line)
             }
@@ -71,99 +118,95 @@ public struct LuaSourceIndex: Sendable {
                 if bracket == UInt8(ascii: "{") { tableDepths.append(depth) }
             case .close(let bracket):
                 if depth == 0 {
-                    if opened { return best?.line }
+                    if opened { return answer() }
                     break   // a closer left over from an earlier statement on this line
                 }
                 if bracket == UInt8(ascii: "}"), tableDepths.last == depth { tableDepths.removeLast() }
                 depth -= 1
-                if depth == 0 && opened { return best?.line }
+                if depth == 0 && opened { return answer() }
             default:
                 break
             }
-            index += 1
+            previous = token
+            tokens.advance()
         }
-        return best?.line
+        return answer()
     }
 
-    /// The field a `name =` or `["name"] =` starting at `index` defines, if
-    /// it starts a field (it follows `{`, `,` or `;`).
-    private func field(at index: Int) -> (String, Int)? {
-        guard index > 0 else { return nil }
-        switch tokens[index - 1] {
-        case .open(UInt8(ascii: "{")), .separator: break
+    /// The field a `name =` or `["name"] =` starting at the current token
+    /// defines, if it starts a field (it follows `{`, `,` or `;`).
+    private func field(after previous: Token?, in tokens: inout LuaTokenWindow) -> (String, Int)? {
+        switch previous {
+        case .open(UInt8(ascii: "{"))?, .separator?: break
         default: return nil
         }
-        if case .name(let name) = tokens[index], index + 1 < tokens.count, tokens[index + 1] == .assign {
-            return (name, lines[index])
+        guard let (first, line) = tokens.peek(0) else { return nil }
+        if case .name(let name) = first, tokens.peek(1)?.0 == .assign {
+            return (name, line)
         }
-        if tokens[index] == .open(UInt8(ascii: "[")), index + 3 < tokens.count,
-           case .string(let name) = tokens[index + 1], tokens[index + 2] == .close(UInt8(ascii: "]")),
-           tokens[index + 3] == .assign {
-            return (name, lines[index])
+        if first == .open(UInt8(ascii: "[")), case .string(let name)? = tokens.peek(1)?.0,
+           tokens.peek(2)?.0 == .close(UInt8(ascii: "]")), tokens.peek(3)?.0 == .assign {
+            return (name, line)
         }
         return nil
     }
-
-    private func firstToken(onOrAfter line: Int) -> Int {
-        var low = 0, high = lines.count
-        while low < high {
-            let mid = (low + high) / 2
-            if lines[mid] < line { low = mid + 1 } else { high = mid }
-        }
-        return low
-    }
 }
 
-/// Source indexes of script files, read once per path (for error messages
-/// and tools; the files are the scripts the host loaded).
-public final class LuaSourceCache: Sendable {
-    private let indexes = Mutex<[String: LuaSourceIndex?]>([:])
-    /// Files larger than this are not indexed.
-    static let maximumSize = 8 << 20
+/// The tokens of a scanner with up to four of lookahead.
+struct LuaTokenWindow {
+    private var scanner: LuaTokenScanner
+    private var ahead: [(LuaSourceIndex.Token, Int)] = []
 
-    /// An empty cache.
-    public init() {}
+    init(_ scanner: LuaTokenScanner) {
+        self.scanner = scanner
+    }
 
-    /// The index of the file at `path`, or nil when it cannot be read.
-    public func index(ofFile path: String) -> LuaSourceIndex? {
-        if let cached = indexes.withLock({ $0[path] }) { return cached }
-        var index: LuaSourceIndex?
-        if let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-           let size = attributes[.size] as? Int, size <= Self.maximumSize,
-           let data = FileManager.default.contents(atPath: path) {
-            index = LuaSourceIndex(source: [UInt8](data))
+    /// The offset the scanner has read to.
+    var scanned: Int { scanner.offset }
+
+    /// The token `k` places ahead (0: the current one), or nil past the end.
+    mutating func peek(_ k: Int) -> (LuaSourceIndex.Token, Int)? {
+        while ahead.count <= k {
+            guard let token = scanner.next() else { return nil }
+            ahead.append(token)
         }
-        indexes.withLock { $0[path] = .some(index) }
-        return index
+        return ahead[k]
     }
 
-    /// The line of field `key` in the call at `file:line`, or `line` itself
-    /// when the field is not written there as a table field.
-    public func line(ofField key: String, file: String, line: Int) -> Int {
-        index(ofFile: file)?.line(ofField: key, inCallAt: line) ?? line
-    }
-
-    /// `"file:line"` moved to the line of field `key` of the call there.
-    public func position(ofField key: String, at source: String) -> String {
-        guard let (file, line) = LuaError.parseLocation(source + ":") else { return source }
-        return "\(file):\(self.line(ofField: key, file: file, line: line))"
+    /// Moves past the current token.
+    mutating func advance() {
+        if ahead.isEmpty { _ = scanner.next() } else { ahead.removeFirst() }
     }
 }
 
 /// A small Lua 5.4 lexer: just enough to tell brackets, names, strings,
 /// `=` and separators apart, skipping comments, long strings and numbers,
 /// and counting lines as Lua does.
+///
+/// It reads `bytes` in place: use it only while they are valid.
 struct LuaTokenScanner {
-    private let bytes: [UInt8]
+    private let bytes: UnsafeRawBufferPointer
     private var position = 0
-    private var line = 1
+    /// The line the scanner is on.
+    private(set) var line = 1
 
-    init(_ bytes: [UInt8]) {
+    /// A scanner from the start of a chunk's text.
+    init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
         if bytes.first == UInt8(ascii: "#") {   // a shebang line, skipped by the loader too
             while position < bytes.count, !isNewline(bytes[position]) { position += 1 }
         }
     }
+
+    /// A scanner from `offset`, a place between two tokens on `line`.
+    init(_ bytes: UnsafeRawBufferPointer, from offset: Int, line: Int) {
+        self.bytes = bytes
+        self.position = min(max(offset, 0), bytes.count)
+        self.line = line
+    }
+
+    /// The offset read to: between two tokens after each ``next()``.
+    var offset: Int { position }
 
     private func peek(_ offset: Int = 0) -> UInt8? {
         position + offset < bytes.count ? bytes[position + offset] : nil
@@ -226,7 +269,7 @@ struct LuaTokenScanner {
                 if isNameStart(byte) {
                     let from = position
                     while let b = peek(), isNameStart(b) || isDigit(b) { position += 1 }
-                    return (.name(String(decoding: bytes[from..<position], as: UTF8.self)), start)
+                    return (.name(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[from..<position]), as: UTF8.self)), start)
                 }
                 if isDigit(byte) || (byte == UInt8(ascii: ".") && peek(1).map(isDigit) == true) {
                     number()
@@ -275,7 +318,7 @@ struct LuaTokenScanner {
                 var offset = 1
                 while offset <= level, peek(offset) == UInt8(ascii: "=") { offset += 1 }
                 if offset == level + 1, peek(offset) == UInt8(ascii: "]") {
-                    let text = String(decoding: bytes[from..<position], as: UTF8.self)
+                    let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[from..<position]), as: UTF8.self)
                     position += level + 2
                     return text
                 }
@@ -286,7 +329,7 @@ struct LuaTokenScanner {
                 position += 1
             }
         }
-        return String(decoding: bytes[from...], as: UTF8.self)
+        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[from...]), as: UTF8.self)
     }
 
     /// A quoted string from its opening quote; returns its raw text (escapes

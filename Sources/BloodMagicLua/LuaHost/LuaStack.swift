@@ -172,12 +172,14 @@ public struct LuaStack {
         var code = code
         let status = code.withUTF8 { bytes in rawLoad(UnsafeRawBufferPointer(bytes), name: name) }
         if status != LUA_OK { throw popError(status: status) }
+        if name.utf8.first == UInt8(ascii: "@") { recordChunkText(Array(code.utf8), name: name) }
     }
 
     /// Compiles `bytes` as a text chunk and pushes the function.
     public func load(bytes: UnsafeRawBufferPointer, name: String) throws(LuaError) {
         let status = rawLoad(bytes, name: name)
         if status != LUA_OK { throw popError(status: status) }
+        if name.utf8.first == UInt8(ascii: "@") { recordChunkText(Array(bytes), name: name) }
     }
 
     /// Compiles the contents of a script file (or of standard input) as a
@@ -186,8 +188,8 @@ public struct LuaStack {
     /// line numbers stay right; a binary chunk is refused.
     ///
     /// - Parameter name: the chunk name (`@path`, or `=stdin`).
-    public func load(script bytes: [UInt8], name: String) throws(LuaError) {
-        var bytes = bytes
+    public func load(script text: [UInt8], name: String) throws(LuaError) {
+        var bytes = text
         if bytes.first == UInt8(ascii: "#") {
             let end = bytes.firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex
             bytes.removeSubrange(0..<end)
@@ -198,6 +200,9 @@ public struct LuaStack {
         }
         let status = bytes.withUnsafeBytes { raw in rawLoad(raw, name: name) }
         if status != LUA_OK { throw popError(status: status) }
+        // The text as read (shebang included: the index skips it as the
+        // loader does), shared with the caller's array.
+        recordChunkText(text, name: name)
     }
 
     /// lua_load with the memory limit enforced; returns the status and leaves
@@ -221,7 +226,9 @@ public struct LuaStack {
     /// Reads the file at `path` and compiles it as a text chunk named `@path`,
     /// so that errors read `path:line: message`; see ``load(script:name:)``.
     /// A path that is not a readable regular file (a directory, `.`, `/`,
-    /// an empty path) is a ``LuaError`` of kind `.io` that says why.
+    /// an empty path, a FIFO, a device, or a link to one) is a ``LuaError``
+    /// of kind `.io` that says why, without waiting on it or reading it; so
+    /// is a file larger than 64 MiB.
     public func loadFile(_ path: String) throws(LuaError) {
         try loadFile(path, shownAs: path)
     }

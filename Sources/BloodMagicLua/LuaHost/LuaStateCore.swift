@@ -19,6 +19,8 @@ final class LuaStateCore {
     let exposedTypes = LuaExposedTypeRegistry()
     /// Chunk names (`@path`, `=name`) loaded here that Lua shows cut; see ``LuaChunkNames``.
     var longChunkNames: Set<[UInt8]> = []
+    /// The texts the host loaded, by chunk name, for positions; see ``LuaChunkTexts``.
+    var chunkTexts = LuaChunkTexts()
     /// What a script host did to this state from Swift (exposed types,
     /// globals), to do again in the fresh state of a reload.
     var hostSetup: [(LuaStack) -> Void] = []

@@ -52,4 +52,15 @@ int bm_sandbox_mark_resolve_step(struct lua_State *L);
    then keeps a traceback as the shim's bm_message_handler does. */
 int bm_sandbox_message_handler(struct lua_State *L);
 
+/*
+ * The registry key of the texts of the chunks scripts loaded, by chunk name
+ * ({ ["@name"] = text, or false when the name was loaded with two texts }),
+ * which chunk_texts.c records: the sandbox's `load` for a string chunk, and
+ * `require` for a module file. Swift reads it for positions (LuaChunkTexts).
+ */
+#define BM_CHUNK_TEXTS_KEY "bloodmagic.chunktexts"
+
+/* The largest file the sandbox's `require` reads: 64 MiB. */
+#define BM_MAX_SCRIPT_FILE_SIZE (64 << 20)
+
 #endif /* BLOODMAGIC_LUA_SANDBOX_H */

@@ -27,6 +27,31 @@ struct PropertyListFilePreferenceStoreTests {
         #expect(Set(leftovers) == ["prefs.plist", "prefs.plist.lock"])
     }
 
+    /// A FIFO, a link to a device or a directory where the file belongs:
+    /// nothing blocks or reads without end, every write is an error naming
+    /// it, and the special file is still there afterwards (before: a write
+    /// renamed the new file over it, which as root replaced a device).
+    @Test(arguments: ["fifo", "device-link", "directory"])
+    func aSpecialFileIsRefusedAndLeftAlone(kind: String) throws {
+        let file = scratchFile()
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        switch kind {
+        case "fifo": #expect(mkfifo(file.path, 0o600) == 0)
+        case "device-link": try FileManager.default.createSymbolicLink(atPath: file.path, withDestinationPath: "/dev/zero")
+        default: try FileManager.default.createDirectory(at: file, withIntermediateDirectories: true)
+        }
+        let store = PropertyListFilePreferenceStore(fileURL: file)
+        #expect(store.value(forKey: "k") == nil)
+        #expect(store.allValues.isEmpty)
+        let error = try #require(throws: SpellError.self) { try store.setValue(.int(1), forKey: "k") }
+        #expect("\(error)".contains(file.path))
+        #expect("\(error)".contains("not a property-list file"))
+        var info = stat()
+        #expect(lstat(file.path, &info) == 0)
+        let expected = kind == "fifo" ? S_IFIFO : kind == "device-link" ? S_IFLNK : S_IFDIR
+        #expect(info.st_mode & S_IFMT == expected)
+    }
+
     @Test func aCorruptFileIsAnErrorThatNamesIt() throws {
         let file = scratchFile()
         try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)

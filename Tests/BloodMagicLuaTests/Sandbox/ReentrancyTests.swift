@@ -154,6 +154,34 @@ struct ReentrancyTests {
         #expect(spun < 1_000_000, "the finalizer went on for \(spun) iterations after the nested call")
     }
 
+    /// Finalizers that run while the state closes (its host released, the
+    /// registry still alive) and call bm: the module reached the state Swift
+    /// was deinitializing, a trap (found by the fuzzer from the re-entrancy
+    /// seeds). Swift functions refuse to run once the state closes; the
+    /// finalizer's error is a warning, and the close goes on.
+    @Test func finalizersRunAtCloseCannotReachSwift() async {
+        await #expect(processExitsWith: .success) {
+            let registry = Registry()
+            do {
+                let host = try ScriptHost(options: .init(registry: registry, preferences: InMemoryPreferenceStore()))
+                try host.lua("""
+                    local Box = bm.class('Box', { dep = bm.spell.lazy('Dep') })
+                    bm.initializer { type = 'Dep', init = function() return 1 end }
+                    held = {}
+                    for i = 1, 50 do
+                      held[i] = setmetatable({}, { __gc = function()
+                        bm.initializer { type = 'T' .. i, init = function() return i end }
+                        local _ = Box.new().dep, bm.entries(), bm.resolve('Dep')
+                      end })
+                    end
+                    """)
+                host.unload()
+            }
+            // The host is gone: its state closed, and ran the finalizers.
+            precondition(registry.entries.count <= 1, "a finalizer registered while the state closed")
+        }
+    }
+
     /// Finalizers, callbacks and metamethods that call the function they run
     /// inside (see reenteredLibraryCallsAgreeWithLua).
     static let differentialScript = #"""

@@ -387,18 +387,15 @@ typedef struct bm_swift_frame {
  */
 static const int BM_SWIFT_STACK_RESERVE = 256;
 
-/* Raises, from C, when the stack cannot hold BM_SWIFT_STACK_RESERVE more or
-   the state is closing (see bm_reserve_swift_stack); the message starts
-   with the nearest script position (bm_push_location: the bm module's own
-   frames are skipped). LUA_MINSTACK slots are guaranteed here, which is all
-   the message needs. */
+/* Raises, from C, when the stack cannot hold BM_SWIFT_STACK_RESERVE more;
+   the message starts with the nearest script position (bm_push_location:
+   the bm module's own frames are skipped). LUA_MINSTACK slots are
+   guaranteed here, which is all the message needs. */
 
 __attribute__((noinline, cold, unused)) static void bm_reserve_failed(lua_State *L) {
     bm_limits *lim = bm_limits_of(L);
     bm_push_location(L, 1, 1);
-    if (lim != NULL && lim->closing) {
-        lua_pushliteral(L, "Swift functions do not run while the Lua state closes");
-    } else if (lim != NULL && lim->memory_limit_hit) {
+    if (lim != NULL && lim->memory_limit_hit) {
         lua_pushliteral(L, "not enough memory");
     } else {
         lua_pushfstring(L, "stack overflow (a call into Swift needs %d free stack slots)", BM_SWIFT_STACK_RESERVE);
@@ -407,16 +404,9 @@ __attribute__((noinline, cold, unused)) static void bm_reserve_failed(lua_State 
     lua_error(L);
 }
 
-/* Checks, before any Swift frame exists, that a Swift function called from
-   Lua may run: the stack has the reserve, and the state is not closing.
-   Finalizers still run while lua_close does (bm_close_state), but the Swift
-   objects behind bm and the exposed types are being torn down then (the
-   LuaState is in its deinit): a finalizer that calls one gets a Lua error,
-   which Lua turns into a warning, instead of reaching them. Swift's own
-   `__gc` metamethods (bm_finalizer_trampoline) are not checked: they only
-   release. The hot path is the two tests; the failure is out of line. */
+/* The hot path is the one test; the failure is out of line. */
 static inline __attribute__((always_inline)) void bm_reserve_swift_stack(lua_State *L) {
-    if (__builtin_expect(lua_checkstack(L, BM_SWIFT_STACK_RESERVE) != 0 && !bm_limits_of(L)->closing, 1)) return;
+    if (__builtin_expect(lua_checkstack(L, BM_SWIFT_STACK_RESERVE) != 0, 1)) return;
     bm_reserve_failed(L);
 }
 

@@ -157,8 +157,8 @@ struct ReentrancyTests {
     /// Finalizers that run while the state closes (its host released, the
     /// registry still alive) and call bm: the module reached the state Swift
     /// was deinitializing, a trap (found by the fuzzer from the re-entrancy
-    /// seeds). Swift functions refuse to run once the state closes; the
-    /// finalizer's error is a warning, and the close goes on.
+    /// seeds). bm refuses to run once the state closes; the finalizer's error
+    /// is a warning, and the close goes on.
     @Test func finalizersRunAtCloseCannotReachSwift() async {
         await #expect(processExitsWith: .success) {
             let registry = Registry()
@@ -180,6 +180,35 @@ struct ReentrancyTests {
             // The host is gone: its state closed, and ran the finalizers.
             precondition(registry.entries.count <= 1, "a finalizer registered while the state closed")
         }
+    }
+
+    /// Swift objects that a Swift function hands to a finalizer run while the
+    /// state closes (an exposed object, a Swift closure): Lua runs no `__gc`
+    /// for an object made then, so their retains leaked. They are released
+    /// once the close is done.
+    @Test func objectsMadeForFinalizersAtCloseAreReleased() throws {
+        let counter = LiveCounter()
+        do {
+            let state = try LuaState()
+            state.expose(LuaExposedType(Tracked.self).constructor { _ in Tracked(counter) })
+            state.withStack { lua in
+                lua.register("make_closure") { lua in
+                    let tracked = Tracked(counter)
+                    lua.push(function: { _ in withExtendedLifetime(tracked) { 0 } })
+                    return 1
+                }
+            }
+            _ = try state.run("""
+                held = {}
+                for i = 1, 20 do
+                  held[i] = setmetatable({}, { __gc = function()
+                    kept = { Tracked.new(), make_closure(), kept }
+                  end })
+                end
+                """, name: "=close")
+            #expect(counter.live == 0)
+        }  // the state closes here, and runs the finalizers
+        #expect(counter.live == 0)
     }
 
     /// Finalizers, callbacks and metamethods that call the function they run

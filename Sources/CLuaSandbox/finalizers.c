@@ -53,6 +53,11 @@ static int run_finalizer(lua_State *L) {
     if (bm_budget_armed(lim)) lua_sethook(co, bm_count_hook, LUA_MASKCOUNT, lim->hook_step > 0 ? lim->hook_step : 1000);
     int saved_depth = lim->swift_depth;
     lim->swift_depth = 0; /* the memory limit applies, even inside a Swift callback or lua_close */
+    /* The finalizer is a run of its own: a Swift function it calls that
+       calls Lua again (a resolver, an initializer) must not start a new run,
+       whose end would disarm the budget the rest of the finalizer runs
+       under (bm_call_at arms and disarms at run depth 0). */
+    lim->run_depth += 1;
     int results = 0;
     int status = lua_resume(co, L, 1, &results);
     if (status != LUA_OK) {
@@ -65,6 +70,7 @@ static int run_finalizer(lua_State *L) {
 #endif
         if (status == LUA_YIELD) status = closed;
     }
+    lim->run_depth -= 1;
     lim->swift_depth = saved_depth;
     bm_finalizer_budget_leave(lim, idle);
     if (status == LUA_OK) return 0;
@@ -105,13 +111,19 @@ static int sandbox_setmetatable(lua_State *L) {
                 lua_setmetatable(L, 5);
             }
             /* Hide __gc while the metatable is set, so that Lua does not mark
-               `t`. Neither step allocates: the key's slot stays in `mt`. */
+               `t`. The key is pushed first: nothing from here on allocates
+               or takes a collection step (lua_pushstring may), so no
+               finalizer can run while `mt` lacks its __gc (it would see, or
+               set, a metatable without one), and the key's slot stays in
+               `mt` for the value to go back into. */
             lua_pushliteral(L, "__gc");
+            int key = lua_gettop(L);
+            lua_pushvalue(L, key);
             lua_pushnil(L);
             lua_rawset(L, 2);
             lua_pushvalue(L, 2);
             lua_setmetatable(L, 1);
-            lua_pushliteral(L, "__gc");
+            lua_pushvalue(L, key);
             lua_pushvalue(L, 3);
             lua_rawset(L, 2);
             lua_settop(L, 1);

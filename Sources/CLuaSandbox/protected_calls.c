@@ -323,19 +323,25 @@ static int sandbox_xpcall(lua_State *L) {
 }
 
 /* coroutine.resume(co, ...): Lua's (upvalue 1); a failure's message is
-   explained with the coroutine's own stack, which Lua keeps after an error. */
+   explained with the coroutine's own stack, which Lua keeps after an error.
+   The call consumes its arguments, and `co` may be referenced nowhere else
+   (`coroutine.resume(coroutine.create(f))`): a copy stays below the results
+   while the explanation reads it, or a collection step (the explanation
+   allocates) could free it, and a string allocated next would take its
+   place. */
 static int sandbox_resume(lua_State *L) {
     lua_State *co = lua_tothread(L, 1);
     int n = lua_gettop(L);
+    lua_pushvalue(L, 1);
     lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
+    lua_rotate(L, 1, 2);             /* co (kept), resume, co, ... */
     lua_call(L, n, LUA_MULTRET);
-    if (co != NULL && lua_toboolean(L, 1) == 0 && lua_gettop(L) >= 2) {
+    if (co != NULL && lua_toboolean(L, 2) == 0 && lua_gettop(L) >= 3) {
         int status = lua_status(co);
-        if (status != LUA_OK && status != LUA_YIELD) explain_error(L, co, 2, 0);
-        else name_refused_limit(L, 2);
+        if (status != LUA_OK && status != LUA_YIELD) explain_error(L, co, 3, 0);
+        else name_refused_limit(L, 3);
     }
-    return lua_gettop(L);
+    return lua_gettop(L) - 1;
 }
 
 /* coroutine.close(co): Lua's (upvalue 1), with a refused limit named. */

@@ -105,26 +105,35 @@ static int sandbox_find(lua_State *L) { return find_or_match(L, 1); }
 static int sandbox_match(lua_State *L) { return find_or_match(L, 0); }
 
 /* The state of a string.gmatch iterator (a userdata upvalue; the subject and
-   the pattern are upvalues too, which keeps the pointers valid). */
+   the pattern are upvalues too, which keeps the pointers valid). Only what
+   must outlive a call is here: the matcher (its lua_State, its captures)
+   lives on the C stack of each call, because a call can re-enter the same
+   iterator while it pushes a capture (the push may run a collection step,
+   whose finalizer calls it from a coroutine of its own). */
 typedef struct gmatch_state {
-    const char *next;        /* where the next search starts */
+    const char *subject;
+    size_t subject_length;
     const char *pattern;
+    size_t pattern_length;
+    const char *next;        /* where the next search starts */
     const char *last_end;    /* end of the last match: no empty match there */
-    bm_matcher matcher;
 } gmatch_state;
 
 static int gmatch_next(lua_State *L) {
     gmatch_state *g = (gmatch_state *)lua_touserdata(L, lua_upvalueindex(3));
-    g->matcher.L = L;
-    for (const char *start = g->next; start <= g->matcher.subject_end; start++) {
-        const char *e = bm_matcher_run(&g->matcher, start, g->pattern);
+    bm_matcher m;
+    bm_matcher_init(&m, L, g->subject, g->subject_length, g->pattern, g->pattern_length);
+    for (const char *start = g->next; start <= m.subject_end; start++) {
+        const char *e = bm_matcher_run(&m, start, g->pattern);
         if (e != NULL && e != g->last_end) {
+            /* The iterator moves on before anything that can re-enter it
+               (charging, pushing): a nested call finds the next match. */
             g->next = g->last_end = e;
-            bm_matcher_settle(&g->matcher);
-            return bm_matcher_push_captures(&g->matcher, start, e);
+            bm_matcher_settle(&m);
+            return bm_matcher_push_captures(&m, start, e);
         }
     }
-    bm_matcher_settle(&g->matcher);
+    bm_matcher_settle(&m);
     return 0;
 }
 
@@ -136,9 +145,11 @@ static int sandbox_gmatch(lua_State *L) {
     lua_settop(L, 2);
     gmatch_state *g = (gmatch_state *)lua_newuserdatauv(L, sizeof(gmatch_state), 0);
     if (init > ls) init = ls + 1; /* nothing to find, and no pointer past the end */
-    bm_matcher_init(&g->matcher, L, s, ls, p, lp);
-    g->next = s + init;
+    g->subject = s;
+    g->subject_length = ls;
     g->pattern = p;
+    g->pattern_length = lp;
+    g->next = s + init;
     g->last_end = NULL;
     lua_pushcclosure(L, gmatch_next, 3);
     return 1;

@@ -454,7 +454,14 @@ final class BMModule: Sendable {
             ("suite_problem", { lua in try BMModule.suiteProblem(lua) }),
         ]
         for (name, body) in functions {
-            lua.push(function: body)
+            // Finalizers still run while the state closes (from LuaState's
+            // deinit), and may call bm; the module holds that state unowned,
+            // so reaching it then traps. bm refuses instead: Lua turns the
+            // finalizer's error into a warning, and the close goes on.
+            lua.push(function: { lua in
+                if lua.limitsBlock.pointee.closing != 0 { throw BMError("bm cannot be used while the Lua state closes") }
+                return try body(lua)
+            })
             lua_setfield(lua.pointer, -2, name)
         }
         pushGenerationReader(lua)

@@ -149,7 +149,7 @@ extension LuaStack {
         lua_settop(L, -2)
         let block = lua_newuserdatauv(L, MemoryLayout<bm_exposed_object>.size, 0)!
             .bindMemory(to: bm_exposed_object.self, capacity: 1)
-        block.initialize(to: bm_exposed_object(object: Unmanaged.passRetained(object).toOpaque(), tag: type.tag))
+        block.initialize(to: bm_exposed_object(object: retainForLua(object), tag: type.tag))
         lua_rawgeti(L, LUA_REGISTRYINDEX, lua_Integer(type.metatableSlot))
         lua_setmetatable(L, -2)
         lua_pushvalue(L, -1)

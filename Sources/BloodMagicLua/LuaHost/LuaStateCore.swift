@@ -28,6 +28,9 @@ final class LuaStateCore {
     /// wrote (``LuaEncoder``), so that its next table is made that size.
     /// One entry per Swift type the app encodes: scripts cannot add types.
     var encodedFieldCounts: [ObjectIdentifier: Int32] = [:]
+    /// Swift objects retained for Lua while the state closes (see
+    /// ``LuaStack/retainForLua(_:)``), released once `lua_close` returns.
+    private var retainedWhileClosing: [Unmanaged<AnyObject>] = []
     private var closed = false
 
     init?(releaseQueue: LuaReleaseQueue) {
@@ -84,8 +87,16 @@ final class LuaStateCore {
         closed = true
         releaseQueue.close()
         bm_close_state(L)
+        for object in retainedWhileClosing { object.release() }
+        retainedWhileClosing = []
         limits.deinitialize(count: 1)
         limits.deallocate()
+    }
+
+    /// Keeps `object`, retained for a userdata made while the state closes,
+    /// until `lua_close` returns: Lua runs no `__gc` for an object made then.
+    func releaseAfterClose(_ object: Unmanaged<AnyObject>) {
+        retainedWhileClosing.append(object)
     }
 
     /// The core of the state that `L` belongs to.

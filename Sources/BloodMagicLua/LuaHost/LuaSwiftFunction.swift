@@ -62,7 +62,7 @@ extension LuaStack {
         let block = lua_newuserdatauv(L, MemoryLayout<bm_swift_box>.size, 0)!
             .bindMemory(to: bm_swift_box.self, capacity: 1)
         block.initialize(
-            to: bm_swift_box(object: Unmanaged.passRetained(LuaFunctionBox(body)).toOpaque(), entry: swiftFunctionEntry))
+            to: bm_swift_box(object: retainForLua(LuaFunctionBox(body)), entry: swiftFunctionEntry))
         pushBoxMetatable()
         lua_setmetatable(L, -2)
         lua_pushcclosure(L, bm_box_trampoline, 1)
@@ -81,9 +81,20 @@ extension LuaStack {
         let size = MemoryLayout<UnsafeMutableRawPointer?>.size + trailingBytes
         let slot = lua_newuserdatauv(L, size, 0)!
         slot.initializeMemory(as: UInt8.self, repeating: 0, count: size)
-        slot.storeBytes(of: Unmanaged.passRetained(object).toOpaque(), as: UnsafeMutableRawPointer?.self)
+        slot.storeBytes(of: retainForLua(object), as: UnsafeMutableRawPointer?.self)
         pushBoxMetatable()
         lua_setmetatable(L, -2)
+    }
+
+    /// Retains `object` for a userdata whose `__gc` releases it. While the
+    /// state closes (a finalizer run by `lua_close` called Swift), Lua runs
+    /// no `__gc` of a new object: the core keeps the object then and
+    /// releases it once the close is done, so that nothing leaks.
+    @inline(__always)
+    func retainForLua(_ object: AnyObject) -> UnsafeMutableRawPointer {
+        let retained = Unmanaged.passRetained(object)
+        if limitsBlock.pointee.closing != 0 { core.releaseAfterClose(retained) }
+        return retained.toOpaque()
     }
 
     /// The shared metatable of Swift boxes: `__gc` releases, `__metatable` hides it.

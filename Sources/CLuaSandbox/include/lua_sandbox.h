@@ -52,4 +52,15 @@ int bm_sandbox_mark_resolve_step(struct lua_State *L);
    then keeps a traceback as the shim's bm_message_handler does. */
 int bm_sandbox_message_handler(struct lua_State *L);
 
+/*
+ * Work that Swift does for a script (host_charges.c): charges `units`
+ * (about one VM instruction each) to the armed instruction budget and, with
+ * `read_clock`, checks the deadline, as bm_charge_work does, without
+ * raising. Returns 0, or BM_LIMIT_INSTRUCTIONS / BM_LIMIT_TIME (bm_limits.h)
+ * when a budget is used up: the hit is recorded and the count hook then
+ * fires on every instruction; the caller reports the limit's error. A no-op
+ * when no budget is armed.
+ */
+int bm_sandbox_charge_swift_work(struct lua_State *L, long long units, int read_clock);
+
 #endif /* BLOODMAGIC_LUA_SANDBOX_H */

@@ -228,6 +228,16 @@ final class BMModule: Sendable {
         BMScriptBudget.registrationCost + (try BMScriptBudget.checkNames(lua, fname, fields))
     }
 
+    /// `file:line` of the script call making a registration, which the
+    /// registration keeps: its chunk name is capped (see
+    /// ``LuaChunkNameCache/longestShown``), and its bytes are added to
+    /// `charge`, the registration's charge to the memory budget.
+    func registrationSource(_ lua: LuaStack, charge: inout Int) -> String {
+        let source = lua.callerLocation()
+        charge += source.utf8.count
+        return source
+    }
+
     /// The Lua function of an initializer this module registered, if it still is.
     func luaInitializer(_ handle: SpellHandle) -> LuaReference? {
         tracking.withLock { $0.handles[handle.id]?.luaInitializer }
@@ -488,7 +498,7 @@ final class BMModule: Sendable {
     private func registerInitializer(_ lua: LuaStack) throws -> Int32 {
         let fname = "bm.initializer"
         let registry = try liveRegistry()
-        let charge = try registrationBytes(lua, fname, [(1, "type"), (2, "protocols"), (3, "container")])
+        var charge = try registrationBytes(lua, fname, [(1, "type"), (2, "protocols"), (3, "container")])
         let (key, container): (SpellTypeKey, String?) = try BMModule.target(lua, fname: fname)
         let singleton = try Self.namesSingletonScope(lua, at: 4, of: fname)
         try checkUnambiguous(registry, singleton ? "bm.singleton" : fname, type: key, container: container)
@@ -496,7 +506,7 @@ final class BMModule: Sendable {
         // A function that declares no parameter never sees the sender: then
         // none is made (a Swift container's sender is a new userdata).
         let takesSender = lua.takesArguments(at: 5)
-        let source = lua.callerLocation()
+        let source = registrationSource(lua, charge: &charge)
         // The registration holds the module and the state: the wiring lives
         // as long as the registry keeps it (see the type's note on lifetimes).
         let binding = LuaInitializerBinding(
@@ -533,12 +543,12 @@ final class BMModule: Sendable {
 
     private func registerHook(_ lua: LuaStack) throws -> Int32 {
         let registry = try liveRegistry()
-        let charge = try registrationBytes(lua, "bm.hook", [(1, "container"), (2, "property")])
+        var charge = try registrationBytes(lua, "bm.hook", [(1, "container"), (2, "property")])
         let container: String? = try lua.argument(1, of: "bm.hook")
         let property: String = try lua.argument(2, of: "bm.hook")
         try checkUnambiguous(registry, "bm.hook", type: nil, container: container)
         let function = lua.reference(at: 3)
-        let source = lua.callerLocation()
+        let source = registrationSource(lua, charge: &charge)
         let state = retainedState
         let token = currentLoadToken
         try lua.chargeSwiftMemory(charge, for: "bm.hook")
@@ -610,23 +620,24 @@ final class BMModule: Sendable {
         charge += defaultValue?.budgetBytes ?? 0
         let suite: String? = try lua.argument(5, of: fname)
         let suiteStore = try suite.map { try store(forSuite: $0) }
+        let source = registrationSource(lua, charge: &charge)
         try lua.chargeSwiftMemory(charge, for: fname)
         let handle = registry.overridePreference(
             container: container.map { .exactly(SpellTypeKey(name: $0)) } ?? .any,
             property: property,
             with: PreferenceOverride(key: key, defaultValue: defaultValue, store: suiteStore),
-            source: lua.callerLocation())
+            source: source)
         track(handle, charge: charge)
         return BMRegistrationToken.push(handle, lua)
     }
 
     private func registerPartial(_ lua: LuaStack) throws -> Int32 {
         let registry = try liveRegistry()
-        let charge = try registrationBytes(lua, "bm.partial", [(1, "type")])
+        var charge = try registrationBytes(lua, "bm.partial", [(1, "type")])
         let type: String = try lua.argument(1, of: "bm.partial")
         try checkUnambiguous(registry, "bm.partial", type: SpellTypeKey(name: type), container: nil)
         let function = lua.reference(at: 2)
-        let source = lua.callerLocation()
+        let source = registrationSource(lua, charge: &charge)
         try lua.chargeSwiftMemory(charge, for: "bm.partial")
         let handle = registry.registerTemplateProvider(
             LuaPartialTemplate(module: self, state: retainedState, function: function, source: source),

@@ -7,8 +7,9 @@ import CLua
 /// 1 MiB property name is an error that names the field, not 1 MiB kept by
 /// the registry. Every registration is also charged to the state's memory
 /// budget (``LuaLimits/maxMemory``) while it stays registered: a fixed cost
-/// for the records Swift makes, plus its names; so many small registrations
-/// hit the same limit as the script's own tables would.
+/// for the records Swift makes, plus its names and the `file:line` it keeps
+/// (whose chunk name, which a script chooses, is capped); so many small
+/// registrations hit the same limit as the script's own tables would.
 enum BMScriptBudget {
     /// The longest name, in bytes.
     static let maxNameBytes = 1024

@@ -76,3 +76,33 @@ struct BMScriptBudgetTests {
         #expect(result == [.integer(30000)])
     }
 }
+
+/// Issue 25, "Everything Swift keeps for a script is charged to the memory
+/// limit".
+extension BMScriptBudgetTests {
+    /// A registration keeps the `file:line` it was made at, and a script
+    /// names its chunks: 20 hooks from a chunk named with 1 MiB kept 20 MiB
+    /// that no limit counted. The name is capped, and what is kept is
+    /// charged until the registration goes.
+    @Test func aRegistrationsSourceFromAChunkNameIsCappedAndCharged() throws {
+        let host = try makeHost(limits: LuaLimits(maxMemory: 64 << 20))
+        try host.lua("""
+            local name = "@" .. string.rep("n", 1 << 20) .. "/wiring.lua"
+            hooks = load("local t = {} for i = 1, 20 do t[i] = bm.hook { property = 'p', fn = print } end return t", name)
+            """)
+        let before = host.state.memoryInUse
+        try host.lua("made = hooks()")
+        let sources = host.registry.entries.map(\.source)
+        #expect(sources.count == 20)
+        for source in sources {
+            #expect(source.utf8.count <= 1024, "\(source.utf8.count) bytes")
+            #expect(source.hasPrefix("...") && source.hasSuffix("nnn/wiring.lua:1"))
+        }
+        let charged = host.state.memoryInUse - before
+        let kept = sources.reduce(0) { $0 + $1.utf8.count }
+        #expect(charged >= kept + 20 * BMScriptBudget.registrationCost, "charged \(charged), kept \(kept)")
+        // Unregistering gives it back.
+        try host.lua("for _, h in ipairs(made) do h:unregister() end made = nil collectgarbage()")
+        #expect(host.state.memoryInUse < before + (64 << 10))
+    }
+}

@@ -50,8 +50,13 @@ final class BMModule: Sendable {
         var partialFiles: [String: LuaReference] = [:]
         /// Lua classes by name: superclass name and where each was defined.
         var classes: [String: (superclass: String?, source: String)] = [:]
-        /// Every `bm.class` declaration, in order, a name declared again included.
-        var classDeclarations: [(name: String, source: String)] = []
+        /// The `bm.class` declarations, in order, a name declared again
+        /// included; the same name at the same place at most twice (a class
+        /// declared in a loop is one declaration and one repeat), so that
+        /// what Swift keeps grows with the script's text, not its loops.
+        var classDeclarations: [ClassDeclaration] = []
+        /// How many records of `classDeclarations` each (name, place) has: 1 or 2.
+        var declarationCounts: [ClassDeclaration.Place: Int] = [:]
         /// The prelude's internal table.
         var prelude: LuaReference?
         /// Preference stores by suite name.
@@ -75,13 +80,25 @@ final class BMModule: Sendable {
         var luaInitializer: LuaReference? = nil
     }
 
-    /// What one startup script registered.
+    /// One recorded `bm.class` declaration, with the bytes charged to the
+    /// state's memory budget for it (see ``BMScriptBudget``).
+    struct ClassDeclaration {
+        /// A class name and where it was declared.
+        struct Place: Hashable {
+            let name: String
+            let source: String
+        }
+        let place: Place
+        let charge: Int
+    }
+
+    /// What one startup script registered (each class and spell name once).
     struct LoadRecord {
         /// How many class declarations there were before the script ran.
         var declarationsBefore = 0
         var handles: [SpellHandle] = []
-        var classes: [String] = []
-        var spells: [String] = []
+        var classes: Set<String> = []
+        var spells: Set<String> = []
     }
 
     /// Makes the store of a preference suite.
@@ -146,8 +163,13 @@ final class BMModule: Sendable {
                 releasedCharge += tracking.handles.removeValue(forKey: handle.id)?.charge ?? 0
             }
             for name in record.classes { tracking.classes[name] = nil }
-            tracking.classDeclarations.removeSubrange(
-                min(record.declarationsBefore, tracking.classDeclarations.count)...)
+            let dropped = min(record.declarationsBefore, tracking.classDeclarations.count)...
+            for declaration in tracking.classDeclarations[dropped] {
+                releasedCharge += declaration.charge
+                let left = (tracking.declarationCounts[declaration.place] ?? 1) - 1
+                tracking.declarationCounts[declaration.place] = left > 0 ? left : nil
+            }
+            tracking.classDeclarations.removeSubrange(dropped)
             return record
         }
         guard let record else { return }
@@ -158,7 +180,7 @@ final class BMModule: Sendable {
         guard let prelude else { return }
         state.withStack { lua in
             // prelude.forget_class(name) / prelude.forget_spell(name), raw calls of our own functions.
-            for (function, names) in [("forget_class", record.classes), ("forget_spell", record.spells)] {
+            for (function, names) in [("forget_class", record.classes), ("forget_spell", record.spells)] as [(String, Set<String>)] {
                 for name in names {
                     lua.push(prelude)
                     lua.push(function)
@@ -268,9 +290,10 @@ final class BMModule: Sendable {
         tracking.withLock { $0.prelude }
     }
 
-    /// Every `bm.class` declaration of the scripts loaded, in order.
+    /// The `bm.class` declarations of the scripts loaded, in order (the
+    /// same name at the same place at most twice).
     var classDeclarations: [(name: String, source: String)] {
-        tracking.withLock { $0.classDeclarations }
+        tracking.withLock { $0.classDeclarations.map { ($0.place.name, $0.place.source) } }
     }
 
     /// The Lua functions of the initializers this module registered, by handle id.
@@ -662,15 +685,26 @@ final class BMModule: Sendable {
         return 1
     }
 
+    /// `core.note_class(name, superclass, source)`. A declaration recorded
+    /// anew is charged to the memory budget (its names and a fixed cost,
+    /// which covers the class's entry too); one repeated beyond what
+    /// ``Tracking/classDeclarations`` keeps costs nothing more.
     private func noteClass(_ lua: LuaStack) throws -> Int32 {
-        try BMScriptBudget.checkNames(lua, "bm.class", [(1, "name"), (2, "superclass"), (3, "source")])
+        let names = try BMScriptBudget.checkNames(lua, "bm.class", [(1, "name"), (2, "superclass"), (3, "source")])
         let name: String = try lua.argument(1, of: "bm.class")
         let superclass: String? = try lua.argument(2, of: "bm.class")
         let source: String = try lua.argument(3, of: "bm.class")
+        let place = ClassDeclaration.Place(name: name, source: source)
+        let charge = BMScriptBudget.classDeclarationCost + names
+        let recorded = tracking.withLock { $0.declarationCounts[place] ?? 0 }
+        if recorded < 2 { try lua.chargeSwiftMemory(charge, for: "bm.class") }
         tracking.withLock { tracking in
             tracking.classes[name] = (superclass, source)
-            tracking.classDeclarations.append((name, source))
-            tracking.loading?.classes.append(name)
+            if recorded < 2 {
+                tracking.classDeclarations.append(ClassDeclaration(place: place, charge: charge))
+                tracking.declarationCounts[place] = recorded + 1
+            }
+            tracking.loading?.classes.insert(name)
         }
         return 0
     }
@@ -678,7 +712,7 @@ final class BMModule: Sendable {
     private func noteSpell(_ lua: LuaStack) throws -> Int32 {
         try BMScriptBudget.checkNames(lua, "bm.define_spell", [(1, "name")])
         let name: String = try lua.argument(1, of: "bm.define_spell")
-        tracking.withLock { $0.loading?.spells.append(name) }
+        tracking.withLock { _ = $0.loading?.spells.insert(name) }
         return 0
     }
 

@@ -21,6 +21,9 @@ enum BMScriptBudget {
     /// What one registration costs Swift besides its names (its record, the
     /// closure and the module's bookkeeping), charged to the memory budget.
     static let registrationCost = 512
+    /// What one recorded `bm.class` declaration costs Swift besides its
+    /// names (its record and the class's entry), charged the same way.
+    static let classDeclarationCost = 256
 
     /// Checks the string arguments `fields` (index, field name) of a core
     /// function: nil or a string of at most ``maxNameBytes`` bytes; a table

@@ -106,3 +106,27 @@ extension BMScriptBudgetTests {
         #expect(host.state.memoryInUse < before + (64 << 10))
     }
 }
+
+extension BMScriptBudgetTests {
+    /// Swift recorded every `bm.class` call, the same class declared again
+    /// in a loop included: 20,000 calls kept 20,000 records no limit
+    /// counted. The same name at the same place is kept at most twice (the
+    /// declaration and one repeat, for the check's report), and a record
+    /// kept is charged until a failing startup script's rollback drops it.
+    @Test func aClassDeclaredInALoopIsKeptOnceAndWhatIsKeptIsCharged() throws {
+        let host = try makeHost(limits: LuaLimits(maxMemory: 16 << 20))
+        try host.lua("for i = 1, 20000 do bm.class('Again', {}) end", file: "loop.lua")
+        let kept = host.module.classDeclarations
+        #expect(kept.count == 2)
+        #expect(kept.allSatisfy { $0.name == "Again" && $0.source == "loop.lua:1" })
+        // Distinct declarations are each kept, and charged: a rolled-back
+        // script gives back what its records cost, to the byte.
+        host.module.beginLoad()
+        try host.lua("for i = 1, 100 do bm.class('C' .. i, {}) end", file: "many.lua")
+        let names = (1...100).reduce(0) { $0 + "C\($1)".utf8.count + "many.lua:1".utf8.count }
+        let declared = host.state.memoryInUse
+        host.module.endLoad(rollback: true)
+        #expect(host.module.classDeclarations.count == 2)
+        #expect(declared - host.state.memoryInUse >= 100 * BMScriptBudget.classDeclarationCost + names)
+    }
+}

@@ -61,6 +61,10 @@ final class BMModule: Sendable {
         var prelude: LuaReference?
         /// Preference stores by suite name.
         var suites: [String: any PreferenceStore] = [:]
+        /// The bytes charged to the memory budget for each preference value
+        /// a script stored (see ``BMScriptBudget/storedPreferenceCost``),
+        /// until the script replaces or removes it.
+        var storedPreferences: [StoredPreference: Int] = [:]
         /// Registrations the host made for the scripts (the
         /// `partials/<Type>.lua` provider), removed by `unload()` too.
         var hostHandles: [SpellHandle] = []
@@ -70,6 +74,18 @@ final class BMModule: Sendable {
         /// Threads on which Lua is running hooks and collects their errors
         /// (a count, as hooks may nest).
         var hookCollectors: [UInt: Int] = [:]
+    }
+
+    /// A key of a preference store: the store (a class instance, by
+    /// identity; nil for a store of another kind) and the key.
+    struct StoredPreference: Hashable {
+        let store: ObjectIdentifier?
+        let key: String
+
+        init(_ store: any PreferenceStore, key: String) {
+            self.store = Swift.type(of: store) is AnyClass ? ObjectIdentifier(store as AnyObject) : nil
+            self.key = key
+        }
     }
 
     /// A registration made from Lua, what it was charged, and for an
@@ -880,17 +896,37 @@ final class BMModule: Sendable {
     }
 
     /// `core.preference_set(container, property, key, suite, value)`.
+    ///
+    /// The value a script stores stays in the store (a file store keeps
+    /// its contents in memory too): it is charged to the memory budget, as
+    /// its key, its ``PreferenceValue/budgetBytes`` and a fixed cost, for as
+    /// long as it is the script's value there. Replacing it charges the
+    /// difference; removing it gives the charge back. A value that does not
+    /// fit is not stored, and the error names the memory limit.
     private func preferenceSet(_ lua: LuaStack) throws -> Int32 {
         try BMScriptBudget.checkNames(lua, "preference", [(1, "container"), (2, "property"), (3, "key"), (4, "suite")])
         let (store, key, _) = try preferenceSpec(lua, defaultAt: nil, suiteAt: 4)
+        let slot = StoredPreference(store, key: key)
+        let charged = tracking.withLock { $0.storedPreferences[slot] ?? 0 }
         if lua.isNil(at: 5) {
             try store.setValue(nil, forKey: key)
+            tracking.withLock { _ = $0.storedPreferences.removeValue(forKey: slot) }
+            lua.releaseSwiftMemory(charged)
         } else {
             let containerName: String = try lua.argument(1, of: "preference")
             let property: String = try lua.argument(2, of: "preference")
-            let value = try PreferenceValue.read(
-                from: lua, at: 5, what: "preference property '\(property)' of \(containerName)")
-            try store.setValue(value, forKey: key)
+            let what = "preference property '\(property)' of \(containerName)"
+            let value = try PreferenceValue.read(from: lua, at: 5, what: what)
+            let charge = BMScriptBudget.storedPreferenceCost + key.utf8.count + value.budgetBytes
+            if charge > charged { try lua.chargeSwiftMemory(charge - charged, for: what) }
+            do {
+                try store.setValue(value, forKey: key)
+            } catch {
+                if charge > charged { lua.releaseSwiftMemory(charge - charged) }
+                throw error
+            }
+            if charge < charged { lua.releaseSwiftMemory(charged - charge) }
+            tracking.withLock { $0.storedPreferences[slot] = charge }
         }
         if let registry, registry.log.mayReport { try reportPreference(lua, registry, key: key, store: store, removed: lua.isNil(at: 5)) }
         return 0

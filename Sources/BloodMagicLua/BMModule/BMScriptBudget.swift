@@ -24,6 +24,10 @@ enum BMScriptBudget {
     /// What one recorded `bm.class` declaration costs Swift besides its
     /// names (its record and the class's entry), charged the same way.
     static let classDeclarationCost = 256
+    /// What one preference value a script stored costs besides its key and
+    /// its ``PreferenceValue/budgetBytes`` (the store's entry), charged
+    /// while the script's value stays stored.
+    static let storedPreferenceCost = 64
 
     /// Checks the string arguments `fields` (index, field name) of a core
     /// function: nil or a string of at most ``maxNameBytes`` bytes; a table
@@ -90,7 +94,7 @@ extension LuaStack {
         if limit != 0 && Int(block.pointee.used) + bytes > limit {
             block.pointee.memory_limit_hit = 1
             throw BMError(
-                "\(fname): memory limit exceeded (limit \(LuaLimits.formatSize(limit))): what Swift keeps for a registration is charged to the script's budget")
+                "\(fname): memory limit exceeded (limit \(LuaLimits.formatSize(limit))): what Swift keeps for the script is charged to its budget")
         }
         block.pointee.used += size_t(bytes)
         if block.pointee.used > block.pointee.peak { block.pointee.peak = block.pointee.used }

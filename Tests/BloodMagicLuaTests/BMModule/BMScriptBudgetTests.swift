@@ -130,3 +130,78 @@ extension BMScriptBudgetTests {
         #expect(declared - host.state.memoryInUse >= 100 * BMScriptBudget.classDeclarationCost + names)
     }
 }
+
+extension BMScriptBudgetTests {
+    /// The bytes a store holds for `keys`, as the budget counts them.
+    private static func storedBytes(_ store: InMemoryPreferenceStore) -> Int {
+        store.allValues.reduce(0) { $0 + $1.key.utf8.count + $1.value.budgetBytes }
+    }
+
+    /// A script stored values of up to 1 MiB under any number of keys:
+    /// 100 keys kept 90 MiB in the store under a 16 MiB limit. What a
+    /// script stores is charged while it stays there: once the store
+    /// holds about the limit, the next value does not fit, and the error names the memory limit.
+    @Test func storedPreferenceValuesAreChargedUntilReplacedOrRemoved() throws {
+        let store = InMemoryPreferenceStore()
+        let host = try makeHost(limits: LuaLimits(maxMemory: 16 << 20), preferences: store)
+        let error = try #require(throws: LuaError.self) {
+            try host.lua("""
+                local S = bm.class("S", { p = bm.spell.preference() })
+                local s = S.new()
+                local blob = string.rep("x", 900 << 10)
+                for i = 1, 100 do
+                  bm.preference { container = "S", property = "p", key = "k" .. i }
+                  s.p = blob
+                end
+                """, file: "hoard.lua")
+        }
+        #expect(error.kind == .memoryLimit)
+        #expect(error.message.contains("hoard.lua:6: preference property 'p' of S: memory limit exceeded (limit 16 MiB)"), "\(error.message)")
+        #expect(Self.storedBytes(store) < 16 << 20, "\(Self.storedBytes(store)) bytes stored")
+
+        // Writing the same key again charges the difference only; removing
+        // the values gives their charge back.
+        let fresh = InMemoryPreferenceStore()
+        let other = try makeHost(limits: LuaLimits(maxMemory: 16 << 20), preferences: fresh)
+        let before = other.state.memoryInUse
+        try other.lua("""
+            S = bm.class("S", { p = bm.spell.preference { key = "one" } })
+            s = S.new()
+            for i = 1, 30 do s.p = string.rep("y", 900 << 10) end
+            """)
+        #expect(other.state.memoryInUse > before + (900 << 10))
+        try other.lua("s.p = nil collectgarbage()")
+        #expect(fresh.allValues.isEmpty)
+        #expect(other.state.memoryInUse < before + (256 << 10))
+    }
+}
+
+extension BMScriptBudgetTests {
+    /// Values Swift pushes for a script (a preference read, `bm.entries()`)
+    /// were never refused, as the allocator refuses nothing while Swift
+    /// holds the state: stored in slots allocated beforehand, 200 reads of
+    /// a 900 KiB preference grew the state to 180 MiB under a 16 MiB limit.
+    @Test(arguments: [
+        "slots[i] = s.p",
+        "slots[i] = bm.entries()",
+    ])
+    func valuesSwiftPushesAreHeldToTheMemoryLimit(_ read: String) throws {
+        let store = InMemoryPreferenceStore(["p": .string(String(repeating: "z", count: 900 << 10))])
+        let host = try makeHost(limits: LuaLimits(maxMemory: 16 << 20), preferences: store)
+        try host.lua("""
+            S = bm.class("S", { p = bm.spell.preference() })
+            s = S.new()
+            for i = 1, 2000 do bm.hook { container = "H" .. i, property = "p", fn = print } end
+            """)
+        let error = try #require(throws: LuaError.self) {
+            try host.lua("""
+                local slots = {}
+                for i = 1, 200 do slots[i] = false end
+                for i = 1, 200 do \(read) end
+                """, file: "slots.lua")
+        }
+        #expect(error.kind == .memoryLimit)
+        #expect(error.message.contains("memory limit exceeded (limit 16 MiB)"), "\(error.message)")
+        #expect(host.state.withStack { $0.peakMemory } < (18 << 20))
+    }
+}

@@ -1,4 +1,5 @@
 import CLua
+import CLuaSandbox
 
 /// What a script may make Swift keep through `bm`, outside Lua's allocator.
 ///
@@ -104,5 +105,51 @@ extension LuaStack {
     func releaseSwiftMemory(_ bytes: Int) {
         let block = limitsBlock
         block.pointee.used -= size_t(min(bytes, Int(block.pointee.used)))
+    }
+}
+
+extension LuaStack {
+    /// Charges `units` of work that Swift does for the running script
+    /// (about one VM instruction each) to its instruction budget and reads
+    /// the deadline, as the sandbox's C functions do; fails with the
+    /// limit's error (`instruction limit exceeded (N instructions)`, or the
+    /// time limit's) when a budget is used up. A no-op when none is armed.
+    /// Loops charge through a ``SwiftWorkMeter``.
+    func chargeSwiftWork(_ units: Int) throws {
+        let which = bm_sandbox_charge_swift_work(pointer, Int64(units), 1)
+        guard which != 0 else { return }
+        let refused = Int(which) == Int(BM_LIMIT_TIME) ? BM_REFUSED_TIME : BM_REFUSED_INSTRUCTIONS
+        throw BMError(Self.limitMessage(refused: Int32(refused), limitsBlock.pointee))
+    }
+}
+
+/// Work a Swift loop does for a script (a stack level walked, a value
+/// converted, a name compared), charged to the state's instruction budget
+/// in batches: every ``batch`` units the meter charges them and reads the
+/// clock, so that the loop stops at `--max-instructions` and at
+/// `--max-time` like the script's own code.
+struct SwiftWorkMeter {
+    /// Units gathered before they are charged (a few microseconds of work).
+    static let batch = 4096
+
+    let lua: LuaStack
+    private var pending = 0
+
+    init(_ lua: LuaStack) {
+        self.lua = lua
+    }
+
+    /// Adds `units`; charges the batch when it is full.
+    mutating func add(_ units: Int = 1) throws {
+        pending += units
+        if pending >= Self.batch { try flush() }
+    }
+
+    /// Charges what was added since the last charge.
+    mutating func flush() throws {
+        guard pending > 0 else { return }
+        let units = pending
+        pending = 0
+        try lua.chargeSwiftWork(units)
     }
 }

@@ -754,7 +754,10 @@ final class BMModule: Sendable {
         guard let value = try registry.resolveIfRegistered(type: key, container: container, property: "(resolve)") else {
             var message = "no initializer for \(key.name)"
             if containerName != nil || sender != nil { message += " in \(container.key.name)" }
-            let closest = registry.closestRegistrations(to: key)
+            // The ranking is charged: a script can miss again and again.
+            var work = SwiftWorkMeter(lua)
+            let closest = try registry.closestRegistrations(to: key, charging: { try work.add($0) })
+            try work.flush()
             if !closest.isEmpty { message += " (closest: " + closest.map(\.closestDescription).joined(separator: "; ") + ")" }
             throw BMError(message)
         }
@@ -780,8 +783,13 @@ final class BMModule: Sendable {
         let found = try registry.resolveNamed(type: key, container: container, property: property)
             ?? registry.resolveFromResolvers(type: key, container: container, property: property, spell: spell)
         guard let (value, source) = found else {
+            // The ranking of the closest registrations is charged, as in resolve.
+            var work = SwiftWorkMeter(lua)
+            let error = try registry.noInitializerError(
+                type: key, container: container, property: property, charging: { try work.add($0) })
+            try work.flush()
             lua.push(false)
-            lua.push(registry.noInitializerError(type: key, container: container, property: property).description)
+            lua.push(error.description)
             return 2
         }
         if !optional && BMModule.isNil(value) {

@@ -205,3 +205,39 @@ extension BMScriptBudgetTests {
         #expect(host.state.withStack { $0.peakMemory } < (18 << 20))
     }
 }
+
+extension BMScriptBudgetTests {
+    static let manyLongNames = """
+        local long = string.rep("ab", 500)
+        for i = 1, 400 do bm.initializer { type = long .. (i % 10) .. i, init = function() return i end } end
+        """
+
+    /// Issue 25, "the closest-name ranking on a `bm.resolve` miss": a miss
+    /// ranked every registration with a substring search costing the
+    /// product of the names' lengths (seconds per miss at 400
+    /// registrations). It is linear in the names' bytes, and charged: a
+    /// script that misses again and again runs out of instructions.
+    @Test func rankingTheClosestOnAMissIsLinearAndCharged() throws {
+        let host = try makeHost()
+        try host.lua(Self.manyLongNames)
+        let started = ContinuousClock.now
+        let missed = try host.lua("""
+            local n = 0
+            for i = 1, 50 do
+              if not pcall(bm.resolve, string.rep("ab", 500) .. "x" .. (i % 10)) then n = n + 1 end
+            end
+            return n
+            """)
+        #expect(missed == [.integer(50)])
+        #expect(ContinuousClock.now - started < .seconds(3), "\(ContinuousClock.now - started)")
+
+        let limited = try makeHost(limits: LuaLimits(maxInstructions: 2_000_000))
+        try limited.lua(Self.manyLongNames)
+        let error = try #require(throws: LuaError.self) {
+            try limited.lua("""
+                for i = 1, 100000 do pcall(bm.resolve, string.rep("ab", 500) .. "x" .. (i % 10)) end
+                """, file: "misses.lua")
+        }
+        #expect(error.kind == .instructionLimit, "\(error.message)")
+    }
+}

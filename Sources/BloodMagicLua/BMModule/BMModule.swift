@@ -712,14 +712,15 @@ final class BMModule: Sendable {
         let source: String = try lua.argument(3, of: "bm.class")
         let place = ClassDeclaration.Place(name: name, source: source)
         let charge = BMScriptBudget.classDeclarationCost + names
-        let recorded = tracking.withLock { $0.declarationCounts[place] ?? 0 }
-        if recorded < 2 { try lua.chargeSwiftMemory(charge, for: "bm.class") }
-        tracking.withLock { tracking in
-            tracking.classes[name] = (superclass, source)
+        try tracking.withLock { tracking in
+            let recorded = tracking.declarationCounts[place] ?? 0
             if recorded < 2 {
+                // Refused before anything is recorded (only the limits block is touched).
+                try lua.chargeSwiftMemory(charge, for: "bm.class")
                 tracking.classDeclarations.append(ClassDeclaration(place: place, charge: charge))
                 tracking.declarationCounts[place] = recorded + 1
             }
+            tracking.classes[name] = (superclass, source)
             tracking.loading?.classes.insert(name)
         }
         return 0

@@ -31,7 +31,9 @@
  * Swift around lua_pcall, and the trampolines add 1 while a Swift callback
  * runs. While it is above 0 the allocator never refuses a block (the bytes
  * are still counted), so an allocation made by a Swift frame cannot raise.
- * The limits are enforced as soon as Lua runs again. A real allocation
+ * The limits are enforced as soon as Lua runs again: the return from a
+ * Swift callback to Lua checks the memory limit (bm_leave_swift), so what
+ * the callback pushed is refused there if the state is over it. A real allocation
  * failure in that window aborts the process, as Swift's own allocator does,
  * rather than longjmp across Swift frames.
  */

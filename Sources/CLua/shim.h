@@ -421,10 +421,28 @@ static inline __attribute__((always_inline)) bm_swift_frame bm_enter_swift(lua_S
     return frame;
 }
 
-/* `n` is the entry's result: a count of results, or a BM_RAISE sentinel. */
-static inline __attribute__((always_inline)) int bm_leave_swift(lua_State *L, bm_swift_frame frame, int n) {
+/* Decides, when a Swift callback leaves the state over its memory limit,
+   whether its results stand: an emergency collection first, then Lua's
+   memory error (CLuaSandbox/host_charges.c). Returns `n`, or raises. */
+int bm_sandbox_swift_results_over_limit(lua_State *L, int n);
+
+/* `n` is the entry's result: a count of results, or a BM_RAISE sentinel.
+   Leaving a finalizer: nothing is returned to Lua, so no memory check. */
+static inline __attribute__((always_inline)) int bm_leave_swift_finalizer(lua_State *L, bm_swift_frame frame, int n) {
     frame.limits->current = frame.saved_current;
     frame.limits->swift_depth -= 1;
+    return bm_finish_swift_call(L, n);
+}
+
+/* As bm_leave_swift_finalizer, and what the entry pushed is held to the
+   memory limit (the allocator could not refuse it while Swift ran). The
+   hot path is one compare: `used >= limit`, where a limit of 0 (none)
+   wraps to the largest size and never compares true. */
+static inline __attribute__((always_inline)) int bm_leave_swift(lua_State *L, bm_swift_frame frame, int n) {
+    bm_limits *lim = frame.limits;
+    lim->current = frame.saved_current;
+    lim->swift_depth -= 1;
+    if (__builtin_expect(lim->used > lim->memory_limit - 1, 0)) n = bm_sandbox_swift_results_over_limit(L, n);
     return bm_finish_swift_call(L, n);
 }
 
@@ -480,7 +498,7 @@ static inline int bm_finalizer_trampoline(lua_State *L) {
     bm_swift_function fn = (bm_swift_function)lua_touserdata(L, lua_upvalueindex(1));
     bm_swift_frame frame = bm_enter_swift(L);
     int n = fn(L);
-    return bm_leave_swift(L, frame, n);
+    return bm_leave_swift_finalizer(L, frame, n);
 }
 
 /* Pushes a Swift entry point as a `__gc` metamethod (see bm_finalizer_trampoline). */

@@ -150,9 +150,18 @@ extension Registry {
 
     /// The error for a missing initializer, with the closest registrations.
     public func noInitializerError(type: SpellTypeKey, container: ContainerDescriptor, property: String) -> SpellError {
+        noInitializerError(type: type, container: container, property: property, charging: { _ in })
+    }
+
+    /// ``noInitializerError(type:container:property:)``, with the work of
+    /// finding the closest registrations charged through `charge` (see
+    /// ``closestRegistrations(to:limit:charging:)``).
+    public func noInitializerError(
+        type: SpellTypeKey, container: ContainerDescriptor, property: String, charging charge: (Int) throws -> Void
+    ) rethrows -> SpellError {
         .noInitializer(
             property: property, container: container.key.name, type: type.name,
-            closest: closestRegistrations(to: type).map(\.closestDescription)
+            closest: try closestRegistrations(to: type, charging: charge).map(\.closestDescription)
         )
     }
 
@@ -160,20 +169,86 @@ extension Registry {
     /// other containers first, then the same name as protocol vs concrete
     /// type, then similar names. At most `limit`.
     public func closestRegistrations(to type: SpellTypeKey, limit: Int = 3) -> [SpellEntry] {
-        let names = type.shortNames
-        let scored: [(Int, InitializerRecord)] = state.withLock { state in
-            state.initializers.compactMap { record in
-                if state.catalog.match(record.type, type).fits { return (3, record) }
-                let theirs = record.type.shortNames
-                if theirs == names { return (2, record) }
-                let similar = theirs.contains { mine in names.contains { $0.contains(mine) || mine.contains($0) } }
-                return similar ? (1, record) : nil
+        closestRegistrations(to: type, limit: limit, charging: { _ in })
+    }
+
+    /// The names of a type compared for "similar" (one contains the
+    /// other): at most this many of a protocol set, each at most this many
+    /// bytes (a longer name is only compared whole, for "the same name").
+    static let similarNamesCompared = 8
+    static let similarNameBytes = 64
+
+    /// ``closestRegistrations(to:limit:)``, with its work reported to
+    /// `charge` in batches (units of about one VM instruction: a record
+    /// looked at, 16 bytes of its names scanned, a byte of a name lowered
+    /// or searched), so that a script whose misses
+    /// make Swift rank the registrations pays for it; `charge` throws to
+    /// stop (a spent budget).
+    ///
+    /// O(total bytes of the registered names): each registration is looked
+    /// at once, its names lowered once (ASCII), "similar" is a linear substring
+    /// search (``NameSimilarity/Pattern``) between at most
+    /// ``similarNamesCompared`` names of each side, each at most
+    /// ``similarNameBytes`` long, and the best `limit` are kept as the scan
+    /// goes (no sort of every registration).
+    public func closestRegistrations(
+        to type: SpellTypeKey, limit: Int = 3, charging charge: (Int) throws -> Void
+    ) rethrows -> [SpellEntry] {
+        let names = type.comparedNames
+        let lengths = Set(names.map(\.count))
+        let patterns = names.filter { $0.count <= Self.similarNameBytes }
+            .prefix(Self.similarNamesCompared).map(NameSimilarity.Pattern.init)
+        var best: [(score: Int, record: InitializerRecord)] = []
+        var work = 0
+        try state.withLock { state in
+            for record in state.initializers {
+                // Its names are scanned and hashed (the catalog's match):
+                // a unit per 16 bytes.
+                work += 1 + record.type.name.utf8.count / 16
+                let score: Int
+                if state.catalog.match(record.type, type).fits {
+                    score = 3
+                } else {
+                    // Lowering keeps lengths: a name that is neither as
+                    // long as a wanted one nor short enough to be "similar"
+                    // is never lowered (nor copied).
+                    let components = record.type.lastComponents
+                    work += components.count
+                    guard components.contains(where: { $0.count <= Self.similarNameBytes || lengths.contains($0.count) })
+                    else { continue }
+                    let theirs = SpellTypeKey.compared(components)
+                    work += theirs.reduce(0) { $0 + $1.count }
+                    if theirs == names {
+                        score = 2
+                    } else {
+                        var similar = false
+                        for bytes in theirs.lazy.filter({ $0.count <= Self.similarNameBytes }).prefix(Self.similarNamesCompared) {
+                            let pattern = NameSimilarity.Pattern(bytes)
+                            similar = patterns.contains { wanted in
+                                work += wanted.bytes.count + bytes.count
+                                return wanted.occurs(in: bytes) || pattern.occurs(in: wanted.bytes)
+                            }
+                            if similar { break }
+                        }
+                        guard similar else { continue }
+                        score = 1
+                    }
+                }
+                // Best first: higher score, then the later registration.
+                let position = best.firstIndex { $0.score < score || ($0.score == score && $0.record.handle.id < record.handle.id) }
+                    ?? best.count
+                if position < limit {
+                    best.insert((score, record), at: position)
+                    if best.count > limit { best.removeLast() }
+                }
+                if work >= 4096 {
+                    try charge(work)
+                    work = 0
+                }
             }
         }
-        return scored
-            .sorted { $0.0 != $1.0 ? $0.0 > $1.0 : $0.1.handle.id > $1.1.handle.id }
-            .prefix(limit)
-            .map(\.1.entry)
+        if work > 0 { try charge(work) }
+        return best.map(\.record.entry)
     }
 
     /// Runs `body` with the cached lookup for a Swift property of type

@@ -136,6 +136,18 @@ extension BMModule {
     /// thread (resolutions under `pcall`) are always live. An error that
     /// unwound a resolution and was caught leaves its frame behind; this is
     /// how the prelude tells it apart from a real cycle.
+    ///
+    /// Each thread's stack is read once, whatever the number of frames on
+    /// it, and only its top ``levelsRead`` levels (`lua_getstack` finds a
+    /// level by following the call chain from the top, so reading `n`
+    /// levels costs O(n²)): at most about half a million steps per thread,
+    /// charged to the instruction budget as they go, where the walk per
+    /// frame of the whole stack took minutes under a stack a script made
+    /// deep on purpose. A frame whose activation lies deeper than that
+    /// counts as ended: pruning a live frame only weakens the prelude's
+    /// cycle check for that step (a real cycle then ends in Lua's C-stack
+    /// overflow, whose message names the chain), while keeping a stale one
+    /// would report a cycle that is not there.
     func liveFrames(_ lua: LuaStack) throws -> Int32 {
         let L = lua.pointer
         guard lua.type(at: 1) == LUA_TFUNCTION, lua.type(at: 2) == LUA_TTABLE, lua.type(at: 3) == LUA_TTABLE,
@@ -147,13 +159,14 @@ extension BMModule {
         var reference = lua_Debug()
         lua_pushvalue(L, 1)
         lua_getinfo(L, ">S", &reference)
-        let line = reference.linedefined
-        let source = reference.source
-        let sourceLength = reference.srclen
+        let prototype = PrototypeKey(line: reference.linedefined, source: reference.source, length: reference.srclen)
         lua_createtable(L, Int32(clamping: max(0, min(depth, 1 << 16))), 0)
         let result = lua_gettop(L)
         guard depth > 0 else { return 1 }
+        var work = SwiftWorkMeter(lua)
+        var running: [OpaquePointer: RunningActivations] = [:]
         for index in 1...depth {
+            try work.add()
             lua_rawgeti(L, 4, lua_Integer(index))
             let thread = lua_tothread(L, -1)
             lua_settop(L, result)
@@ -161,61 +174,109 @@ extension BMModule {
             if let thread {
                 lua_rawgeti(L, 2, lua_Integer(index))
                 lua_rawgeti(L, 3, lua_Integer(index))
-                live = isRunning(
-                    L, thread: thread, line: line, source: source, sourceLength: sourceLength,
-                    object: result + 1, property: result + 2)
+                // The frame's values stay in the prelude's tables: their
+                // addresses name them for as long as this call runs.
+                let key = ActivationKey(object: lua_topointer(L, result + 1), property: lua_topointer(L, result + 2))
                 lua_settop(L, result)
+                if let key {
+                    if running[thread] == nil {
+                        running[thread] = try activations(of: prototype, on: thread, asking: L, work: &work)
+                    }
+                    live = running[thread]!.mayRun(key)
+                }
             }
             if live {
                 lua_pushboolean(L, 1)
                 lua_rawseti(L, result, lua_Integer(index))
             }
         }
+        try work.flush()
         return 1
     }
 
-    /// Whether `thread` runs an activation of the function defined at
-    /// `source:line` whose first two arguments are the values at `object`
-    /// and `property` of `L`'s stack (on `L` itself, not counting the
-    /// innermost activation: the resolution that asks).
-    private func isRunning(
-        _ L: OpaquePointer, thread: OpaquePointer, line: Int32, source: UnsafePointer<CChar>?, sourceLength: Int,
-        object: Int32, property: Int32
-    ) -> Bool {
+    /// The levels of a thread's stack ``liveFrames(_:)`` reads, from the
+    /// top: room for the deepest chain of nested steps the prelude allows
+    /// (`MAX_DEPTH`, a few levels each) with plenty to spare.
+    static let levelsRead: Int32 = 1024
+
+    /// A Lua function's prototype, as `lua_getinfo` describes it.
+    private struct PrototypeKey {
+        let line: Int32
+        let source: UnsafePointer<CChar>?
+        let length: Int
+
+        func matches(_ activation: lua_Debug) -> Bool {
+            guard activation.linedefined == line, let source, let theirs = activation.source,
+                  activation.srclen == length else { return false }
+            return memcmp(source, theirs, length) == 0
+        }
+    }
+
+    /// The object and property of an activation (or of a frame), by the
+    /// addresses of the Lua values: the prelude's frame holds the very
+    /// values its activation got as arguments.
+    private struct ActivationKey: Hashable {
+        let object: UnsafeRawPointer
+        let property: UnsafeRawPointer
+
+        /// Nil for a value without an address (not an object or a string).
+        init?(object: UnsafeRawPointer?, property: UnsafeRawPointer?) {
+            guard let object, let property else { return nil }
+            self.object = object
+            self.property = property
+        }
+    }
+
+    /// The activations of the prelude's `__index` running on one thread.
+    private struct RunningActivations {
+        var keys: Set<ActivationKey> = []
+        /// Some could not be read (no stack room): every frame counts as live.
+        var unknown = false
+
+        func mayRun(_ key: ActivationKey) -> Bool { unknown || keys.contains(key) }
+    }
+
+    /// The activations of `prototype` that `thread` runs in its top
+    /// ``levelsRead`` levels, from one walk (on the asking thread `L`
+    /// itself, not counting the innermost activation: the resolution that
+    /// asks). A coroutine that died of an error keeps its stack, but none
+    /// of it runs.
+    private func activations(
+        of prototype: PrototypeKey, on thread: OpaquePointer, asking L: OpaquePointer, work: inout SwiftWorkMeter
+    ) throws -> RunningActivations {
+        var found = RunningActivations()
         if thread != L {
             let status = lua_status(thread)
-            // A coroutine that died of an error keeps its stack, but none of it runs.
-            guard status == LUA_OK || status == LUA_YIELD else { return false }
+            guard status == LUA_OK || status == LUA_YIELD else { return found }
         }
-        // On the calling thread, the innermost activation is the one asking
-        // (it has not pushed its frame yet).
         var skip = thread == L
         var level: Int32 = 0
         var activation = lua_Debug()
-        while lua_getstack(thread, level, &activation) != 0 {
+        while level < Self.levelsRead, lua_getstack(thread, level, &activation) != 0 {
+            // One unit for the level, and one per 64 calls of the chain
+            // that lua_getstack followed to find it.
+            try work.add(1 + Int(level) / 64)
             level += 1
-            guard lua_getinfo(thread, "S", &activation) != 0, activation.linedefined == line,
-                  let source, let mine = activation.source, activation.srclen == sourceLength,
-                  memcmp(source, mine, sourceLength) == 0 else { continue }
+            guard lua_getinfo(thread, "S", &activation) != 0, prototype.matches(activation) else { continue }
             if skip {
                 skip = false
                 continue
             }
             // Its arguments: (object, key).
-            guard lua_checkstack(thread, 2) != 0, lua_checkstack(L, 2) != 0 else { return true }
+            guard lua_checkstack(thread, 2) != 0 else {
+                found.unknown = true
+                return found
+            }
             let objectName = lua_getlocal(thread, &activation, 1)
             let propertyName = lua_getlocal(thread, &activation, 2)
             let pushed: Int32 = (objectName != nil ? 1 : 0) + (propertyName != nil ? 1 : 0)
-            guard pushed == 2 else {
-                if pushed > 0 { lua_settop(thread, -pushed - 1) }
-                continue
+            if pushed == 2,
+               let key = ActivationKey(object: lua_topointer(thread, -2), property: lua_topointer(thread, -1)) {
+                found.keys.insert(key)
             }
-            if thread != L { lua_xmove(thread, L, 2) }
-            let same = lua_rawequal(L, -2, object) != 0 && lua_rawequal(L, -1, property) != 0
-            lua_settop(L, -3)
-            if same { return true }
+            if pushed > 0 { lua_settop(thread, -pushed - 1) }
         }
-        return false
+        return found
     }
 }
 

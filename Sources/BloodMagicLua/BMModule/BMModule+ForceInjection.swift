@@ -16,9 +16,9 @@ extension BMModule {
         let registry = try liveRegistry()
         guard lua.type(at: 1) == LUA_TFUNCTION else { throw BMError("bm.resolver: bad arguments") }
         // What Swift keeps for it is charged to the script's memory budget.
-        let charge = try registrationBytes(lua, "bm.resolver", [])
+        var charge = try registrationBytes(lua, "bm.resolver", [])
         let ask = lua.reference(at: 1)
-        let source = lua.callerLocation()
+        let source = registrationSource(lua, charge: &charge)
         try lua.chargeSwiftMemory(charge, for: "bm.resolver")
         // Like every registration from Lua, it holds the module and the state
         // (see BMModule's note on lifetimes) and stops once they are unloaded.
@@ -76,9 +76,9 @@ extension BMModule {
     func registerPreferenceKeys(_ lua: LuaStack) throws -> Int32 {
         let registry = try liveRegistry()
         guard lua.type(at: 1) == LUA_TFUNCTION else { throw BMError("bm.preference_keys: bad arguments") }
-        let charge = try registrationBytes(lua, "bm.preference_keys", [])
+        var charge = try registrationBytes(lua, "bm.preference_keys", [])
         let function = lua.reference(at: 1)
-        let source = lua.callerLocation()
+        let source = registrationSource(lua, charge: &charge)
         try lua.chargeSwiftMemory(charge, for: "bm.preference_keys")
         let state = retainedState
         let token = currentLoadToken

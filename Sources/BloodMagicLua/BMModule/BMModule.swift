@@ -48,12 +48,21 @@ final class BMModule: Sendable {
         var partialFiles: [String: LuaReference] = [:]
         /// Lua classes by name: superclass name and where each was defined.
         var classes: [String: (superclass: String?, source: String)] = [:]
-        /// Every `bm.class` declaration, in order, a name declared again included.
-        var classDeclarations: [(name: String, source: String)] = []
+        /// The `bm.class` declarations, in order, a name declared again
+        /// included; the same name at the same place at most twice (a class
+        /// declared in a loop is one declaration and one repeat), so that
+        /// what Swift keeps grows with the script's text, not its loops.
+        var classDeclarations: [ClassDeclaration] = []
+        /// How many records of `classDeclarations` each (name, place) has: 1 or 2.
+        var declarationCounts: [ClassDeclaration.Place: Int] = [:]
         /// The prelude's internal table.
         var prelude: LuaReference?
         /// Preference stores by suite name.
         var suites: [String: any PreferenceStore] = [:]
+        /// The bytes charged to the memory budget for each preference value
+        /// a script stored (see ``BMScriptBudget/storedPreferenceCost``),
+        /// until the script replaces or removes it.
+        var storedPreferences: [StoredPreference: Int] = [:]
         /// Registrations the host made for the scripts (the
         /// `partials/<Type>.lua` provider), removed by `unload()` too.
         var hostHandles: [SpellHandle] = []
@@ -65,6 +74,18 @@ final class BMModule: Sendable {
         var hookCollectors: [UInt: Int] = [:]
     }
 
+    /// A key of a preference store: the store (a class instance, by
+    /// identity; nil for a store of another kind) and the key.
+    struct StoredPreference: Hashable {
+        let store: ObjectIdentifier?
+        let key: String
+
+        init(_ store: any PreferenceStore, key: String) {
+            self.store = Swift.type(of: store) is AnyClass ? ObjectIdentifier(store as AnyObject) : nil
+            self.key = key
+        }
+    }
+
     /// A registration made from Lua, what it was charged, and for an
     /// initializer its Lua function (the prelude calls it directly).
     struct TrackedRegistration {
@@ -73,13 +94,25 @@ final class BMModule: Sendable {
         var luaInitializer: LuaReference? = nil
     }
 
-    /// What one startup script registered.
+    /// One recorded `bm.class` declaration, with the bytes charged to the
+    /// state's memory budget for it (see ``BMScriptBudget``).
+    struct ClassDeclaration {
+        /// A class name and where it was declared.
+        struct Place: Hashable {
+            let name: String
+            let source: String
+        }
+        let place: Place
+        let charge: Int
+    }
+
+    /// What one startup script registered (each class and spell name once).
     struct LoadRecord {
         /// How many class declarations there were before the script ran.
         var declarationsBefore = 0
         var handles: [SpellHandle] = []
-        var classes: [String] = []
-        var spells: [String] = []
+        var classes: Set<String> = []
+        var spells: Set<String> = []
     }
 
     /// Makes the store of a preference suite.
@@ -144,8 +177,13 @@ final class BMModule: Sendable {
                 releasedCharge += tracking.handles.removeValue(forKey: handle.id)?.charge ?? 0
             }
             for name in record.classes { tracking.classes[name] = nil }
-            tracking.classDeclarations.removeSubrange(
-                min(record.declarationsBefore, tracking.classDeclarations.count)...)
+            let dropped = min(record.declarationsBefore, tracking.classDeclarations.count)...
+            for declaration in tracking.classDeclarations[dropped] {
+                releasedCharge += declaration.charge
+                let left = (tracking.declarationCounts[declaration.place] ?? 1) - 1
+                tracking.declarationCounts[declaration.place] = left > 0 ? left : nil
+            }
+            tracking.classDeclarations.removeSubrange(dropped)
             return record
         }
         guard let record else { return }
@@ -156,7 +194,7 @@ final class BMModule: Sendable {
         guard let prelude else { return }
         state.withStack { lua in
             // prelude.forget_class(name) / prelude.forget_spell(name), raw calls of our own functions.
-            for (function, names) in [("forget_class", record.classes), ("forget_spell", record.spells)] {
+            for (function, names) in [("forget_class", record.classes), ("forget_spell", record.spells)] as [(String, Set<String>)] {
                 for name in names {
                     lua.push(prelude)
                     lua.push(function)
@@ -226,6 +264,16 @@ final class BMModule: Sendable {
         BMScriptBudget.registrationCost + (try BMScriptBudget.checkNames(lua, fname, fields))
     }
 
+    /// `file:line` of the script call making a registration, which the
+    /// registration keeps: its chunk name is capped (see
+    /// ``LuaChunkNameCache/longestShown``), and its bytes are added to
+    /// `charge`, the registration's charge to the memory budget.
+    func registrationSource(_ lua: LuaStack, charge: inout Int) -> String {
+        let source = lua.callerLocation()
+        charge += source.utf8.count
+        return source
+    }
+
     /// The Lua function of an initializer this module registered, if it still is.
     func luaInitializer(_ handle: SpellHandle) -> LuaReference? {
         tracking.withLock { $0.handles[handle.id]?.luaInitializer }
@@ -256,9 +304,10 @@ final class BMModule: Sendable {
         tracking.withLock { $0.prelude }
     }
 
-    /// Every `bm.class` declaration of the scripts loaded, in order.
+    /// The `bm.class` declarations of the scripts loaded, in order (the
+    /// same name at the same place at most twice).
     var classDeclarations: [(name: String, source: String)] {
-        tracking.withLock { $0.classDeclarations }
+        tracking.withLock { $0.classDeclarations.map { ($0.place.name, $0.place.source) } }
     }
 
     /// The Lua functions of the initializers this module registered, by handle id.
@@ -493,7 +542,7 @@ final class BMModule: Sendable {
     private func registerInitializer(_ lua: LuaStack) throws -> Int32 {
         let fname = "bm.initializer"
         let registry = try liveRegistry()
-        let charge = try registrationBytes(lua, fname, [(1, "type"), (2, "protocols"), (3, "container")])
+        var charge = try registrationBytes(lua, fname, [(1, "type"), (2, "protocols"), (3, "container")])
         let (key, container): (SpellTypeKey, String?) = try BMModule.target(lua, fname: fname)
         let singleton = try Self.namesSingletonScope(lua, at: 4, of: fname)
         try checkUnambiguous(registry, singleton ? "bm.singleton" : fname, type: key, container: container)
@@ -501,7 +550,7 @@ final class BMModule: Sendable {
         // A function that declares no parameter never sees the sender: then
         // none is made (a Swift container's sender is a new userdata).
         let takesSender = lua.takesArguments(at: 5)
-        let source = lua.callerLocation()
+        let source = registrationSource(lua, charge: &charge)
         // The registration holds the module and the state: the wiring lives
         // as long as the registry keeps it (see the type's note on lifetimes).
         let binding = LuaInitializerBinding(
@@ -538,12 +587,12 @@ final class BMModule: Sendable {
 
     private func registerHook(_ lua: LuaStack) throws -> Int32 {
         let registry = try liveRegistry()
-        let charge = try registrationBytes(lua, "bm.hook", [(1, "container"), (2, "property")])
+        var charge = try registrationBytes(lua, "bm.hook", [(1, "container"), (2, "property")])
         let container: String? = try lua.argument(1, of: "bm.hook")
         let property: String = try lua.argument(2, of: "bm.hook")
         try checkUnambiguous(registry, "bm.hook", type: nil, container: container)
         let function = lua.reference(at: 3)
-        let source = lua.callerLocation()
+        let source = registrationSource(lua, charge: &charge)
         let state = retainedState
         let token = currentLoadToken
         try lua.chargeSwiftMemory(charge, for: "bm.hook")
@@ -615,23 +664,24 @@ final class BMModule: Sendable {
         charge += defaultValue?.budgetBytes ?? 0
         let suite: String? = try lua.argument(5, of: fname)
         let suiteStore = try suite.map { try store(forSuite: $0) }
+        let source = registrationSource(lua, charge: &charge)
         try lua.chargeSwiftMemory(charge, for: fname)
         let handle = registry.overridePreference(
             container: container.map { .exactly(SpellTypeKey(name: $0)) } ?? .any,
             property: property,
             with: PreferenceOverride(key: key, defaultValue: defaultValue, store: suiteStore),
-            source: lua.callerLocation())
+            source: source)
         track(handle, charge: charge)
         return BMRegistrationToken.push(handle, lua)
     }
 
     private func registerPartial(_ lua: LuaStack) throws -> Int32 {
         let registry = try liveRegistry()
-        let charge = try registrationBytes(lua, "bm.partial", [(1, "type")])
+        var charge = try registrationBytes(lua, "bm.partial", [(1, "type")])
         let type: String = try lua.argument(1, of: "bm.partial")
         try checkUnambiguous(registry, "bm.partial", type: SpellTypeKey(name: type), container: nil)
         let function = lua.reference(at: 2)
-        let source = lua.callerLocation()
+        let source = registrationSource(lua, charge: &charge)
         try lua.chargeSwiftMemory(charge, for: "bm.partial")
         let handle = registry.registerTemplateProvider(
             LuaPartialTemplate(module: self, state: retainedState, function: function, source: source),
@@ -656,15 +706,27 @@ final class BMModule: Sendable {
         return 1
     }
 
+    /// `core.note_class(name, superclass, source)`. A declaration recorded
+    /// anew is charged to the memory budget (its names and a fixed cost,
+    /// which covers the class's entry too); one repeated beyond what
+    /// ``Tracking/classDeclarations`` keeps costs nothing more.
     private func noteClass(_ lua: LuaStack) throws -> Int32 {
-        try BMScriptBudget.checkNames(lua, "bm.class", [(1, "name"), (2, "superclass"), (3, "source")])
+        let names = try BMScriptBudget.checkNames(lua, "bm.class", [(1, "name"), (2, "superclass"), (3, "source")])
         let name: String = try lua.argument(1, of: "bm.class")
         let superclass: String? = try lua.argument(2, of: "bm.class")
         let source: String = try lua.argument(3, of: "bm.class")
-        tracking.withLock { tracking in
+        let place = ClassDeclaration.Place(name: name, source: source)
+        let charge = BMScriptBudget.classDeclarationCost + names
+        try tracking.withLock { tracking in
+            let recorded = tracking.declarationCounts[place] ?? 0
+            if recorded < 2 {
+                // Refused before anything is recorded (only the limits block is touched).
+                try lua.chargeSwiftMemory(charge, for: "bm.class")
+                tracking.classDeclarations.append(ClassDeclaration(place: place, charge: charge))
+                tracking.declarationCounts[place] = recorded + 1
+            }
             tracking.classes[name] = (superclass, source)
-            tracking.classDeclarations.append((name, source))
-            tracking.loading?.classes.append(name)
+            tracking.loading?.classes.insert(name)
         }
         return 0
     }
@@ -672,7 +734,7 @@ final class BMModule: Sendable {
     private func noteSpell(_ lua: LuaStack) throws -> Int32 {
         try BMScriptBudget.checkNames(lua, "bm.define_spell", [(1, "name")])
         let name: String = try lua.argument(1, of: "bm.define_spell")
-        tracking.withLock { $0.loading?.spells.append(name) }
+        tracking.withLock { _ = $0.loading?.spells.insert(name) }
         return 0
     }
 
@@ -698,7 +760,10 @@ final class BMModule: Sendable {
         guard let value = try registry.resolveIfRegistered(type: key, container: container, property: "(resolve)") else {
             var message = "no initializer for \(key.name)"
             if containerName != nil || sender != nil { message += " in \(container.key.name)" }
-            let closest = registry.closestRegistrations(to: key)
+            // The ranking is charged: a script can miss again and again.
+            var work = SwiftWorkMeter(lua)
+            let closest = try registry.closestRegistrations(to: key, charging: { try work.add($0) })
+            try work.flush()
             if !closest.isEmpty { message += " (closest: " + closest.map(\.closestDescription).joined(separator: "; ") + ")" }
             throw BMError(message)
         }
@@ -724,8 +789,13 @@ final class BMModule: Sendable {
         let found = try registry.resolveNamed(type: key, container: container, property: property)
             ?? registry.resolveFromResolvers(type: key, container: container, property: property, spell: spell)
         guard let (value, source) = found else {
+            // The ranking of the closest registrations is charged, as in resolve.
+            var work = SwiftWorkMeter(lua)
+            let error = try registry.noInitializerError(
+                type: key, container: container, property: property, charging: { try work.add($0) })
+            try work.flush()
             lua.push(false)
-            lua.push(registry.noInitializerError(type: key, container: container, property: property).description)
+            lua.push(error.description)
             return 2
         }
         if !optional && BMModule.isNil(value) {
@@ -840,17 +910,37 @@ final class BMModule: Sendable {
     }
 
     /// `core.preference_set(container, property, key, suite, value)`.
+    ///
+    /// The value a script stores stays in the store (a file store keeps
+    /// its contents in memory too): it is charged to the memory budget, as
+    /// its key, its ``PreferenceValue/budgetBytes`` and a fixed cost, for as
+    /// long as it is the script's value there. Replacing it charges the
+    /// difference; removing it gives the charge back. A value that does not
+    /// fit is not stored, and the error names the memory limit.
     private func preferenceSet(_ lua: LuaStack) throws -> Int32 {
         try BMScriptBudget.checkNames(lua, "preference", [(1, "container"), (2, "property"), (3, "key"), (4, "suite")])
         let (store, key, _) = try preferenceSpec(lua, defaultAt: nil, suiteAt: 4)
+        let slot = StoredPreference(store, key: key)
+        let charged = tracking.withLock { $0.storedPreferences[slot] ?? 0 }
         if lua.isNil(at: 5) {
             try store.setValue(nil, forKey: key)
+            tracking.withLock { _ = $0.storedPreferences.removeValue(forKey: slot) }
+            lua.releaseSwiftMemory(charged)
         } else {
             let containerName: String = try lua.argument(1, of: "preference")
             let property: String = try lua.argument(2, of: "preference")
-            let value = try PreferenceValue.read(
-                from: lua, at: 5, what: "preference property '\(property)' of \(containerName)")
-            try store.setValue(value, forKey: key)
+            let what = "preference property '\(property)' of \(containerName)"
+            let value = try PreferenceValue.read(from: lua, at: 5, what: what)
+            let charge = BMScriptBudget.storedPreferenceCost + key.utf8.count + value.budgetBytes
+            if charge > charged { try lua.chargeSwiftMemory(charge - charged, for: what) }
+            do {
+                try store.setValue(value, forKey: key)
+            } catch {
+                if charge > charged { lua.releaseSwiftMemory(charge - charged) }
+                throw error
+            }
+            if charge < charged { lua.releaseSwiftMemory(charged - charge) }
+            tracking.withLock { $0.storedPreferences[slot] = charge }
         }
         if let registry, registry.log.mayReport { try reportPreference(lua, registry, key: key, store: store, removed: lua.isNil(at: 5)) }
         return 0

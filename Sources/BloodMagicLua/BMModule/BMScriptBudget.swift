@@ -1,4 +1,5 @@
 import CLua
+import CLuaSandbox
 
 /// What a script may make Swift keep through `bm`, outside Lua's allocator.
 ///
@@ -7,8 +8,9 @@ import CLua
 /// 1 MiB property name is an error that names the field, not 1 MiB kept by
 /// the registry. Every registration is also charged to the state's memory
 /// budget (``LuaLimits/maxMemory``) while it stays registered: a fixed cost
-/// for the records Swift makes, plus its names; so many small registrations
-/// hit the same limit as the script's own tables would.
+/// for the records Swift makes, plus its names and the `file:line` it keeps
+/// (whose chunk name, which a script chooses, is capped); so many small
+/// registrations hit the same limit as the script's own tables would.
 enum BMScriptBudget {
     /// The longest name, in bytes.
     static let maxNameBytes = 1024
@@ -20,6 +22,13 @@ enum BMScriptBudget {
     /// What one registration costs Swift besides its names (its record, the
     /// closure and the module's bookkeeping), charged to the memory budget.
     static let registrationCost = 512
+    /// What one recorded `bm.class` declaration costs Swift besides its
+    /// names (its record and the class's entry), charged the same way.
+    static let classDeclarationCost = 256
+    /// What one preference value a script stored costs besides its key and
+    /// its ``PreferenceValue/budgetBytes`` (the store's entry), charged
+    /// while the script's value stays stored.
+    static let storedPreferenceCost = 64
 
     /// Checks the string arguments `fields` (index, field name) of a core
     /// function: nil or a string of at most ``maxNameBytes`` bytes; a table
@@ -86,7 +95,7 @@ extension LuaStack {
         if limit != 0 && Int(block.pointee.used) + bytes > limit {
             block.pointee.memory_limit_hit = 1
             throw BMError(
-                "\(fname): memory limit exceeded (limit \(LuaLimits.formatSize(limit))): what Swift keeps for a registration is charged to the script's budget")
+                "\(fname): memory limit exceeded (limit \(LuaLimits.formatSize(limit))): what Swift keeps for the script is charged to its budget")
         }
         block.pointee.used += size_t(bytes)
         if block.pointee.used > block.pointee.peak { block.pointee.peak = block.pointee.used }
@@ -96,5 +105,51 @@ extension LuaStack {
     func releaseSwiftMemory(_ bytes: Int) {
         let block = limitsBlock
         block.pointee.used -= size_t(min(bytes, Int(block.pointee.used)))
+    }
+}
+
+extension LuaStack {
+    /// Charges `units` of work that Swift does for the running script
+    /// (about one VM instruction each) to its instruction budget and reads
+    /// the deadline, as the sandbox's C functions do; fails with the
+    /// limit's error (`instruction limit exceeded (N instructions)`, or the
+    /// time limit's) when a budget is used up. A no-op when none is armed.
+    /// Loops charge through a ``SwiftWorkMeter``.
+    func chargeSwiftWork(_ units: Int) throws {
+        let which = bm_sandbox_charge_swift_work(pointer, Int64(units), 1)
+        guard which != 0 else { return }
+        let refused = Int(which) == Int(BM_LIMIT_TIME) ? BM_REFUSED_TIME : BM_REFUSED_INSTRUCTIONS
+        throw BMError(Self.limitMessage(refused: Int32(refused), limitsBlock.pointee))
+    }
+}
+
+/// Work a Swift loop does for a script (a stack level walked, a value
+/// converted, a name compared), charged to the state's instruction budget
+/// in batches: every ``batch`` units the meter charges them and reads the
+/// clock, so that the loop stops at `--max-instructions` and at
+/// `--max-time` like the script's own code.
+struct SwiftWorkMeter {
+    /// Units gathered before they are charged (a few microseconds of work).
+    static let batch = 4096
+
+    let lua: LuaStack
+    private var pending = 0
+
+    init(_ lua: LuaStack) {
+        self.lua = lua
+    }
+
+    /// Adds `units`; charges the batch when it is full.
+    mutating func add(_ units: Int = 1) throws {
+        pending += units
+        if pending >= Self.batch { try flush() }
+    }
+
+    /// Charges what was added since the last charge.
+    mutating func flush() throws {
+        guard pending > 0 else { return }
+        let units = pending
+        pending = 0
+        try lua.chargeSwiftWork(units)
     }
 }

@@ -40,21 +40,24 @@ extension PreferenceValue {
     /// a table with string keys as a dictionary. Anything else is an error
     /// that names `what` and the offending path — so is a table that
     /// contains itself, and one nested more than ``LuaNesting/maxDepth`` deep.
+    ///
+    /// Swift keeps the value (and a store may write it out), so its size is
+    /// capped at ``BMScriptBudget/maxPreferenceValueBytes`` as
+    /// ``budgetBytes`` counts it, and the walk counts as it goes: a table
+    /// reached twice (a table that shares subtables) is counted twice, as
+    /// it would be copied twice. The walk stops as soon as the count passes
+    /// the cap, so it visits at most about 65,000 values whatever the
+    /// table's shape (a 50-level table of shared subtables stands for 2⁵⁰
+    /// of them), and it charges each value to the instruction budget.
     static func read(from lua: LuaStack, at index: Int32, what: String) throws -> PreferenceValue {
-        let value: PreferenceValue
+        var walk = PreferenceWalk(lua)
         do {
-            var ancestry = LuaTableAncestry()
-            value = try read(lua, lua.absolute(index), path: "", ancestry: &ancestry)
+            let value = try read(lua, lua.absolute(index), walk: &walk)
+            try walk.work.flush()
+            return value
         } catch let error as PreferenceConversionError {
             throw BMError("\(what): \(error.message)")
         }
-        // Swift keeps the value (and a store may write it out): its size is capped.
-        let bytes = value.budgetBytes
-        guard bytes <= BMScriptBudget.maxPreferenceValueBytes else {
-            throw BMError(
-                "\(what): the value is \(LuaLimits.formatSize(bytes)) as counted for storage; the limit is \(LuaLimits.formatSize(BMScriptBudget.maxPreferenceValueBytes))")
-        }
-        return value
     }
 
     /// The value's size as ``BMScriptBudget`` counts it: the bytes of its
@@ -73,29 +76,89 @@ extension PreferenceValue {
         let message: String
     }
 
-    private static func read(
-        _ lua: LuaStack, _ index: Int32, path: String, ancestry: inout LuaTableAncestry
-    ) throws -> PreferenceValue {
-        let L = lua.pointer
-        func failure(_ text: String) -> PreferenceConversionError {
-            PreferenceConversionError(message: (path.isEmpty ? "" : "\(path): ") + text)
+    /// Where a walk of a Lua value is: the tables it is inside, the path
+    /// to the value (rendered only for an error, so that a long key is not
+    /// copied once per value below it), what it counted so far and the
+    /// work it charges.
+    private struct PreferenceWalk {
+        enum Step {
+            case key(String)
+            case position(Int)
         }
+
+        var ancestry = LuaTableAncestry()
+        var path: [Step] = []
+        /// The size counted so far, as ``PreferenceValue/budgetBytes``.
+        var counted = 0
+        var work: SwiftWorkMeter
+
+        init(_ lua: LuaStack) {
+            work = SwiftWorkMeter(lua)
+        }
+
+        /// `a.b[2].c` (keys longer than 64 bytes cut with `...`).
+        var pathText: String {
+            var text = ""
+            for step in path {
+                switch step {
+                case .key(let key):
+                    if !text.isEmpty { text += "." }
+                    text += key.utf8.count > 64 ? String(decoding: key.utf8.prefix(61), as: UTF8.self) + "..." : key
+                case .position(let position):
+                    text += "[\(position)]"
+                }
+            }
+            return text
+        }
+
+        func failure(_ text: String) -> PreferenceConversionError {
+            let path = pathText
+            return PreferenceConversionError(message: (path.isEmpty ? "" : "\(path): ") + text)
+        }
+
+        /// Counts `bytes` more (and charges the value to the instruction
+        /// budget); throws once the count passes the cap.
+        mutating func count(_ bytes: Int) throws {
+            counted += bytes
+            try work.add(1 + bytes / 64)
+            guard counted > BMScriptBudget.maxPreferenceValueBytes else { return }
+            throw tooLarge(counted)
+        }
+
+        /// The error for a value counted past the cap (at least `bytes`).
+        func tooLarge(_ bytes: Int) -> PreferenceConversionError {
+            let path = pathText
+            let limit = LuaLimits.formatSize(BMScriptBudget.maxPreferenceValueBytes)
+            return PreferenceConversionError(
+                message: "the value is \(LuaLimits.formatSize(bytes)) or more as counted for storage"
+                    + (path.isEmpty ? "" : " (at \(path); a table reached more than once counts each time)")
+                    + "; the limit is \(limit)")
+        }
+    }
+
+    private static func read(_ lua: LuaStack, _ index: Int32, walk: inout PreferenceWalk) throws -> PreferenceValue {
+        let L = lua.pointer
         switch lua.type(at: index) {
         case LUA_TBOOLEAN:
+            try walk.count(16)
             return .bool(lua_toboolean(L, index) != 0)
         case LUA_TNUMBER:
+            try walk.count(16)
             if lua_isinteger(L, index) != 0 { return .int(Int(lua_tointegerx(L, index, nil))) }
             return .double(lua_tonumberx(L, index, nil))
         case LUA_TSTRING:
+            // Counted before it is copied.
+            try walk.count(16 + Int(lua_rawlen(L, index)))
             if let string = lua.rawString(at: index) { return .string(string) }
             return .data(Data(try LuaBytes.read(from: lua, at: index).bytes))
         case LUA_TTABLE:
             do {
-                try ancestry.enter(L, at: index)
+                try walk.ancestry.enter(L, at: index)
             } catch {
-                throw failure("cannot store it: \(error.reason)")
+                throw walk.failure("cannot store it: \(error.reason)")
             }
-            defer { ancestry.leave() }
+            defer { walk.ancestry.leave() }
+            try walk.count(16)
             let count = Int(clamping: lua_rawlen(L, index))
             var array: [PreferenceValue] = []
             var dictionary: [String: PreferenceValue] = [:]
@@ -104,42 +167,54 @@ extension PreferenceValue {
             lua_pushnil(L)
             while lua_next(L, index) != 0 {
                 keys += 1
+                // Every entry counts at least 16 bytes: a table too large
+                // to store is refused before the rest of it is walked.
+                if walk.counted + 16 * (keys - dictionary.count) > BMScriptBudget.maxPreferenceValueBytes {
+                    lua.pop(2)
+                    throw walk.tooLarge(walk.counted + 16 * (keys - dictionary.count))
+                }
                 let valueIndex = lua.top
                 if lua.type(at: -2) == LUA_TSTRING, let key = lua.rawString(at: -2) {
+                    walk.path.append(.key(key))
                     do {
-                        dictionary[key] = try read(
-                            lua, valueIndex, path: path.isEmpty ? key : "\(path).\(key)", ancestry: &ancestry)
+                        try walk.count(16 + key.utf8.count)
+                        dictionary[key] = try read(lua, valueIndex, walk: &walk)
                     } catch {
                         lua.pop(2)
                         throw error
                     }
+                    walk.path.removeLast()
                 } else if lua.type(at: -2) == LUA_TSTRING {
                     lua.pop(2)
-                    throw failure("cannot store a table with a key that is not valid UTF-8")
+                    throw walk.failure("cannot store a table with a key that is not valid UTF-8")
                 } else if lua.type(at: -2) != LUA_TNUMBER || lua_isinteger(L, -2) == 0 {
                     let keyType = lua.typeName(at: -2)
                     lua.pop(2)
-                    throw failure("cannot store a table with a \(keyType) key (use string keys or a sequence)")
+                    throw walk.failure("cannot store a table with a \(keyType) key (use string keys or a sequence)")
+                } else {
+                    try walk.work.add()
                 }
                 lua.pop()
             }
             if dictionary.isEmpty {
-                guard keys == count else { throw failure("cannot store a table with holes or non-sequence integer keys") }
+                guard keys == count else { throw walk.failure("cannot store a table with holes or non-sequence integer keys") }
                 if count > 0 {
                     for position in 1...count {
                         lua_rawgeti(L, index, lua_Integer(position))
                         defer { lua.pop() }
-                        array.append(try read(lua, lua.top, path: "\(path)[\(position)]", ancestry: &ancestry))
+                        walk.path.append(.position(position))
+                        array.append(try read(lua, lua.top, walk: &walk))
+                        walk.path.removeLast()
                     }
                 }
                 return .array(array)
             }
             guard keys == dictionary.count else {
-                throw failure("cannot store a table that mixes string keys and sequence items")
+                throw walk.failure("cannot store a table that mixes string keys and sequence items")
             }
             return .dictionary(dictionary)
         default:
-            throw failure("cannot store a \(lua.typeName(at: index)) (preferences hold booleans, numbers, strings and tables of them)")
+            throw walk.failure("cannot store a \(lua.typeName(at: index)) (preferences hold booleans, numbers, strings and tables of them)")
         }
     }
 }

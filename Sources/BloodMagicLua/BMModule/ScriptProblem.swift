@@ -31,15 +31,21 @@ public struct ScriptProblem: Sendable, Equatable, Codable, CustomStringConvertib
 
 /// Names that come close to a name that was not found, for "closest"
 /// suggestions: the same name in another case, then small edit distances.
+///
+/// O(total bytes of the candidates): each is lowercased once, and its
+/// distance is the band of width 2 · 3 + 1 around the diagonal at most
+/// (``NameSimilarity/editDistance(_:_:atMost:)``), where the full table of
+/// two long names cost the product of their lengths.
 enum ClosestNames {
     /// The candidates closest to `name`, best first, at most `limit`.
     static func closest(to name: String, in candidates: some Sequence<String>, limit: Int = 1) -> [String] {
         let target = Array(name.lowercased().utf8)
         let allowed = target.count <= 4 ? 1 : (target.count <= 8 ? 2 : 3)
         let scored = Set(candidates).compactMap { candidate -> (Int, String)? in
-            guard candidate != name else { return nil }
-            let distance = editDistance(target, Array(candidate.lowercased().utf8))
-            return distance <= allowed ? (distance, candidate) : nil
+            // Lowercasing keeps an ASCII name's length: most are skipped here.
+            guard candidate != name, candidate.utf8.count <= 4 * (target.count + allowed) else { return nil }
+            let distance = NameSimilarity.editDistance(target, Array(candidate.lowercased().utf8), atMost: allowed)
+            return distance.map { ($0, candidate) }
         }
         return scored.sorted { $0 < $1 }.prefix(limit).map(\.1)
     }
@@ -47,19 +53,5 @@ enum ClosestNames {
     /// ` (closest: X)` or the empty string.
     static func suffix(for name: String, in candidates: some Sequence<String>) -> String {
         closest(to: name, in: candidates).first.map { " (closest: \($0))" } ?? ""
-    }
-
-    static func editDistance(_ a: [UInt8], _ b: [UInt8]) -> Int {
-        if a.isEmpty { return b.count }
-        if b.isEmpty { return a.count }
-        var previous = Array(0...b.count)
-        for i in 1...a.count {
-            var current = [i] + Array(repeating: 0, count: b.count)
-            for j in 1...b.count {
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-            previous = current
-        }
-        return previous[b.count]
     }
 }

@@ -24,6 +24,14 @@ final class LuaChunkNameCache: Sendable {
     /// long; comparing it each time would cost more than it saves).
     static let longestKept = 512
 
+    /// The most bytes of a chunk name a location shows. A script names its
+    /// chunks (`load(code, "@" .. name)`), and every registration keeps the
+    /// `file:line` it was made at: a longer name is shown as `...` and its
+    /// last bytes, as Lua cuts a `short_src`, so that what a registration
+    /// keeps (charged to the script's memory budget with it) stays small
+    /// whatever the name. Longer than any real path's display.
+    static let longestShown = 960
+
     private let last = Mutex<(bytes: [UInt8], text: String, prefix: String)?>(nil)
 
     /// `bytes` as text, invalid UTF-8 escaped (see `LuaDisplayText`).
@@ -34,6 +42,23 @@ final class LuaChunkNameCache: Sendable {
     /// `file:line` for a chunk named `bytes` (`file` as ``displayName(_:)``).
     func location(_ bytes: UnsafeRawBufferPointer, line: Int) -> String {
         Self.appending(line, to: entry(bytes).prefix)
+    }
+
+    /// `bytes` as text (see ``displayName(_:)``), at most ``longestShown``
+    /// bytes: a longer name is `...` and as much of its end as fits, cut
+    /// where a character starts. Reads at most ``longestShown`` bytes of
+    /// the name, however long it is.
+    static func shown(_ bytes: UnsafeRawBufferPointer) -> String {
+        guard bytes.count > longestShown else { return LuaDisplayText.escaping(bytes) }
+        let room = longestShown - 3
+        var from = bytes.count - room
+        // A cut inside a character starts at the next one.
+        while from < bytes.count, bytes[from] & 0xC0 == 0x80 { from += 1 }
+        // Escaping makes a byte up to four ("\\255"): cut the text again.
+        let escaped = Array(LuaDisplayText.escaping(bytes[from...]).utf8)
+        var start = max(0, escaped.count - room)
+        while start < escaped.count, escaped[start] & 0xC0 == 0x80 { start += 1 }
+        return "..." + String(decoding: escaped[start...], as: UTF8.self)
     }
 
     /// `prefix` followed by the decimal digits of `number`, made as one
@@ -70,7 +95,7 @@ final class LuaChunkNameCache: Sendable {
 
     private func entry(_ bytes: UnsafeRawBufferPointer) -> (text: String, prefix: String) {
         guard bytes.count > 0, bytes.count <= Self.longestKept, let base = bytes.baseAddress else {
-            let text = LuaDisplayText.escaping(bytes)
+            let text = Self.shown(bytes)
             return (text, text + ":")
         }
         let hit = last.withLock { last -> (text: String, prefix: String)? in
@@ -79,7 +104,7 @@ final class LuaChunkNameCache: Sendable {
             return same ? (last.text, last.prefix) : nil
         }
         if let hit { return hit }
-        let text = LuaDisplayText.escaping(bytes)
+        let text = Self.shown(bytes)
         let made = (bytes: Array(bytes), text: text, prefix: text + ":")
         last.withLock { $0 = made }
         return (made.text, made.prefix)

@@ -63,4 +63,15 @@ int bm_sandbox_message_handler(struct lua_State *L);
 /* The largest file the sandbox's `require` reads: 64 MiB. */
 #define BM_MAX_SCRIPT_FILE_SIZE (64 << 20)
 
+/*
+ * Work that Swift does for a script (host_charges.c): charges `units`
+ * (about one VM instruction each) to the armed instruction budget and, with
+ * `read_clock`, checks the deadline, as bm_charge_work does, without
+ * raising. Returns 0, or BM_LIMIT_INSTRUCTIONS / BM_LIMIT_TIME (bm_limits.h)
+ * when a budget is used up: the hit is recorded and the count hook then
+ * fires on every instruction; the caller reports the limit's error. A no-op
+ * when no budget is armed.
+ */
+int bm_sandbox_charge_swift_work(struct lua_State *L, long long units, int read_clock);
+
 #endif /* BLOODMAGIC_LUA_SANDBOX_H */

@@ -239,4 +239,22 @@ struct BMLuaToolTests {
         #expect(missing.status == 1)
         #expect(missing.stderr.hasPrefix("bmlua: no initializer for Nope"))
     }
+
+    /// Issue 25: a value of shared subtables (100 references to the level
+    /// below, 50 levels) printed without end; it is an error naming where
+    /// the printer stopped.
+    @Test func resolveRefusesToPrintAnEndlessValue() throws {
+        let dir = try scratchDirectory(["a.lua": """
+            bm.initializer { type = "Dag", init = function()
+              local t = { leaf = "x" }
+              for i = 1, 50 do local wide = {} for k = 1, 100 do wide[k] = t end t = { items = wide } end
+              return t
+            end }
+            """])
+        let result = try bmlua(["resolve", "Dag", "--scripts", dir.path])
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("bmlua: the value has more than 100000 values to print"), "\(result.stderr)")
+        #expect(result.stderr.contains("(stopped at items[1].items["), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
 }

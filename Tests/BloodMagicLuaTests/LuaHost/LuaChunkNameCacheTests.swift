@@ -65,3 +65,19 @@ extension LuaChunkNameCacheTests {
         #expect(other.withUnsafeBytes { cache.location($0, line: 1) } == "other.lua:1")
     }
 }
+
+extension LuaChunkNameCacheTests {
+    /// A chunk name longer than ``LuaChunkNameCache/longestShown`` bytes
+    /// shows as `...` and its end, cut where a character starts, escaped
+    /// bytes included.
+    @Test(arguments: ["é", "x", "\u{1F600}"])
+    func aLongNameShowsItsEndCutAtACharacter(_ unit: String) {
+        let cache = LuaChunkNameCache()
+        let name = Array(String(repeating: unit, count: 3000).utf8) + [0xFF] + Array("/end.lua".utf8)
+        let shown = name.withUnsafeBytes { cache.displayName($0) }
+        #expect(shown.utf8.count <= LuaChunkNameCache.longestShown)
+        #expect(shown.hasPrefix("..." + unit) && shown.hasSuffix(unit + "\\255/end.lua"), "\(shown.prefix(12))")
+        let location = name.withUnsafeBytes { cache.location($0, line: 7) }
+        #expect(location == shown + ":7")
+    }
+}

@@ -185,3 +185,32 @@ struct LuaValueTests {
         #expect(error.message == "expected string, got table")
     }
 }
+
+extension LuaValueTests {
+    /// Issue 25, "`bmlua resolve` printing the same": a table of shared
+    /// subtables prints each at every place it is reached. Past
+    /// `maxValues` values the printer stops, naming the key it reached,
+    /// instead of building text for 10¹⁶ of them.
+    @Test func prettyPrinterStopsAtMaxValuesAndNamesTheKey() throws {
+        let started = ContinuousClock.now
+        let error = try #require(throws: LuaError.self) {
+            try state.withStack { (lua) throws(LuaError) -> String in
+                try lua.load("""
+                    local t = { leaf = "x" }
+                    for i = 1, 50 do
+                      local wide = {}
+                      for k = 1, 100 do wide[k] = t end
+                      t = { items = wide }
+                    end
+                    return t
+                    """, name: "=dag")
+                try lua.call(arguments: 0, results: 1)
+                defer { lua.pop() }
+                return try LuaPrettyPrinter().render(at: -1, in: lua)
+            }
+        }
+        #expect(ContinuousClock.now - started < .seconds(3))
+        #expect(error.kind == .conversion)
+        #expect(error.message.hasPrefix("the value has more than 100000 values to print, a table reached more than once counting each time (stopped at items[1].items["), "\(error.message)")
+    }
+}

@@ -69,6 +69,22 @@ struct BMLuaObservabilityTests {
         #expect(nothing.stdout.contains("no initializer: a lazy property is made by default construction"))
     }
 
+    /// Issue 25: the closest name to an unknown type was the full edit
+    /// table of the type against every registered name; 10,000 names of a
+    /// thousand characters took minutes. The distance is bounded now.
+    @Test func explainFindsTheClosestAmongManyLongNamesAtOnce() throws {
+        let dir = try scratchDirectory(["many.lua": """
+            local long = string.rep("ab", 500)
+            for i = 1, 10000 do bm.initializer { type = long .. i, init = function() return i end } end
+            bm.initializer { type = long .. "Loader", init = function() return 0 end }
+            """])
+        let started = ContinuousClock.now
+        let result = try bmlua(["explain", String(repeating: "ab", count: 500) + "Lodaer", "--scripts", dir.path])
+        #expect(ContinuousClock.now - started < .seconds(10))
+        #expect(result.status == 1)
+        #expect(result.stderr.hasSuffix("no registration names it (closest: \(String(repeating: "ab", count: 500))Loader)\n"), "\(result.stderr.suffix(80))")
+    }
+
     @Test func explainRefusesAnUnknownTypeOrContainer() throws {
         let dir = try scratchDirectory(explainScripts)
         let type = try bmlua(["explain", "Lodaer", "--scripts", dir.path])

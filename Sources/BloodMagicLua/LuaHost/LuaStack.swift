@@ -527,28 +527,6 @@ public struct LuaStack {
         defer { lua_settop(L, -2) }
         return lua_getfield(L, LUA_REGISTRYINDEX, BM_MODULE_DIRECTORY_KEY) != LUA_TNIL
     }
-
-    // MARK: - Raising from callbacks
-
-    /// Turns a Swift error into the value a callback raises, and the sentinel
-    /// to return to the trampoline. A ``LuaError`` from Lua keeps its message
-    /// as it is; any other error gets the caller's `file:line:` in front.
-    ///
-    /// The callback's own stack frame is dropped first (raising discards it
-    /// anyway), so the message always has room, even when the callback
-    /// failed because the stack was full.
-    public func raise(_ error: any Error) -> Int32 {
-        lua_settop(L, 0)
-        ensureSpace(1)
-        if let luaError = error as? LuaError, luaError.kind != .conversion, luaError.kind != .usage,
-            luaError.kind != .stackOverflow
-        {
-            push(luaError.message)
-            return BM_RAISE
-        }
-        push(String(describing: error))
-        return BM_RAISE_WHERE
-    }
 }
 
 extension LuaLimits {

@@ -1,7 +1,8 @@
 import CLua
 
 // What the sandbox's `require` has to do with a state: the module directory
-// it was given and the modules it has loaded.
+// it was given (by `setModuleDirectory`, LuaStack+Libraries.swift) and the
+// modules it has loaded.
 
 extension LuaStack {
     /// The module directory of the sandbox's `require`, if one is set.

@@ -4,5 +4,6 @@
 // - LuaHost/: the sandboxed, limited Lua state (the C shim is in Sources/CLua).
 // - LuaBridge/: Codable values and exposed Swift classes.
 // - BMModule/: the `bm` module (its Lua half is bm.lua, embedded at build
-//   time), ScriptHost and ScriptChecker.
+//   time; bm_check.lua, ScriptChecker's Lua half, is embedded from there too).
+// - ScriptHost/: the front door: ScriptHost, ScriptChecker, AppManifest.
 @_exported import BloodMagic

@@ -1,4 +1,3 @@
-import CLua
 import Foundation
 import Synchronization
 
@@ -148,56 +147,6 @@ struct ScriptSources: Sendable, Equatable {
     }
 }
 
-/// Where `require` finds a module, checked the way the sandbox's `require`
-/// checks it: a valid module name, and a regular file whose real path lies
-/// inside the module directory's.
-enum ModuleFiles {
-    /// The longest module name `require` accepts (as the sandbox's).
-    static let maxNameLength = 200
-
-    /// Whether `name` is segments of `[A-Za-z0-9_-]` separated by single dots.
-    static func isModuleName(_ name: String) -> Bool {
-        let bytes = Array(name.utf8)
-        guard !bytes.isEmpty, bytes.count <= maxNameLength else { return false }
-        var segment = 0
-        for byte in bytes {
-            if byte == UInt8(ascii: ".") {
-                if segment == 0 { return false }
-                segment = 0
-            } else if (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x30 && byte <= 0x39)
-                        || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-") {
-                segment += 1
-            } else {
-                return false
-            }
-        }
-        return segment > 0
-    }
-
-    /// `<directory>/a/b.lua` or `<directory>/a/b/init.lua` for module
-    /// `a.b`, whichever `require` would load; nil for neither.
-    static func file(of name: String, in directory: String) -> String? {
-        guard isModuleName(name), let root = realPath(directory) else { return nil }
-        let relative = name.replacingOccurrences(of: ".", with: "/")
-        for suffix in [".lua", "/init.lua"] {
-            let shown = ScriptPath.join(directory, relative + suffix)
-            guard let resolved = realPath(shown) else { continue }
-            let prefix = root.hasSuffix("/") ? root : root + "/"
-            var info = stat()
-            if resolved.hasPrefix(prefix), stat(resolved, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG {
-                return shown
-            }
-        }
-        return nil
-    }
-
-    private static func realPath(_ path: String) -> String? {
-        guard !path.utf8.contains(0), let pointer = realpath(path, nil) else { return nil }
-        defer { free(pointer) }
-        return String(cString: pointer)
-    }
-}
-
 /// Lets one load, reload or unload of a host run at a time. The thread
 /// inside may come back in (a Swift function the scripts call while they
 /// load, exposing a type), where a plain lock would deadlock.
@@ -259,39 +208,5 @@ extension LuaStack {
         let steps = other.withStack { $0.core.hostSetup }
         for step in steps { step(self) }
         core.hostSetup = steps
-    }
-
-    /// The module directory of the sandbox's `require`, if one is set.
-    var moduleDirectory: String? {
-        ensureSpace(1)
-        defer { lua_settop(L, -2) }
-        guard lua_getfield(L, LUA_REGISTRYINDEX, BM_MODULE_DIRECTORY_KEY) == LUA_TSTRING else { return nil }
-        return rawString(at: -1)
-    }
-
-    /// The names of the modules `require` has loaded: the string keys of
-    /// `package.loaded` that are module names (a script may put anything
-    /// there: other keys are ignored), at most `limit`.
-    func loadedModuleNames(limit: Int = 4096) -> [String] {
-        ensureSpace(4)
-        push(LUA_LOADED_TABLE)
-        guard lua_rawget(L, LUA_REGISTRYINDEX) == LUA_TTABLE else {
-            lua_settop(L, -2)
-            return []
-        }
-        var names: [String] = []
-        lua_pushnil(L)
-        while lua_next(L, -2) != 0 {
-            lua_settop(L, -2)  // the value; the key stays for lua_next
-            if lua_type(L, -1) == LUA_TSTRING, let name = rawString(at: -1), ModuleFiles.isModuleName(name) {
-                names.append(name)
-                if names.count >= limit {
-                    lua_settop(L, -2)
-                    break
-                }
-            }
-        }
-        lua_settop(L, -2)  // package.loaded
-        return names
     }
 }

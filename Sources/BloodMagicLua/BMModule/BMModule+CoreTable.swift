@@ -1,0 +1,68 @@
+import CLua
+
+// The core table: the Swift functions the prelude (bm.lua) is run with, by
+// the names it calls them (`core.register_initializer`, `core.resolve`, ...).
+
+extension BMModule {
+    /// Pushes the core table: a Swift function per name the prelude calls,
+    /// `generation` (BMFastResolution.swift) and `max_depth`.
+    func pushCoreTable(_ lua: LuaStack) {
+        lua.ensureSpace(4)
+        lua_createtable(lua.pointer, 0, 24)
+        let functions: [(String, LuaFunctionBody)] = [
+            ("where", { lua in
+                bm_push_location(lua.pointer, 1, 1)
+                return 1
+            }),
+            ("location", { lua in
+                lua.push(lua.callerLocation())
+                return 1
+            }),
+            ("field_where", { lua in
+                let key: String = try lua.argument(1, of: "field_where")
+                lua.push(self.fieldLocation(key, lua).map { $0 + ": " } ?? "")
+                return 1
+            }),
+            ("register_initializer", { lua in try self.registerInitializer(lua) }),
+            ("register_hook", { lua in try self.registerHook(lua) }),
+            ("register_preference", { lua in try self.registerPreference(lua) }),
+            ("register_partial", { lua in try self.registerPartial(lua) }),
+            ("register_resolver", { lua in try self.registerResolver(lua) }),
+            ("register_preference_keys", { lua in try self.registerPreferenceKeys(lua) }),
+            ("unregister", { lua in try self.unregister(lua) }),
+            ("resolve", { lua in try self.resolve(lua) }),
+            ("resolve_property", { lua in try self.resolveProperty(lua) }),
+            ("lookup", { lua in try self.lookup(lua) }),
+            ("live_frames", { lua in try self.liveFrames(lua) }),
+            ("cached_resolve", { lua in try self.makeCachedResolve(lua) }),
+            ("partial", { lua in try self.partial(lua) }),
+            ("run_hooks", { lua in try self.runHooks(lua) }),
+            ("preference_get", { lua in try self.preferenceGet(lua) }),
+            ("preference_set", { lua in try self.preferenceSet(lua) }),
+            ("entries", { lua in try self.entries(lua) }),
+            ("note_class", { lua in try self.noteClass(lua) }),
+            ("note_spell", { lua in try self.noteSpell(lua) }),
+            ("suite_problem", { lua in try BMModule.suiteProblem(lua) }),
+        ]
+        for (name, body) in functions {
+            // Finalizers still run while the state closes (from LuaState's
+            // deinit), and may call bm; the module holds that state unowned,
+            // so reaching it then traps. bm refuses instead: Lua turns the
+            // finalizer's error into a warning, and the close goes on.
+            lua.push(function: { lua in
+                if lua.limitsBlock.pointee.closing != 0 { throw BMError("bm cannot be used while the Lua state closes") }
+                return try body(lua)
+            })
+            lua_setfield(lua.pointer, -2, name)
+        }
+        pushGenerationReader(lua)
+        lua_setfield(lua.pointer, -2, "generation")
+        lua.push(BMModule.maxLuaDepth)
+        lua_setfield(lua.pointer, -2, "max_depth")
+    }
+
+    /// How many resolutions of Lua class properties may nest (see the
+    /// prelude's `MAX_DEPTH`): below Lua's C stack limit of about 200
+    /// nested calls, which every nested step uses one of.
+    static let maxLuaDepth = 150
+}

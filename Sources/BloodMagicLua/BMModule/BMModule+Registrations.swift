@@ -1,0 +1,222 @@
+import CLua
+import Foundation
+
+// The Swift half of the `bm` functions that register: initializers and
+// singletons, hooks, preferences, partial templates, and their removal;
+// and the class and spell declarations the prelude notes. What Swift keeps
+// for each is charged to the state's memory budget (BMScriptBudget.swift)
+// and recorded for rollback (BMModule.swift, "Loading transactions").
+
+extension BMModule {
+    /// Throws when a type or container name given to `fname` refers to
+    /// several Swift types the registry knows (exposed or registered).
+    private func checkUnambiguous(_ registry: Registry, _ fname: String, type: SpellTypeKey?, container: String?) throws {
+        func check(_ field: String, _ key: SpellTypeKey) throws {
+            guard let ambiguity = registry.ambiguity(of: key) else { return }
+            let listed = ambiguity.candidates.joined(separator: ", ")
+            throw BMError(
+                "\(fname): \(field) \"\(ambiguity.name)\" is ambiguous: it may mean \(listed); use a qualified name such as \"\(ambiguity.candidates[0])\"")
+        }
+        if let type { try check("type", type) }
+        if let container { try check("container", SpellTypeKey(name: container)) }
+    }
+
+    func registerInitializer(_ lua: LuaStack) throws -> Int32 {
+        let fname = "bm.initializer"
+        let registry = try liveRegistry()
+        var charge = try registrationBytes(lua, fname, [(1, "type"), (2, "protocols"), (3, "container")])
+        let (key, container): (SpellTypeKey, String?) = try BMModule.target(lua, fname: fname)
+        let singleton = try Self.namesSingletonScope(lua, at: 4, of: fname)
+        try checkUnambiguous(registry, singleton ? "bm.singleton" : fname, type: key, container: container)
+        let function = lua.reference(at: 5)
+        // A function that declares no parameter never sees the sender: then
+        // none is made (a Swift container's sender is a new userdata).
+        let takesSender = lua.takesArguments(at: 5)
+        let source = registrationSource(lua, charge: &charge)
+        // The registration holds the module and the state: the wiring lives
+        // as long as the registry keeps it (see the type's note on lifetimes).
+        let binding = LuaInitializerBinding(
+            function: function, takesSender: takesSender, source: source, typeName: key.name,
+            token: currentLoadToken, state: retainedState)
+        try lua.chargeSwiftMemory(charge, for: fname)
+        let handle = registry.registerInitializer(
+            type: key,
+            container: container.map { .exactly(SpellTypeKey(name: $0)) } ?? .any,
+            scope: singleton ? .singleton : .instance,
+            source: source
+        ) { [self] sender in
+            guard !binding.token.isRevoked else {
+                throw BMError("\(binding.source): the initializer for \(binding.typeName) was unloaded with its script host")
+            }
+            return try self.callInitializer(binding, sender: sender)
+        }
+        track(handle, charge: charge, luaInitializer: function)
+        return BMRegistrationToken.push(handle, lua)
+    }
+
+    /// Whether the scope argument at `index` (a string, checked as
+    /// `argument` checks it) is "singleton": compared as bytes, where
+    /// reading it into a `String` first cost a tenth of a registration's
+    /// Swift side.
+    private static func namesSingletonScope(_ lua: LuaStack, at index: Int32, of fname: String) throws -> Bool {
+        var length = 0
+        guard lua_type(lua.pointer, index) == LUA_TSTRING, let bytes = lua_tolstring(lua.pointer, index, &length) else {
+            let _: String = try lua.argument(index, of: fname)  // its error for anything but a string
+            return false
+        }
+        return length == 9 && memcmp(bytes, "singleton", 9) == 0
+    }
+
+    func registerHook(_ lua: LuaStack) throws -> Int32 {
+        let registry = try liveRegistry()
+        var charge = try registrationBytes(lua, "bm.hook", [(1, "container"), (2, "property")])
+        let container: String? = try lua.argument(1, of: "bm.hook")
+        let property: String = try lua.argument(2, of: "bm.hook")
+        try checkUnambiguous(registry, "bm.hook", type: nil, container: container)
+        let function = lua.reference(at: 3)
+        let source = registrationSource(lua, charge: &charge)
+        let state = retainedState
+        let token = currentLoadToken
+        try lua.chargeSwiftMemory(charge, for: "bm.hook")
+        let handle = registry.addHook(
+            container: container.map { .exactly(SpellTypeKey(name: $0)) } ?? .any,
+            property: property,
+            source: source
+        ) { [self] sender, _, value in
+            guard !token.isRevoked else { return }
+            do {
+                try withExtendedLifetime(state) {
+                    try self.callHook(function, sender: sender, value: value)
+                }
+            } catch {
+                // Registry hooks cannot throw. When Lua asked for the hooks
+                // (`core.run_hooks`), keep the first error for it to raise;
+                // when a Swift property's injection ran them, log it.
+                let thread = currentThreadID()
+                let collected = self.tracking.withLock { tracking -> Bool in
+                    guard tracking.hookCollectors[thread] != nil else { return false }
+                    if tracking.hookErrors[thread] == nil { tracking.hookErrors[thread] = error }
+                    return true
+                }
+                if !collected {
+                    Diagnostics.logger.error(
+                        "Lua hook for \(SpellTypeKey(type(of: sender)).name).\(property) failed: \(error)",
+                        metadata: ["source": "\(source)"])
+                }
+            }
+        }
+        track(handle, charge: charge)
+        return BMRegistrationToken.push(handle, lua)
+    }
+
+    /// Errors that Lua hooks run on this thread raised since the last call.
+    func takeHookError() -> (any Error)? {
+        let thread = currentThreadID()
+        return tracking.withLock { $0.hookErrors.removeValue(forKey: thread) }
+    }
+
+    /// The store of `suite`, or the default store for nil. A suite that is
+    /// not a valid ``PreferenceSuiteName`` (`../x`) is refused with an error
+    /// that names it, before any store is made, so no file outside the
+    /// store's folder is ever touched.
+    func store(forSuite suite: String?) throws -> any PreferenceStore {
+        guard let suite else { return preferences }
+        do {
+            try PreferenceSuiteName.validate(suite)
+        } catch {
+            throw BMError(error.description)
+        }
+        return tracking.withLock { tracking in
+            if let store = tracking.suites[suite] { return store }
+            let store = suiteStore(suite)
+            tracking.suites[suite] = store
+            return store
+        }
+    }
+
+    func registerPreference(_ lua: LuaStack) throws -> Int32 {
+        let fname = "bm.preference"
+        let registry = try liveRegistry()
+        var charge = try registrationBytes(lua, fname, [(1, "container"), (2, "property"), (3, "key"), (5, "suite")])
+        let container: String? = try lua.argument(1, of: fname)
+        try checkUnambiguous(registry, fname, type: nil, container: container)
+        let property: String = try lua.argument(2, of: fname)
+        let key: String? = try lua.argument(3, of: fname)
+        let defaultValue = lua.isNil(at: 4) ? nil : try PreferenceValue.read(from: lua, at: 4, what: "bm.preference: field 'default'")
+        charge += defaultValue?.budgetBytes ?? 0
+        let suite: String? = try lua.argument(5, of: fname)
+        let suiteStore = try suite.map { try store(forSuite: $0) }
+        let source = registrationSource(lua, charge: &charge)
+        try lua.chargeSwiftMemory(charge, for: fname)
+        let handle = registry.overridePreference(
+            container: container.map { .exactly(SpellTypeKey(name: $0)) } ?? .any,
+            property: property,
+            with: PreferenceOverride(key: key, defaultValue: defaultValue, store: suiteStore),
+            source: source)
+        track(handle, charge: charge)
+        return BMRegistrationToken.push(handle, lua)
+    }
+
+    func registerPartial(_ lua: LuaStack) throws -> Int32 {
+        let registry = try liveRegistry()
+        var charge = try registrationBytes(lua, "bm.partial", [(1, "type")])
+        let type: String = try lua.argument(1, of: "bm.partial")
+        try checkUnambiguous(registry, "bm.partial", type: SpellTypeKey(name: type), container: nil)
+        let function = lua.reference(at: 2)
+        let source = registrationSource(lua, charge: &charge)
+        try lua.chargeSwiftMemory(charge, for: "bm.partial")
+        let handle = registry.registerTemplateProvider(
+            LuaPartialTemplate(module: self, state: retainedState, function: function, source: source),
+            for: SpellTypeKey(name: type), source: source)
+        track(handle, charge: charge)
+        return BMRegistrationToken.push(handle, lua)
+    }
+
+    /// `core.unregister(token)`: the token of a registration this module
+    /// made (a userdata no script can forge); anything else is an error.
+    func unregister(_ lua: LuaStack) throws -> Int32 {
+        guard let id = BMRegistrationToken.id(at: 1, lua) else {
+            throw BMError("unregister: expected a registration made by bm (call it as registration:unregister()), got \(lua.typeName(at: 1))")
+        }
+        let (handle, charged) = tracking.withLock { tracking in
+            let removed = tracking.handles.removeValue(forKey: id)
+            return (removed?.handle, removed?.charge ?? 0)
+        }
+        lua.releaseSwiftMemory(charged)
+        let removed = handle.map { registry?.unregister($0) ?? false } ?? false
+        lua.push(removed)
+        return 1
+    }
+
+    /// `core.note_class(name, superclass, source)`. A declaration recorded
+    /// anew is charged to the memory budget (its names and a fixed cost,
+    /// which covers the class's entry too); one repeated beyond what
+    /// ``Tracking/classDeclarations`` keeps costs nothing more.
+    func noteClass(_ lua: LuaStack) throws -> Int32 {
+        let names = try BMScriptBudget.checkNames(lua, "bm.class", [(1, "name"), (2, "superclass"), (3, "source")])
+        let name: String = try lua.argument(1, of: "bm.class")
+        let superclass: String? = try lua.argument(2, of: "bm.class")
+        let source: String = try lua.argument(3, of: "bm.class")
+        let place = ClassDeclaration.Place(name: name, source: source)
+        let charge = BMScriptBudget.classDeclarationCost + names
+        try tracking.withLock { tracking in
+            let recorded = tracking.declarationCounts[place] ?? 0
+            if recorded < 2 {
+                // Refused before anything is recorded (only the limits block is touched).
+                try lua.chargeSwiftMemory(charge, for: "bm.class")
+                tracking.classDeclarations.append(ClassDeclaration(place: place, charge: charge))
+                tracking.declarationCounts[place] = recorded + 1
+            }
+            tracking.classes[name] = (superclass, source)
+            tracking.loading?.classes.insert(name)
+        }
+        return 0
+    }
+
+    func noteSpell(_ lua: LuaStack) throws -> Int32 {
+        try BMScriptBudget.checkNames(lua, "bm.define_spell", [(1, "name")])
+        let name: String = try lua.argument(1, of: "bm.define_spell")
+        tracking.withLock { _ = $0.loading?.spells.insert(name) }
+        return 0
+    }
+}

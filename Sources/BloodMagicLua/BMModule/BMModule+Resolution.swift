@@ -1,0 +1,105 @@
+import CLua
+
+// Resolutions asked for from Lua: `core.resolve` (`bm.resolve` on a cache
+// miss), `core.resolve_property` (a spelled property of a Lua class) and
+// `core.run_hooks`. The prelude's resolution cache (BMFastResolution.swift)
+// answers a repeated resolution without coming here.
+
+extension BMModule {
+    /// The sender argument at `index`: a Lua object, a Swift object, or nil.
+    private func sender(at index: Int32, _ lua: LuaStack, className: String?) throws -> AnyObject? {
+        if lua.isNil(at: index) { return nil }
+        if let object = try crossing.swiftObject(at: index, lua) { return object }
+        if lua.type(at: index) == LUA_TTABLE {
+            return LuaObjectHandle(reference: lua.reference(at: index), className: className ?? "table")
+        }
+        return nil
+    }
+
+    /// `core.resolve(type, protocols, container, sender)` for `bm.resolve`.
+    func resolve(_ lua: LuaStack) throws -> Int32 {
+        let registry = try liveRegistry()
+        try BMScriptBudget.checkNames(lua, "bm.resolve", [(1, "type"), (2, "protocols"), (3, "container")])
+        let (key, containerName): (SpellTypeKey, String?) = try BMModule.target(lua, fname: "bm.resolve")
+        let sender = try sender(at: 4, lua, className: containerName)
+        let container = container(named: containerName, sender: sender)
+        guard let value = try registry.resolveIfRegistered(type: key, container: container, property: "(resolve)") else {
+            var message = "no initializer for \(key.name)"
+            if containerName != nil || sender != nil { message += " in \(container.key.name)" }
+            // The ranking is charged: a script can miss again and again.
+            var work = SwiftWorkMeter(lua)
+            let closest = try registry.closestRegistrations(to: key, charging: { try work.add($0) })
+            try work.flush()
+            if !closest.isEmpty { message += " (closest: " + closest.map(\.closestDescription).joined(separator: "; ") + ")" }
+            throw BMError(message)
+        }
+        try crossing.push(value, lua)
+        return 1
+    }
+
+    /// `core.resolve_property(type, protocols, container, object, property, kind, optional)`:
+    /// `true, value` when an initializer or a resolver served the property,
+    /// else `false, message`. An initializer that returns nil for a property
+    /// that is not `optional` is an error naming it.
+    func resolveProperty(_ lua: LuaStack) throws -> Int32 {
+        let fname = "bm.spell"
+        let registry = try liveRegistry()
+        try BMScriptBudget.checkNames(lua, fname, [(1, "type"), (2, "protocols"), (3, "container"), (5, "property")])
+        let (key, containerName): (SpellTypeKey, String) = try BMModule.target(lua, fname: fname)
+        let property: String = try lua.argument(5, of: fname)
+        let kind: String? = try lua.argument(6, of: fname)
+        let optional: Bool = try lua.argument(7, of: fname) ?? false
+        let object = LuaObjectHandle(reference: lua.reference(at: 4), className: containerName)
+        let container = container(named: containerName, object: object)
+        let spell: ResolvedSpellKind = kind == "lazy" ? .lazy : .injectable
+        let found = try registry.resolveNamed(type: key, container: container, property: property)
+            ?? registry.resolveFromResolvers(type: key, container: container, property: property, spell: spell)
+        guard let (value, source) = found else {
+            // The ranking of the closest registrations is charged, as in resolve.
+            var work = SwiftWorkMeter(lua)
+            let error = try registry.noInitializerError(
+                type: key, container: container, property: property, charging: { try work.add($0) })
+            try work.flush()
+            lua.push(false)
+            lua.push(error.description)
+            return 2
+        }
+        if !optional && BMModule.isNil(value) {
+            throw SpellError.initializerReturnedNil(property: property, container: containerName, type: key.name, source: source)
+        }
+        lua.push(true)
+        try crossing.push(value, lua)
+        return 2
+    }
+
+    /// Whether a value the registry produced is nil (in Lua or in Swift).
+    static func isNil(_ value: Any) -> Bool {
+        switch value {
+        case let resolved as LuaResolvedValue: return resolved.value.isNil
+        case let value as LuaValue: return value.isNil
+        case let optional as any OptionalProtocol: return optional.isNil
+        default: return false
+        }
+    }
+
+    /// `core.run_hooks(container, property, object, value)`.
+    func runHooks(_ lua: LuaStack) throws -> Int32 {
+        let registry = try liveRegistry()
+        try BMScriptBudget.checkNames(lua, "hook", [(1, "container"), (2, "property")])
+        let containerName: String = try lua.argument(1, of: "hook")
+        let property: String = try lua.argument(2, of: "hook")
+        let object = LuaObjectHandle(reference: lua.reference(at: 3), className: containerName)
+        let value = LuaValue(stack: lua, at: 4)
+        let thread = currentThreadID()
+        tracking.withLock { $0.hookCollectors[thread, default: 0] += 1 }
+        registry.runHooks(
+            sender: object, container: container(named: containerName, object: object),
+            property: property, value: value)
+        tracking.withLock { tracking in
+            let depth = (tracking.hookCollectors[thread] ?? 1) - 1
+            tracking.hookCollectors[thread] = depth > 0 ? depth : nil
+        }
+        if let error = takeHookError() { throw error }
+        return 0
+    }
+}

@@ -1,0 +1,57 @@
+import CLua
+
+// What Lua's debug interface tells the host about the running code: the
+// nearest script frame (C frames and BloodMagic's internal chunks skipped)
+// and its `file:line`, and whether a function takes arguments.
+
+extension LuaStack {
+    /// Whether the value at `index` may use arguments: anything but a Lua
+    /// function that declares no parameters and no `...`.
+    func takesArguments(at index: Int32) -> Bool {
+        guard type(at: index) == LUA_TFUNCTION else { return true }
+        ensureSpace(1)
+        var info = lua_Debug()
+        lua_pushvalue(pointer, index)
+        lua_getinfo(pointer, ">u", &info)  // pops the function
+        return info.nparams > 0 || info.isvararg != 0
+    }
+
+    /// The nearest script frame from `level` up (C functions and
+    /// BloodMagic's internal chunks are skipped, as for ``callerLocation()``):
+    /// its whole chunk name (without `@`/`=`) and current line.
+    func scriptFrame(from level: Int32 = 1) -> (chunk: String, isFile: Bool, line: Int)? {
+        var ar = lua_Debug()
+        if bm_script_frame(pointer, level, 40, &ar) != 0, let source = ar.source {
+            let bytes = UnsafeRawBufferPointer(start: source, count: ar.srclen)
+            let first = bytes.first
+            if first == UInt8(ascii: "@") || first == UInt8(ascii: "=") {
+                return (String(decoding: bytes.dropFirst(), as: UTF8.self), first == UInt8(ascii: "@"), Int(ar.currentline))
+            }
+            let short = withUnsafeBytes(of: ar.short_src) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            return (short, false, Int(ar.currentline))
+        }
+        return nil
+    }
+
+    /// `file:line` of the nearest script frame, or `?`.
+    ///
+    /// The same frame and text as the shim's `bm_push_location` (C frames
+    /// and BloodMagic's internal chunks skipped, the whole chunk name, bytes
+    /// that are not UTF-8 escaped), made in Swift without a Lua string: every
+    /// registration asks for it.
+    public func callerLocation() -> String {
+        var ar = lua_Debug()
+        guard bm_script_frame(pointer, 1, 40, &ar) != 0 else { return "?" }
+        if let source = ar.source, ar.srclen > 0, source[0] == 0x40 || source[0] == 0x3D {  // '@' or '='
+            return LuaChunkNameCache.shared.location(
+                UnsafeRawBufferPointer(start: UnsafeRawPointer(source + 1), count: Int(ar.srclen) - 1),
+                line: Int(ar.currentline))
+        }
+        let chunk = withUnsafeBytes(of: ar.short_src) { raw in
+            LuaDisplayText.escaping(raw.prefix { $0 != 0 })
+        }
+        return chunk + ":" + String(ar.currentline)
+    }
+}

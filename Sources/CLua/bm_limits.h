@@ -14,6 +14,14 @@
  *     hook, by the allocator and by bm_charge_work.
  * Whatever the budget, hitting it raises a Lua error that names the limit.
  *
+ * Some VM instructions do work in proportion to their operands (comparing
+ * two long strings of equal content, converting a long numeric string) that
+ * no C function of ours sees. The count hook therefore also times the
+ * interval since its last call (bm_ticks): an interval far slower than the
+ * units charged in it can be takes the hook's slow path (work_clock.c in
+ * CLuaSandbox), which reads the deadline more often and charges the excess
+ * CPU time to the instruction budget.
+ *
  * Everything here is static inline: the module is a system library and has
  * no object file of its own.
  */
@@ -69,10 +77,33 @@ typedef struct bm_limits {
        callback reads it and, when set, calls `drain_releases`. */
     int release_pending;
     void (*drain_releases)(lua_State *L);
+    /* The count hook's timing (see bm_count_hook and work_clock.c). */
+    unsigned long long hook_ticks;       /* bm_ticks() at the hook's last call, or when armed */
+    long long hook_left;                 /* instructions_left then */
+    unsigned long long hook_slow_ticks;  /* ticks one unit may take before an interval is slow; 0: not yet measured */
+    long long cpu_mark_ns;               /* the thread's CPU time at the slow path's last reading; 0: none this run */
+    long long cpu_mark_left;             /* instructions_left then */
 } bm_limits;
 
 /* Why the allocator refused a block. */
 enum { BM_REFUSED_NONE = 0, BM_REFUSED_MEMORY = 1, BM_REFUSED_INSTRUCTIONS = 2, BM_REFUSED_TIME = 3 };
+
+/*
+ * The count hook's slow path (work_clock.c in CLuaSandbox), for an interval
+ * that took longer than its `units` may, or a step below the full one: sets
+ * this thread's step so that the hook runs about every millisecond, and
+ * charges the CPU time spent beyond what the units charged since may take.
+ * `now` is bm_ticks() at this call, `count` the thread's step.
+ */
+void bm_hook_slow_interval(lua_State *L, bm_limits *lim, unsigned long long now, long long units, int count);
+
+/*
+ * Called by the allocator when a run is granted a block of `bytes` (at least
+ * BM_BIG_BLOCK): one instruction may now compare or scan that many bytes, so
+ * the step of the thread Swift runs (`current`) is made small enough for
+ * such instructions to be timed about every millisecond (work_clock.c).
+ */
+void bm_hook_big_block(bm_limits *lim, size_t bytes);
 
 /* Bytes of growth the allocator charges as one instruction. */
 #define BM_BYTES_PER_INSTRUCTION 64
@@ -97,6 +128,25 @@ static inline long long bm_now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (long long)ts.tv_sec * 1000000000LL + (long long)ts.tv_nsec;
+}
+
+/*
+ * A cheap tick counter for timing the count hook's intervals: the CPU's
+ * time-stamp counter where user code can read it in one instruction, the
+ * monotonic clock elsewhere. Ticks are converted with the rate measured in
+ * work_clock.c; only differences between two readings on one thread mean
+ * anything.
+ */
+static inline unsigned long long bm_ticks(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    return __builtin_ia32_rdtsc();
+#elif defined(__aarch64__)
+    unsigned long long ticks;
+    __asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(ticks));
+    return ticks;
+#else
+    return (unsigned long long)bm_now_ns();
+#endif
 }
 
 /* Whether an instruction budget or a deadline is armed. */
@@ -141,6 +191,7 @@ static inline void *bm_counting_alloc(void *ud, void *ptr, size_t osize, size_t 
                 lim->refused = BM_REFUSED_TIME;
                 return NULL;
             }
+            if (bm_budget_armed(lim)) bm_hook_big_block(lim, growth);
         }
     }
     void *p = realloc(ptr, nsize);
@@ -203,7 +254,21 @@ static inline void bm_count_hook(lua_State *L, lua_Debug *ar) {
     if (lim == NULL) return;
     /* This thread's own step: a coroutine keeps the step it was given (or
        inherited) while the main thread's is set at each run. */
-    if (lim->instruction_limit > 0) lim->instructions_left -= lua_gethookcount(L);
+    int count = lua_gethookcount(L);
+    if (lim->instruction_limit > 0) lim->instructions_left -= count;
+    /* The interval's time against the units charged in it (instructions,
+       and what the allocator and bm_charge_work added). Two multiplications
+       and a comparison; the slow path is out of line. */
+    unsigned long long now = bm_ticks();
+    long long units = lim->instruction_limit > 0 ? lim->hook_left - lim->instructions_left : count;
+    unsigned long long allowed;
+    if (count < lim->hook_step || units <= 0
+        || (!__builtin_mul_overflow((unsigned long long)units, lim->hook_slow_ticks, &allowed)
+            && now - lim->hook_ticks > allowed)) {
+        bm_hook_slow_interval(L, lim, now, units, count);
+    }
+    lim->hook_ticks = now;
+    lim->hook_left = lim->instructions_left;
     int which = bm_budget_exhausted(lim, 1);
     if (which == 0) return;
     if (lua_getinfo(L, "Sl", ar) && ar->currentline > 0) {
@@ -249,6 +314,9 @@ static inline void bm_arm_budget(lua_State *L, bm_limits *lim, long long limit, 
     int step = 1000;
     if (limit > 0 && limit < step) step = (int)limit;
     lim->hook_step = step;
+    lim->hook_ticks = bm_ticks();
+    lim->hook_left = left;
+    lim->cpu_mark_ns = 0;
     lua_sethook(L, bm_count_hook, LUA_MASKCOUNT, step);
 }
 
@@ -300,6 +368,9 @@ static inline int bm_finalizer_budget_enter(bm_limits *lim) {
     lim->time_limit_ns = time_ns;
     lim->deadline_ns = lim->idle_deadline_ns;
     if (lim->hook_step <= 0) lim->hook_step = 1000;
+    lim->hook_ticks = bm_ticks();
+    lim->hook_left = lim->instructions_left;
+    lim->cpu_mark_ns = 0;
     return 1;
 }
 
@@ -308,6 +379,7 @@ static inline void bm_finalizer_budget_leave(bm_limits *lim, int armed) {
     lim->idle_instructions_left = lim->instructions_left;
     lim->instruction_limit = 0;
     lim->deadline_ns = 0;
+    lim->cpu_mark_ns = 0;
 }
 
 /*

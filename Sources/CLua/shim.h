@@ -493,44 +493,9 @@ static inline void bm_pushswiftfinalizer(lua_State *L, bm_swift_function fn) {
 /* 4. Protected helpers, run by Swift under lua_pcall                        */
 /* ------------------------------------------------------------------------ */
 
-/* Message handler: keeps the message, stores a traceback in the registry. */
+/* Where the message handler (bm_sandbox_message_handler in CLuaSandbox)
+   keeps the traceback of the last error, in the registry. */
 static const char *const BM_TRACEBACK_KEY = "bloodmagic.traceback";
-
-/* Replaces, in the string at `idx`, the cut names (short_src) of the
-   chunks running on L's stack by their whole names, so that positions in
-   messages and tracebacks carry the full path of a long file name. Names of
-   chunks no longer on the stack are expanded by Swift (LuaStack.popError). */
-static inline void bm_expand_frame_sources(lua_State *L, int idx) {
-    lua_Debug ar;
-    idx = lua_absindex(L, idx);
-    for (int level = 0; level < 200 && lua_getstack(L, level, &ar); level++) {
-        if (!lua_getinfo(L, "S", &ar) || ar.source == NULL) continue;
-        if (!(ar.source[0] == '@' || ar.source[0] == '=') || ar.srclen <= LUA_IDSIZE) continue;
-        const char *text = lua_tostring(L, idx);
-        if (text == NULL || strstr(text, ar.short_src) == NULL) continue;
-        luaL_gsub(L, text, ar.short_src, ar.source + 1);
-        lua_replace(L, idx);
-    }
-}
-
-static inline int bm_message_handler(lua_State *L) {
-    const char *msg = lua_tostring(L, 1);
-    if (msg == NULL) {
-        if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) {
-            lua_replace(L, 1);
-        } else {
-            lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
-            lua_replace(L, 1);
-        }
-        lua_settop(L, 1);
-    } else if (lua_type(L, 1) == LUA_TSTRING) {
-        bm_expand_frame_sources(L, 1);
-    }
-    luaL_traceback(L, L, NULL, 1);
-    bm_expand_frame_sources(L, -1);
-    lua_setfield(L, LUA_REGISTRYINDEX, BM_TRACEBACK_KEY);
-    return 1;
-}
 
 /* Whether the value at `index` is the C function `handler`: a handler slot
    kept for the length of a scope (LuaStack.withMessageHandler) is trusted

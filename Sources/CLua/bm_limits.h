@@ -83,6 +83,13 @@ typedef struct bm_limits {
     unsigned long long hook_slow_ticks;  /* ticks one unit may take before an interval is slow; 0: not yet measured */
     long long cpu_mark_ns;               /* the thread's CPU time at the slow path's last reading; 0: none this run */
     long long cpu_mark_left;             /* instructions_left then */
+    /* Time in Swift callbacks, which the hook does not count as the
+       script's (Swift charges its own work): with an instruction budget,
+       each stretch of Swift between Lua's instructions is timed. */
+    unsigned long long swift_ticks;      /* ticks spent in Swift this run */
+    unsigned long long swift_since;      /* bm_ticks() when the current stretch began; 0: none */
+    unsigned long long hook_swift_ticks; /* swift_ticks at the hook's last call */
+    unsigned long long cpu_mark_swift_ticks; /* swift_ticks at cpu_mark_ns */
 } bm_limits;
 
 /* Why the allocator refused a block. */
@@ -147,6 +154,20 @@ static inline unsigned long long bm_ticks(void) {
 #else
     return (unsigned long long)bm_now_ns();
 #endif
+}
+
+/* A stretch of Swift begins (Lua calls a Swift function) or ends (it
+   returns, or calls Lua): timed only while an instruction budget is armed
+   (see bm_count_hook). */
+static inline __attribute__((always_inline)) void bm_swift_time_begins(bm_limits *lim) {
+    if (lim->instruction_limit > 0) lim->swift_since = bm_ticks();
+}
+
+static inline __attribute__((always_inline)) void bm_swift_time_ends(bm_limits *lim) {
+    if (lim->swift_since != 0) {
+        lim->swift_ticks += bm_ticks() - lim->swift_since;
+        lim->swift_since = 0;
+    }
 }
 
 /* Whether an instruction budget or a deadline is armed. */
@@ -256,19 +277,23 @@ static inline void bm_count_hook(lua_State *L, lua_Debug *ar) {
        inherited) while the main thread's is set at each run. */
     int count = lua_gethookcount(L);
     if (lim->instruction_limit > 0) lim->instructions_left -= count;
-    /* The interval's time against the units charged in it (instructions,
-       and what the allocator and bm_charge_work added). Two multiplications
-       and a comparison; the slow path is out of line. */
+    /* The interval's time, less the time in Swift callbacks, against the
+       units charged in it (instructions, and what the allocator and
+       bm_charge_work added). A multiplication and a comparison; the slow
+       path is out of line. */
     unsigned long long now = bm_ticks();
     long long units = lim->instruction_limit > 0 ? lim->hook_left - lim->instructions_left : count;
+    unsigned long long in_swift = lim->swift_ticks - lim->hook_swift_ticks;
+    unsigned long long elapsed = now - lim->hook_ticks;
     unsigned long long allowed;
     if (count < lim->hook_step || units <= 0
         || (!__builtin_mul_overflow((unsigned long long)units, lim->hook_slow_ticks, &allowed)
-            && now - lim->hook_ticks > allowed)) {
+            && elapsed > in_swift && elapsed - in_swift > allowed)) {
         bm_hook_slow_interval(L, lim, now, units, count);
     }
     lim->hook_ticks = now;
     lim->hook_left = lim->instructions_left;
+    lim->hook_swift_ticks = lim->swift_ticks;
     int which = bm_budget_exhausted(lim, 1);
     if (which == 0) return;
     if (lua_getinfo(L, "Sl", ar) && ar->currentline > 0) {
@@ -317,6 +342,8 @@ static inline void bm_arm_budget(lua_State *L, bm_limits *lim, long long limit, 
     lim->hook_ticks = bm_ticks();
     lim->hook_left = left;
     lim->cpu_mark_ns = 0;
+    lim->swift_since = 0;
+    lim->hook_swift_ticks = lim->swift_ticks;
     lua_sethook(L, bm_count_hook, LUA_MASKCOUNT, step);
 }
 
@@ -371,6 +398,7 @@ static inline int bm_finalizer_budget_enter(bm_limits *lim) {
     lim->hook_ticks = bm_ticks();
     lim->hook_left = lim->instructions_left;
     lim->cpu_mark_ns = 0;
+    lim->hook_swift_ticks = lim->swift_ticks;
     return 1;
 }
 

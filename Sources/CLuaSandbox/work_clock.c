@@ -48,14 +48,17 @@
  * compared them itself. What is never charged: up to BM_UNIT_ALLOWANCE units
  * of time per unit charged (ordinary instructions, C calls and Swift
  * callbacks take far less), and at most one step of instructions per run.
- * The CPU time of everything that runs in the interval counts, Swift
- * callbacks included: a host function far slower than the allowance of the
- * instructions around it spends the script's budget.
+ * Time in Swift callbacks is left out (Swift charges its own work): while
+ * an instruction budget is armed, the trampolines time each stretch of
+ * Swift between Lua's instructions with bm_ticks (bm_swift_time_begins and
+ * bm_swift_time_ends), and the hook takes it off the interval, and the slow
+ * path off the CPU time.
  *
  * Cost: the hook's fast path adds a tick read, a multiplication and a
- * comparison to each call (every 1,000 instructions); the slow path reads
- * the thread's CPU clock (a system call on Linux), and runs at most about
- * once per millisecond once the step is set.
+ * comparison to each call (every 1,000 instructions); a call of a Swift
+ * function from Lua adds two tick reads while an instruction budget is
+ * armed; the slow path reads the thread's CPU clock (a system call on
+ * Linux), and runs at most about once per millisecond once the step is set.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -149,7 +152,9 @@ void bm_hook_slow_interval(lua_State *L, bm_limits *lim, unsigned long long now,
     pthread_once(&measured_once, calibrate);
     const work_clock *c = &measured;
     lim->hook_slow_ticks = c->slow_ticks;
+    unsigned long long in_swift = lim->swift_ticks - lim->hook_swift_ticks;
     unsigned long long elapsed = now - lim->hook_ticks;
+    elapsed = elapsed > in_swift ? elapsed - in_swift : 0;
 
     int full = lim->hook_step > 0 ? lim->hook_step : 1;
     int step = fitting_step(c, elapsed, count, full);
@@ -165,7 +170,8 @@ void bm_hook_slow_interval(lua_State *L, bm_limits *lim, unsigned long long now,
     long long cpu = thread_cpu_ns();
     if (cpu <= 0) return;
     if (lim->cpu_mark_ns > 0 && cpu >= lim->cpu_mark_ns) {
-        double spent = (double)(cpu - lim->cpu_mark_ns);
+        double in_swift = (double)(lim->swift_ticks - lim->cpu_mark_swift_ticks) / c->ticks_per_ns;
+        double spent = (double)(cpu - lim->cpu_mark_ns) - in_swift;
         double allowance = (double)(lim->cpu_mark_left - lim->instructions_left) * c->allowance_ns;
         if (spent > allowance) {
             double charge = (spent - allowance) / c->unit_ns;
@@ -174,6 +180,7 @@ void bm_hook_slow_interval(lua_State *L, bm_limits *lim, unsigned long long now,
     }
     lim->cpu_mark_ns = cpu;
     lim->cpu_mark_left = lim->instructions_left;
+    lim->cpu_mark_swift_ticks = lim->swift_ticks;
 }
 
 void bm_hook_big_block(bm_limits *lim, size_t bytes) {

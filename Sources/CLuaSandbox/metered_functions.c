@@ -45,8 +45,8 @@ static size_t start_of_range(lua_Integer position, size_t length) {
     return p < 1 ? 1 : (size_t)p;
 }
 
-/* string.byte(s [, i [, j]]): one unit per value it pushes, once the stack
-   is known to hold them (otherwise Lua raises "string slice too long"). */
+/* string.byte(s [, i [, j]]): one unit per value it pushes (a range the
+   stack cannot hold makes Lua raise "string slice too long" at once). */
 static int sandbox_byte(lua_State *L) {
     lua_Integer i, j;
     if (lua_type(L, 1) == LUA_TSTRING && bm_optional_integer(L, 2, 1, &i) && bm_optional_integer(L, 3, i, &j)) {
@@ -54,8 +54,7 @@ static int sandbox_byte(lua_State *L) {
         size_t first = start_of_range(i, length);
         lua_Integer end = bm_relative_position(j, length);
         size_t last = end > (lua_Integer)length ? length : (size_t)end;
-        if (first <= last && last - first < 0x7FFFFFFF && lua_checkstack(L, (int)(last - first + 1)))
-            bm_charge_call(L, (long long)(last - first + 1));
+        if (first <= last && last - first < BM_MOST_RESULTS) bm_charge_call(L, (long long)(last - first + 1));
     }
     return bm_run_lua_function(L);
 }

@@ -20,6 +20,10 @@
 #define BM_SCAN_BYTES_PER_UNIT 64
 #define BM_LOOP_BYTES_PER_UNIT 1
 
+/* The most values a C function can push (Lua's stack holds at most
+   LUAI_MAXSTACK, a million slots): a range beyond it fails at once. */
+#define BM_MOST_RESULTS 1000000
+
 /* Work a library call may do without being charged: the call's own
    instruction covers it (see work_clock.c), and a script's usual calls keep
    the instruction counts they always had. */

@@ -80,8 +80,8 @@ static int sandbox_len(lua_State *L) {
     return 1;
 }
 
-/* utf8.codepoint(s [, i [, j [, lax]]]): the range is charged once the stack
-   is known to hold it (otherwise Lua raises "string slice too long"). */
+/* utf8.codepoint(s [, i [, j [, lax]]]): the range is charged (a range the
+   stack cannot hold makes Lua raise "string slice too long" at once). */
 static int sandbox_codepoint(lua_State *L) {
     lua_Integer i, j;
     if (lua_type(L, 1) == LUA_TSTRING && bm_optional_integer(L, 2, 1, &i)) {
@@ -89,10 +89,8 @@ static int sandbox_codepoint(lua_State *L) {
         lua_Integer first = bm_relative_position(i, length);
         if (bm_optional_integer(L, 3, first, &j)) {
             lua_Integer last = bm_relative_position(j, length);
-            if (first >= 1 && last <= (lua_Integer)length && last >= first && last - first < 0x7FFFFFFF
-                && lua_checkstack(L, (int)(last - first + 1))) {
+            if (first >= 1 && last <= (lua_Integer)length && last >= first && last - first < BM_MOST_RESULTS)
                 bm_charge_call(L, (last - first + 1) / BM_LOOP_BYTES_PER_UNIT);
-            }
         }
     }
     return bm_run_lua_function(L);

@@ -261,7 +261,7 @@ static inline __attribute__((always_inline)) int bm_call_at(lua_State *L, int na
     int saved = lim->swift_depth;
     lim->swift_depth = 0;
     /* Inside a Swift callback: the callback's stretch of Swift pauses. */
-    int in_swift = lim->swift_since != 0;
+    int in_swift = __builtin_expect(lim->swift_since != 0, 0);
     if (in_swift) bm_swift_time_ends(lim);
     int status = lua_pcallk(L, nargs, nresults, handler, 0, NULL);
     if (in_swift) bm_swift_time_begins(lim);
@@ -417,7 +417,8 @@ static inline __attribute__((always_inline)) void bm_reserve_swift_stack(lua_Sta
 static inline __attribute__((always_inline)) bm_swift_frame bm_enter_swift(lua_State *L) {
     bm_limits *lim = bm_limits_of(L);
     bm_swift_frame frame = {lim, lim->current};
-    if (lim->swift_depth == 0) bm_swift_time_begins(lim); /* from Lua's instructions */
+    /* From Lua's instructions, with an instruction budget: Swift's time begins. */
+    if (__builtin_expect(lim->instruction_limit > 0, 0) && lim->swift_depth == 0) lim->swift_since = bm_ticks();
     lim->swift_depth += 1;
     lim->current = L;
     /* A safe point: references that Swift dropped are released here, on the
@@ -429,7 +430,10 @@ static inline __attribute__((always_inline)) bm_swift_frame bm_enter_swift(lua_S
 /* `n` is the entry's result: a count of results, or a BM_RAISE sentinel. */
 static inline __attribute__((always_inline)) int bm_leave_swift(lua_State *L, bm_swift_frame frame, int n) {
     frame.limits->current = frame.saved_current;
-    if (--frame.limits->swift_depth == 0) bm_swift_time_ends(frame.limits); /* back to Lua's instructions */
+    frame.limits->swift_depth -= 1;
+    /* Back to Lua's instructions: Swift's time ends. */
+    if (__builtin_expect(frame.limits->swift_since != 0, 0) && frame.limits->swift_depth == 0)
+        bm_swift_time_ends(frame.limits);
     return bm_finish_swift_call(L, n);
 }
 

@@ -38,6 +38,9 @@
    no size) is charged for. */
 #define BM_GC_BASIC_STEP_BYTES ((long long)64 << 10)
 
+/* Lua's functions behind the front-ends (see bm_lua_function). */
+static lua_CFunction stock_byte, stock_format, stock_pack, stock_unpack, stock_tonumber, stock_collectgarbage;
+
 /* Lua's default start of a range: 1-based, 0 and anything before the start
    read as 1 (string.byte, string.unpack). */
 static size_t start_of_range(lua_Integer position, size_t length) {
@@ -56,7 +59,7 @@ static int sandbox_byte(lua_State *L) {
         size_t last = end > (lua_Integer)length ? length : (size_t)end;
         if (first <= last && last - first < BM_MOST_RESULTS) bm_charge_call(L, (long long)(last - first + 1));
     }
-    return bm_run_lua_function(L);
+    return bm_run_lua_function(L, &stock_byte);
 }
 
 /* The bytes of the string arguments from `from` on. */
@@ -70,9 +73,14 @@ static long long string_argument_bytes(lua_State *L, int from) {
 
 /* string.format(fmt, ...) and string.pack(fmt, ...): what their string
    arguments (the format included) make them scan. */
-static int sandbox_format_or_pack(lua_State *L) {
+static int sandbox_format(lua_State *L) {
     bm_charge_call(L, string_argument_bytes(L, 1) / BM_SCAN_BYTES_PER_UNIT);
-    return bm_run_lua_function(L);
+    return bm_run_lua_function(L, &stock_format);
+}
+
+static int sandbox_pack(lua_State *L) {
+    bm_charge_call(L, string_argument_bytes(L, 1) / BM_SCAN_BYTES_PER_UNIT);
+    return bm_run_lua_function(L, &stock_pack);
 }
 
 /* The length of the end of s[0..length) after its last zero byte. */
@@ -104,13 +112,13 @@ static int sandbox_unpack(lua_State *L) {
             bytes += (long long)zero_free_tail(data + from, length - from) * 2; /* scanned here, then by Lua */
         bm_charge_call(L, bytes / BM_SCAN_BYTES_PER_UNIT);
     }
-    return bm_run_lua_function(L);
+    return bm_run_lua_function(L, &stock_unpack);
 }
 
 /* tonumber(v [, base]): a string is read byte by byte. */
 static int sandbox_tonumber(lua_State *L) {
     if (lua_type(L, 1) == LUA_TSTRING) bm_charge_call(L, (long long)(lua_rawlen(L, 1) / BM_LOOP_BYTES_PER_UNIT));
-    return bm_run_lua_function(L);
+    return bm_run_lua_function(L, &stock_tonumber);
 }
 
 /* A reader function's front-end for load (upvalue 1: the script's reader):
@@ -160,28 +168,30 @@ static int sandbox_collectgarbage(lua_State *L) {
         long long bytes = kilobytes > (LLONG_MAX >> 11) ? LLONG_MAX : (long long)kilobytes * 1024 + BM_GC_BASIC_STEP_BYTES;
         bm_charge_call(L, heap_units(L, bytes));
     }
-    return bm_run_lua_function(L);
+    return bm_run_lua_function(L, &stock_collectgarbage);
 }
 
-void bm_put_front_end(lua_State *L, const char *name, lua_CFunction front) {
-    if (lua_getfield(L, -1, name) != LUA_TFUNCTION || lua_tocfunction(L, -1) == NULL) {
-        lua_pop(L, 1);
-        return;
-    }
-    lua_pushcclosure(L, front, 1);
+void bm_put_front_end(lua_State *L, const char *name, lua_CFunction front, lua_CFunction *slot) {
+    lua_CFunction lua_function = lua_getfield(L, -1, name) == LUA_TFUNCTION ? lua_tocfunction(L, -1) : NULL;
+    /* Lua's functions have no upvalues; a front-end already there stays. */
+    int upvalues = lua_function != NULL && lua_getupvalue(L, -1, 1) != NULL;
+    lua_pop(L, upvalues ? 2 : 1);
+    if (lua_function == NULL || lua_function == front || upvalues) return;
+    __atomic_store_n(slot, lua_function, __ATOMIC_RELAXED);
+    lua_pushcfunction(L, front);
     lua_setfield(L, -2, name);
 }
 
 void bm_sandbox_metered_string_functions(lua_State *L) {
-    bm_put_front_end(L, "byte", sandbox_byte);
-    bm_put_front_end(L, "format", sandbox_format_or_pack);
-    bm_put_front_end(L, "pack", sandbox_format_or_pack);
-    bm_put_front_end(L, "unpack", sandbox_unpack);
+    bm_put_front_end(L, "byte", sandbox_byte, &stock_byte);
+    bm_put_front_end(L, "format", sandbox_format, &stock_format);
+    bm_put_front_end(L, "pack", sandbox_pack, &stock_pack);
+    bm_put_front_end(L, "unpack", sandbox_unpack, &stock_unpack);
 }
 
 void bm_sandbox_metered_base_functions(lua_State *L) {
-    bm_put_front_end(L, "tonumber", sandbox_tonumber);
-    bm_put_front_end(L, "collectgarbage", sandbox_collectgarbage);
+    bm_put_front_end(L, "tonumber", sandbox_tonumber, &stock_tonumber);
+    bm_put_front_end(L, "collectgarbage", sandbox_collectgarbage, &stock_collectgarbage);
     /* load is the sandbox's text-only load, whose upvalue is Lua's load. */
     if (lua_getfield(L, -1, "load") != LUA_TFUNCTION || lua_tocfunction(L, -1) == NULL) {
         lua_pop(L, 1);

@@ -35,11 +35,20 @@ static inline void bm_charge_call(lua_State *L, long long units) {
     if (units >= BM_FREE_UNITS) bm_charge_work(L, units, units >= BM_WORK_BATCH);
 }
 
-/* The function in upvalue 1 (one of Lua's own C functions, which use no
-   upvalues), run in the calling frame: its errors name the function and the
+/* Lua's own C function behind a front-end, kept in the front-end's slot when
+   the sandbox is installed. Its address is the library's, the same in every
+   state of the process, so the slot is a static, written and read
+   atomically; the front-end is a C function without upvalues, which costs a
+   state nothing to install. */
+static inline lua_CFunction bm_lua_function(lua_CFunction *slot) {
+    return __atomic_load_n(slot, __ATOMIC_RELAXED);
+}
+
+/* Runs Lua's function kept in `slot` in the calling frame, on the arguments
+   as they are: its results, and its errors, which name the function and the
    script's position as when Lua calls it directly. */
-static inline int bm_run_lua_function(lua_State *L) {
-    return lua_tocfunction(L, lua_upvalueindex(1))(L);
+static inline int bm_run_lua_function(lua_State *L, lua_CFunction *slot) {
+    return bm_lua_function(slot)(L);
 }
 
 /* Argument `arg` as an integer, `def` when it is absent or nil. Raises
@@ -140,10 +149,10 @@ void bm_sandbox_utf8_functions(lua_State *L);
 void bm_sandbox_metered_string_functions(lua_State *L);
 void bm_sandbox_metered_base_functions(lua_State *L);
 
-/* Replaces t[name] (t on top of the stack) by the C closure `front`, whose
-   upvalue 1 is Lua's function; leaves t alone when the field is not a C
-   function. */
-void bm_put_front_end(lua_State *L, const char *name, lua_CFunction front);
+/* Replaces t[name] (t on top of the stack), Lua's own C function, by
+   `front`, keeping Lua's function in `slot` (see bm_lua_function); leaves t
+   alone when the field is something else. */
+void bm_put_front_end(lua_State *L, const char *name, lua_CFunction front, lua_CFunction *slot);
 
 /* Replaces `setmetatable` in the table on top of the stack (the globals)
    with the one that runs finalizers under the limits. */

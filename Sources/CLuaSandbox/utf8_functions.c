@@ -15,8 +15,8 @@
  *     over the string at most, whose bytes were charged when it was made);
  *   - the iterator of utf8.codes skips the continuation bytes after the
  *     position it is given, a run as long as the string when a script calls
- *     it with a position of its own: the run is counted and charged here
- *     first.
+ *     it with a position of its own: utf8.codes returns a front-end of the
+ *     iterator, which counts and charges the run first.
  *
  * Work under BM_FREE_UNITS is not charged: a script's usual calls keep the
  * instruction counts they always had.
@@ -29,9 +29,9 @@
 /* The bytes after a character's first one, 10xxxxxx. */
 static int is_continuation(unsigned char c) { return (c & 0xC0) == 0x80; }
 
-/* Upvalues of utf8.codes: Lua's function, then Lua's iterators (strict and
-   lax) with the front-ends that replace them. */
-enum { CODES = 1, STRICT_NEXT, STRICT_FRONT, LAX_NEXT, LAX_FRONT };
+/* Lua's functions behind the front-ends (see bm_lua_function), and the
+   iterators utf8.codes returns, strict and lax. */
+static lua_CFunction stock_len, stock_codepoint, stock_offset, stock_codes, stock_next_strict, stock_next_lax;
 
 /*
  * utf8.len(s [, i [, j [, lax]]]). A slice ends before a byte that is not a
@@ -42,7 +42,7 @@ enum { CODES = 1, STRICT_NEXT, STRICT_FRONT, LAX_NEXT, LAX_FRONT };
  * function fails inside such a run whichever slice holds it.
  */
 static int sandbox_len(lua_State *L) {
-    lua_CFunction len = lua_tocfunction(L, lua_upvalueindex(1));
+    lua_CFunction len = bm_lua_function(&stock_len);
     lua_Integer i, j;
     if (lua_type(L, 1) != LUA_TSTRING || !bm_optional_integer(L, 2, 1, &i) || !bm_optional_integer(L, 3, -1, &j))
         return len(L);
@@ -93,13 +93,13 @@ static int sandbox_codepoint(lua_State *L) {
                 bm_charge_call(L, (last - first + 1) / BM_LOOP_BYTES_PER_UNIT);
         }
     }
-    return bm_run_lua_function(L);
+    return bm_run_lua_function(L, &stock_codepoint);
 }
 
 /* utf8.offset(s, n [, i]): Lua's function, then the bytes it moved over
    (from i to the position found, or to the end it reached) are charged. */
 static int sandbox_offset(lua_State *L) {
-    lua_CFunction offset = lua_tocfunction(L, lua_upvalueindex(1));
+    lua_CFunction offset = bm_lua_function(&stock_offset);
     lua_Integer n, i;
     int isnum = 0;
     if (lua_type(L, 1) != LUA_TSTRING || lua_type(L, 2) != LUA_TNUMBER) return offset(L);
@@ -120,63 +120,50 @@ static int sandbox_offset(lua_State *L) {
     return results;
 }
 
-/* The front-end of a utf8.codes iterator (upvalue 1: Lua's): (s, i) ->
-   Lua's results, after charging the run of continuation bytes from byte i
-   (0-based) that Lua's iterator skips first. */
-static int sandbox_codes_next(lua_State *L) {
+/* The run of continuation bytes from byte `at` (0-based) of the string
+   argument, which Lua's utf8.codes iterator skips before it reads the next
+   character: counted and charged, with the deadline read as it goes. */
+static void charge_continuation_run(lua_State *L) {
     lua_Integer at;
     int isnum = 0;
-    if (lua_type(L, 1) == LUA_TSTRING && (at = lua_tointegerx(L, 2, &isnum), isnum) && at >= 0) {
-        size_t length;
-        const unsigned char *s = (const unsigned char *)lua_tolstring(L, 1, &length);
-        long long run = 0;
-        for (size_t k = (size_t)at; k < length && is_continuation(s[k]); k++) {
-            if (++run % (BM_WORK_BATCH * BM_LOOP_BYTES_PER_UNIT) == 0)
-                bm_charge_work(L, BM_WORK_BATCH, 1);
-        }
-        bm_charge_call(L, (run % (BM_WORK_BATCH * BM_LOOP_BYTES_PER_UNIT)) / BM_LOOP_BYTES_PER_UNIT);
+    if (lua_type(L, 1) != LUA_TSTRING || (at = lua_tointegerx(L, 2, &isnum), !isnum) || at < 0) return;
+    size_t length;
+    const unsigned char *s = (const unsigned char *)lua_tolstring(L, 1, &length);
+    long long run = 0;
+    for (size_t k = (size_t)at; k < length && is_continuation(s[k]); k++) {
+        if (++run % (BM_WORK_BATCH * BM_LOOP_BYTES_PER_UNIT) == 0) bm_charge_work(L, BM_WORK_BATCH, 1);
     }
-    return bm_run_lua_function(L);
+    bm_charge_call(L, (run % (BM_WORK_BATCH * BM_LOOP_BYTES_PER_UNIT)) / BM_LOOP_BYTES_PER_UNIT);
 }
 
-/* utf8.codes(s [, lax]): Lua's, with its iterator replaced by the front-end
-   above (made once, at install). */
+/* The front-ends of Lua's utf8.codes iterators: (s, i) -> Lua's results. */
+static int sandbox_next_strict(lua_State *L) {
+    charge_continuation_run(L);
+    return bm_run_lua_function(L, &stock_next_strict);
+}
+
+static int sandbox_next_lax(lua_State *L) {
+    charge_continuation_run(L);
+    return bm_run_lua_function(L, &stock_next_lax);
+}
+
+/* utf8.codes(s [, lax]): Lua's, with the iterator it returns (strict, or lax
+   when asked) replaced by its front-end above. */
 static int sandbox_codes(lua_State *L) {
-    int results = lua_tocfunction(L, lua_upvalueindex(CODES))(L);
-    if (results == 3) {
-        if (lua_rawequal(L, -3, lua_upvalueindex(STRICT_NEXT))) {
-            lua_pushvalue(L, lua_upvalueindex(STRICT_FRONT));
-            lua_replace(L, -4);
-        } else if (lua_rawequal(L, -3, lua_upvalueindex(LAX_NEXT))) {
-            lua_pushvalue(L, lua_upvalueindex(LAX_FRONT));
-            lua_replace(L, -4);
-        }
+    int lax = lua_toboolean(L, 2);
+    int results = bm_run_lua_function(L, &stock_codes);
+    lua_CFunction next = results == 3 ? lua_tocfunction(L, -3) : NULL;
+    if (next != NULL) {
+        __atomic_store_n(lax ? &stock_next_lax : &stock_next_strict, next, __ATOMIC_RELAXED);
+        lua_pushcfunction(L, lax ? sandbox_next_lax : sandbox_next_strict);
+        lua_replace(L, -4);
     }
     return results;
 }
 
-/* Pushes Lua's iterator for utf8.codes("", lax), called through `codes` at
-   `index`, and its front-end. */
-static void push_iterator_and_front(lua_State *L, int codes, int lax) {
-    lua_pushvalue(L, codes);
-    lua_pushliteral(L, "");
-    lua_pushboolean(L, lax);
-    lua_call(L, 2, 1);
-    lua_pushvalue(L, -1);
-    lua_pushcclosure(L, sandbox_codes_next, 1);
-}
-
 void bm_sandbox_utf8_functions(lua_State *L) {
-    bm_put_front_end(L, "len", sandbox_len);
-    bm_put_front_end(L, "codepoint", sandbox_codepoint);
-    bm_put_front_end(L, "offset", sandbox_offset);
-    if (lua_getfield(L, -1, "codes") != LUA_TFUNCTION || lua_tocfunction(L, -1) == NULL) {
-        lua_pop(L, 1);
-        return;
-    }
-    int codes = lua_gettop(L);
-    push_iterator_and_front(L, codes, 0);
-    push_iterator_and_front(L, codes, 1);
-    lua_pushcclosure(L, sandbox_codes, 5);
-    lua_setfield(L, -2, "codes");
+    bm_put_front_end(L, "len", sandbox_len, &stock_len);
+    bm_put_front_end(L, "codepoint", sandbox_codepoint, &stock_codepoint);
+    bm_put_front_end(L, "offset", sandbox_offset, &stock_offset);
+    bm_put_front_end(L, "codes", sandbox_codes, &stock_codes);
 }

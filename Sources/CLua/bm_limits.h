@@ -84,11 +84,16 @@ typedef struct bm_limits {
     long long cpu_mark_ns;               /* the thread's CPU time at the slow path's last reading; 0: none this run */
     long long cpu_mark_left;             /* instructions_left then */
     /* Time in Swift callbacks, which the hook does not count as the
-       script's (Swift charges its own work): with an instruction budget,
-       each stretch of Swift between Lua's instructions is timed. */
-    unsigned long long swift_ticks;      /* ticks spent in Swift this run */
-    unsigned long long swift_since;      /* bm_ticks() when the current stretch began; 0: none */
+       script's (Swift charges its own work). Once the hook's slow path has
+       seen a run's instructions spend more CPU time than their allowance
+       (`swift_timing`, for the rest of the run), each stretch of Swift
+       between Lua's instructions is timed: it subtracts bm_ticks() when it
+       begins and adds it when it ends, so that whenever Lua runs
+       `swift_ticks` is the total (modulo 2^64). */
+    unsigned long long swift_ticks;
     unsigned long long hook_swift_ticks; /* swift_ticks at the hook's last call */
+    int swift_timing;                    /* stretches of Swift are timed */
+    int swift_open;                      /* timed stretches begun and not ended (nested) */
     unsigned long long cpu_mark_swift_ticks; /* swift_ticks at cpu_mark_ns */
 } bm_limits;
 
@@ -156,18 +161,36 @@ static inline unsigned long long bm_ticks(void) {
 #endif
 }
 
-/* A stretch of Swift begins (Lua calls a Swift function) or ends (it
-   returns, or calls Lua): timed only while an instruction budget is armed
-   (see bm_count_hook). */
-static inline __attribute__((always_inline)) void bm_swift_time_begins(bm_limits *lim) {
-    if (lim->instruction_limit > 0) lim->swift_since = bm_ticks();
+/* A Swift function is called (from Lua, or as a finalizer): while stretches
+   of Swift are timed, one begins. A stretch inside a stretch (a Swift
+   finalizer run by a collection that Swift's allocation started) has its
+   time counted twice, never as the script's. */
+static inline __attribute__((always_inline)) void bm_swift_call_begins(bm_limits *lim) {
+    if (__builtin_expect(lim->swift_timing, 0)) {
+        lim->swift_ticks -= bm_ticks();
+        lim->swift_open += 1;
+    }
 }
 
-static inline __attribute__((always_inline)) void bm_swift_time_ends(bm_limits *lim) {
-    if (lim->swift_since != 0) {
-        lim->swift_ticks += bm_ticks() - lim->swift_since;
-        lim->swift_since = 0;
+/* The Swift function returns: the stretch it began, if any, ends (stretches
+   nest: a timed stretch is never inside one that is not). */
+static inline __attribute__((always_inline)) void bm_swift_call_ends(bm_limits *lim) {
+    if (__builtin_expect(lim->swift_open > 0, 0)) {
+        lim->swift_ticks += bm_ticks();
+        lim->swift_open -= 1;
     }
+}
+
+/* Swift code in a timed stretch runs Lua (a protected call, a finalizer):
+   returns whether the stretch pauses, to be passed to bm_swift_resumes. */
+static inline __attribute__((always_inline)) int bm_swift_pauses(bm_limits *lim) {
+    if (__builtin_expect(lim->swift_open == 0, 1)) return 0;
+    lim->swift_ticks += bm_ticks();
+    return 1;
+}
+
+static inline __attribute__((always_inline)) void bm_swift_resumes(bm_limits *lim, int paused) {
+    if (paused) lim->swift_ticks -= bm_ticks();
 }
 
 /* Whether an instruction budget or a deadline is armed. */
@@ -342,7 +365,7 @@ static inline void bm_arm_budget(lua_State *L, bm_limits *lim, long long limit, 
     lim->hook_ticks = bm_ticks();
     lim->hook_left = left;
     lim->cpu_mark_ns = 0;
-    lim->swift_since = 0;
+    lim->swift_timing = 0;
     lim->hook_swift_ticks = lim->swift_ticks;
     lua_sethook(L, bm_count_hook, LUA_MASKCOUNT, step);
 }
@@ -351,6 +374,7 @@ static inline void bm_arm_budget(lua_State *L, bm_limits *lim, long long limit, 
 static inline void bm_disarm_budget(lua_State *L, bm_limits *lim) {
     lim->instruction_limit = 0;
     lim->deadline_ns = 0;
+    lim->swift_timing = 0;
     lua_sethook(L, NULL, 0, 0);
 }
 
@@ -398,6 +422,7 @@ static inline int bm_finalizer_budget_enter(bm_limits *lim) {
     lim->hook_ticks = bm_ticks();
     lim->hook_left = lim->instructions_left;
     lim->cpu_mark_ns = 0;
+    lim->swift_timing = 0;
     lim->hook_swift_ticks = lim->swift_ticks;
     return 1;
 }
@@ -408,6 +433,7 @@ static inline void bm_finalizer_budget_leave(bm_limits *lim, int armed) {
     lim->instruction_limit = 0;
     lim->deadline_ns = 0;
     lim->cpu_mark_ns = 0;
+    lim->swift_timing = 0;
 }
 
 /*

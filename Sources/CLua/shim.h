@@ -260,11 +260,10 @@ static inline __attribute__((always_inline)) int bm_call_at(lua_State *L, int na
     lim->run_depth += 1;
     int saved = lim->swift_depth;
     lim->swift_depth = 0;
-    /* Inside a Swift callback: the callback's stretch of Swift pauses. */
-    int in_swift = __builtin_expect(lim->swift_since != 0, 0);
-    if (in_swift) bm_swift_time_ends(lim);
+    /* Inside a Swift callback: its timed stretch of Swift, if any, pauses. */
+    int paused = bm_swift_pauses(lim);
     int status = lua_pcallk(L, nargs, nresults, handler, 0, NULL);
-    if (in_swift) bm_swift_time_begins(lim);
+    bm_swift_resumes(lim, paused);
     lim->swift_depth = saved;
     lim->run_depth -= 1;
     if (armed) bm_disarm_budget(L, lim);
@@ -417,8 +416,7 @@ static inline __attribute__((always_inline)) void bm_reserve_swift_stack(lua_Sta
 static inline __attribute__((always_inline)) bm_swift_frame bm_enter_swift(lua_State *L) {
     bm_limits *lim = bm_limits_of(L);
     bm_swift_frame frame = {lim, lim->current};
-    /* From Lua's instructions, with an instruction budget: Swift's time begins. */
-    if (__builtin_expect(lim->instruction_limit > 0, 0) && lim->swift_depth == 0) lim->swift_since = bm_ticks();
+    bm_swift_call_begins(lim); /* time in Swift is not the script's (bm_count_hook) */
     lim->swift_depth += 1;
     lim->current = L;
     /* A safe point: references that Swift dropped are released here, on the
@@ -429,11 +427,10 @@ static inline __attribute__((always_inline)) bm_swift_frame bm_enter_swift(lua_S
 
 /* `n` is the entry's result: a count of results, or a BM_RAISE sentinel. */
 static inline __attribute__((always_inline)) int bm_leave_swift(lua_State *L, bm_swift_frame frame, int n) {
-    frame.limits->current = frame.saved_current;
-    frame.limits->swift_depth -= 1;
-    /* Back to Lua's instructions: Swift's time ends. */
-    if (__builtin_expect(frame.limits->swift_since != 0, 0) && frame.limits->swift_depth == 0)
-        bm_swift_time_ends(frame.limits);
+    bm_limits *lim = frame.limits;
+    lim->current = frame.saved_current;
+    lim->swift_depth -= 1;
+    bm_swift_call_ends(lim);
     return bm_finish_swift_call(L, n);
 }
 

@@ -53,8 +53,7 @@ static int run_finalizer(lua_State *L) {
     if (bm_budget_armed(lim)) lua_sethook(co, bm_count_hook, LUA_MASKCOUNT, lim->hook_step > 0 ? lim->hook_step : 1000);
     int saved_depth = lim->swift_depth;
     lim->swift_depth = 0; /* the memory limit applies, even inside a Swift callback or lua_close */
-    int in_swift = lim->swift_since != 0; /* the finalizer's time is not Swift's */
-    if (in_swift) bm_swift_time_ends(lim);
+    int paused = bm_swift_pauses(lim); /* the finalizer's time is not Swift's */
     int results = 0;
     int status = lua_resume(co, L, 1, &results);
     if (status != LUA_OK) {
@@ -67,7 +66,7 @@ static int run_finalizer(lua_State *L) {
 #endif
         if (status == LUA_YIELD) status = closed;
     }
-    if (in_swift) bm_swift_time_begins(lim);
+    bm_swift_resumes(lim, paused);
     lim->swift_depth = saved_depth;
     bm_finalizer_budget_leave(lim, idle);
     if (status == LUA_OK) return 0;

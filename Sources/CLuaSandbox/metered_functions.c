@@ -172,14 +172,19 @@ static int sandbox_collectgarbage(lua_State *L) {
 }
 
 void bm_put_front_end(lua_State *L, const char *name, lua_CFunction front, lua_CFunction *slot) {
-    lua_CFunction lua_function = lua_getfield(L, -1, name) == LUA_TFUNCTION ? lua_tocfunction(L, -1) : NULL;
+    lua_pushstring(L, name);
+    lua_pushvalue(L, -1);
+    lua_CFunction lua_function = lua_rawget(L, -3) == LUA_TFUNCTION ? lua_tocfunction(L, -1) : NULL;
     /* Lua's functions have no upvalues; a front-end already there stays. */
     int upvalues = lua_function != NULL && lua_getupvalue(L, -1, 1) != NULL;
     lua_pop(L, upvalues ? 2 : 1);
-    if (lua_function == NULL || lua_function == front || upvalues) return;
+    if (lua_function == NULL || lua_function == front || upvalues) {
+        lua_pop(L, 1);
+        return;
+    }
     __atomic_store_n(slot, lua_function, __ATOMIC_RELAXED);
     lua_pushcfunction(L, front);
-    lua_setfield(L, -2, name);
+    lua_rawset(L, -3);
 }
 
 void bm_sandbox_metered_string_functions(lua_State *L) {

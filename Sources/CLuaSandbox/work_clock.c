@@ -27,9 +27,7 @@
  *     time: time the thread was not running, preempted or waiting, is not
  *     the script's), and the CPU time spent since the previous reading beyond
  *     the allowance of the units charged since is charged at one unit per
- *     unit of work's time. The first slow interval of a run only takes the
- *     first reading: its excess (at most one full step of slow
- *     instructions) is not charged.
+ *     unit of work's time (see below for the first two slow intervals).
  *
  * The first interval of slow instructions is the one the hook cannot shorten
  * after the fact: up to a full step (1,000) of them. The usual way to make
@@ -46,19 +44,25 @@
  * about what one VM instruction takes. So a script that compares two 4 MiB
  * strings pays about 65,536 units for each comparison, as if the sandbox had
  * compared them itself. What is never charged: up to BM_UNIT_ALLOWANCE units
- * of time per unit charged (ordinary instructions, C calls and Swift
- * callbacks take far less), and at most one step of instructions per run.
- * Time in Swift callbacks is left out (Swift charges its own work): while
- * an instruction budget is armed, the trampolines time each stretch of
- * Swift between Lua's instructions with bm_ticks (bm_swift_time_begins and
- * bm_swift_time_ends), and the hook takes it off the interval, and the slow
- * path off the CPU time.
+ * of time per unit charged (ordinary instructions and C calls take far
+ * less), and the first two slow intervals of a run (one full step of slow
+ * instructions at most, and about a millisecond).
+ * Time in Swift callbacks is left out (Swift charges its own work). Timing
+ * every call into Swift would cost each call two tick reads, so it starts
+ * only when needed: when the CPU time between two readings is over the
+ * allowance, the slow path charges nothing yet and turns `swift_timing` on
+ * for the rest of the run; from then on the trampolines time each stretch
+ * of Swift between Lua's instructions (bm_swift_call_begins and
+ * bm_swift_call_ends), the hook takes it off its intervals and the slow
+ * path off the CPU time, and charges what is left over the allowance. So a
+ * run is never charged before its third slow interval: the first takes the
+ * first reading, the second turns the timing on.
  *
  * Cost: the hook's fast path adds a tick read, a multiplication and a
  * comparison to each call (every 1,000 instructions); a call of a Swift
- * function from Lua adds two tick reads while an instruction budget is
- * armed; the slow path reads the thread's CPU clock (a system call on
- * Linux), and runs at most about once per millisecond once the step is set.
+ * function from Lua adds two tests, and two tick reads once Swift is timed;
+ * the slow path reads the thread's CPU clock (a system call on Linux), and
+ * runs at most about once per millisecond once the step is set.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -170,12 +174,18 @@ void bm_hook_slow_interval(lua_State *L, bm_limits *lim, unsigned long long now,
     long long cpu = thread_cpu_ns();
     if (cpu <= 0) return;
     if (lim->cpu_mark_ns > 0 && cpu >= lim->cpu_mark_ns) {
-        double in_swift = (double)(lim->swift_ticks - lim->cpu_mark_swift_ticks) / c->ticks_per_ns;
+        double in_swift = lim->swift_timing ? (double)(lim->swift_ticks - lim->cpu_mark_swift_ticks) / c->ticks_per_ns : 0;
         double spent = (double)(cpu - lim->cpu_mark_ns) - in_swift;
         double allowance = (double)(lim->cpu_mark_left - lim->instructions_left) * c->allowance_ns;
         if (spent > allowance) {
-            double charge = (spent - allowance) / c->unit_ns;
-            lim->instructions_left -= charge < 1e15 ? (long long)charge : (long long)1e15;
+            if (lim->swift_timing) {
+                double charge = (spent - allowance) / c->unit_ns;
+                lim->instructions_left -= charge < 1e15 ? (long long)charge : (long long)1e15;
+            } else {
+                /* Part of it may have been Swift's: time Swift from now on,
+                   and charge from the next reading. */
+                lim->swift_timing = 1;
+            }
         }
     }
     lim->cpu_mark_ns = cpu;

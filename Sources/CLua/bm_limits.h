@@ -172,8 +172,9 @@ static inline __attribute__((always_inline)) void bm_swift_call_begins(bm_limits
     }
 }
 
-/* The Swift function returns: the stretch it began, if any, ends (stretches
-   nest: a timed stretch is never inside one that is not). */
+/* The Swift function returns: the stretch it began, if any, ends. (Calls
+   nest, and timing stays on until the run ends, so a call that began no
+   stretch is never inside one that did.) */
 static inline __attribute__((always_inline)) void bm_swift_call_ends(bm_limits *lim) {
     if (__builtin_expect(lim->swift_open > 0, 0)) {
         lim->swift_ticks += bm_ticks();

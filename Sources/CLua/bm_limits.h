@@ -14,6 +14,14 @@
  *     hook, by the allocator and by bm_charge_work.
  * Whatever the budget, hitting it raises a Lua error that names the limit.
  *
+ * Some VM instructions do work in proportion to their operands (comparing
+ * two long strings of equal content, converting a long numeric string) that
+ * no C function of ours sees. The count hook therefore also times the
+ * interval since its last call (bm_ticks): an interval far slower than the
+ * units charged in it can be takes the hook's slow path (work_clock.c in
+ * CLuaSandbox), which reads the deadline more often and charges the excess
+ * CPU time to the instruction budget.
+ *
  * Everything here is static inline: the module is a system library and has
  * no object file of its own.
  */
@@ -71,10 +79,45 @@ typedef struct bm_limits {
        callback reads it and, when set, calls `drain_releases`. */
     int release_pending;
     void (*drain_releases)(lua_State *L);
+    /* The count hook's timing (see bm_count_hook and work_clock.c). */
+    unsigned long long hook_ticks;       /* bm_ticks() at the hook's last call, or when armed */
+    long long hook_left;                 /* instructions_left then */
+    unsigned long long hook_slow_ticks;  /* ticks one unit may take before an interval is slow; 0: not yet measured */
+    long long cpu_mark_ns;               /* the thread's CPU time at the slow path's last reading; 0: none this run */
+    long long cpu_mark_left;             /* instructions_left then */
+    /* Time in Swift callbacks, which the hook does not count as the
+       script's (Swift charges its own work). Once the hook's slow path has
+       seen a run's instructions spend more CPU time than their allowance
+       (`swift_timing`, for the rest of the run), each stretch of Swift
+       between Lua's instructions is timed: it subtracts bm_ticks() when it
+       begins and adds it when it ends, so that whenever Lua runs
+       `swift_ticks` is the total (modulo 2^64). */
+    unsigned long long swift_ticks;
+    unsigned long long hook_swift_ticks; /* swift_ticks at the hook's last call */
+    int swift_timing;                    /* stretches of Swift are timed */
+    int swift_open;                      /* timed stretches begun and not ended (nested) */
+    unsigned long long cpu_mark_swift_ticks; /* swift_ticks at cpu_mark_ns */
 } bm_limits;
 
 /* Why the allocator refused a block. */
 enum { BM_REFUSED_NONE = 0, BM_REFUSED_MEMORY = 1, BM_REFUSED_INSTRUCTIONS = 2, BM_REFUSED_TIME = 3 };
+
+/*
+ * The count hook's slow path (work_clock.c in CLuaSandbox), for an interval
+ * that took longer than its `units` may, or a step below the full one: sets
+ * this thread's step so that the hook runs about every millisecond, and
+ * charges the CPU time spent beyond what the units charged since may take.
+ * `now` is bm_ticks() at this call, `count` the thread's step.
+ */
+void bm_hook_slow_interval(lua_State *L, bm_limits *lim, unsigned long long now, long long units, int count);
+
+/*
+ * Called by the allocator when a run is granted a block of `bytes` (at least
+ * BM_BIG_BLOCK): one instruction may now compare or scan that many bytes, so
+ * the step of the thread Swift runs (`current`) is made small enough for
+ * such instructions to be timed about every millisecond (work_clock.c).
+ */
+void bm_hook_big_block(bm_limits *lim, size_t bytes);
 
 /* Bytes of growth the allocator charges as one instruction. */
 #define BM_BYTES_PER_INSTRUCTION 64
@@ -99,6 +142,58 @@ static inline long long bm_now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (long long)ts.tv_sec * 1000000000LL + (long long)ts.tv_nsec;
+}
+
+/*
+ * A cheap tick counter for timing the count hook's intervals: the CPU's
+ * time-stamp counter where user code can read it in one instruction, the
+ * monotonic clock elsewhere. Ticks are converted with the rate measured in
+ * work_clock.c; only differences between two readings on one thread mean
+ * anything.
+ */
+static inline unsigned long long bm_ticks(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    return __builtin_ia32_rdtsc();
+#elif defined(__aarch64__)
+    unsigned long long ticks;
+    __asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(ticks));
+    return ticks;
+#else
+    return (unsigned long long)bm_now_ns();
+#endif
+}
+
+/* A Swift function is called (from Lua, or as a finalizer): while stretches
+   of Swift are timed, one begins. A stretch inside a stretch (a Swift
+   finalizer run by a collection that Swift's allocation started) has its
+   time counted twice, never as the script's. */
+static inline __attribute__((always_inline)) void bm_swift_call_begins(bm_limits *lim) {
+    if (__builtin_expect(lim->swift_timing, 0)) {
+        lim->swift_ticks -= bm_ticks();
+        lim->swift_open += 1;
+    }
+}
+
+/* The Swift function returns: the stretch it began, if any, ends. (Calls
+   nest, and timing stays on until the run ends, so a call that began no
+   stretch is never inside one that did.) */
+static inline __attribute__((always_inline)) void bm_swift_call_ends(bm_limits *lim) {
+    if (__builtin_expect(lim->swift_open > 0, 0)) {
+        lim->swift_ticks += bm_ticks();
+        lim->swift_open -= 1;
+    }
+}
+
+/* Swift code in a timed stretch runs Lua (a protected call, a finalizer):
+   returns whether the stretch pauses, to be passed to bm_swift_resumes. */
+static inline __attribute__((always_inline)) int bm_swift_pauses(bm_limits *lim) {
+    if (__builtin_expect(lim->swift_open == 0, 1)) return 0;
+    lim->swift_ticks += bm_ticks();
+    return 1;
+}
+
+static inline __attribute__((always_inline)) void bm_swift_resumes(bm_limits *lim, int paused) {
+    if (paused) lim->swift_ticks -= bm_ticks();
 }
 
 /* Whether an instruction budget or a deadline is armed. */
@@ -143,6 +238,7 @@ static inline void *bm_counting_alloc(void *ud, void *ptr, size_t osize, size_t 
                 lim->refused = BM_REFUSED_TIME;
                 return NULL;
             }
+            if (bm_budget_armed(lim)) bm_hook_big_block(lim, growth);
         }
     }
     void *p = realloc(ptr, nsize);
@@ -205,7 +301,25 @@ static inline void bm_count_hook(lua_State *L, lua_Debug *ar) {
     if (lim == NULL) return;
     /* This thread's own step: a coroutine keeps the step it was given (or
        inherited) while the main thread's is set at each run. */
-    if (lim->instruction_limit > 0) lim->instructions_left -= lua_gethookcount(L);
+    int count = lua_gethookcount(L);
+    if (lim->instruction_limit > 0) lim->instructions_left -= count;
+    /* The interval's time, less the time in Swift callbacks, against the
+       units charged in it (instructions, and what the allocator and
+       bm_charge_work added). A multiplication and a comparison; the slow
+       path is out of line. */
+    unsigned long long now = bm_ticks();
+    long long units = lim->instruction_limit > 0 ? lim->hook_left - lim->instructions_left : count;
+    unsigned long long in_swift = lim->swift_ticks - lim->hook_swift_ticks;
+    unsigned long long elapsed = now - lim->hook_ticks;
+    unsigned long long allowed;
+    if (count < lim->hook_step || units <= 0
+        || (!__builtin_mul_overflow((unsigned long long)units, lim->hook_slow_ticks, &allowed)
+            && elapsed > in_swift && elapsed - in_swift > allowed)) {
+        bm_hook_slow_interval(L, lim, now, units, count);
+    }
+    lim->hook_ticks = now;
+    lim->hook_left = lim->instructions_left;
+    lim->hook_swift_ticks = lim->swift_ticks;
     int which = bm_budget_exhausted(lim, 1);
     if (which == 0) return;
     if (lua_getinfo(L, "Sl", ar) && ar->currentline > 0) {
@@ -251,6 +365,11 @@ static inline void bm_arm_budget(lua_State *L, bm_limits *lim, long long limit, 
     int step = 1000;
     if (limit > 0 && limit < step) step = (int)limit;
     lim->hook_step = step;
+    lim->hook_ticks = bm_ticks();
+    lim->hook_left = left;
+    lim->cpu_mark_ns = 0;
+    lim->swift_timing = 0;
+    lim->hook_swift_ticks = lim->swift_ticks;
     lua_sethook(L, bm_count_hook, LUA_MASKCOUNT, step);
 }
 
@@ -258,6 +377,7 @@ static inline void bm_arm_budget(lua_State *L, bm_limits *lim, long long limit, 
 static inline void bm_disarm_budget(lua_State *L, bm_limits *lim) {
     lim->instruction_limit = 0;
     lim->deadline_ns = 0;
+    lim->swift_timing = 0;
     lua_sethook(L, NULL, 0, 0);
 }
 
@@ -302,6 +422,11 @@ static inline int bm_finalizer_budget_enter(bm_limits *lim) {
     lim->time_limit_ns = time_ns;
     lim->deadline_ns = lim->idle_deadline_ns;
     if (lim->hook_step <= 0) lim->hook_step = 1000;
+    lim->hook_ticks = bm_ticks();
+    lim->hook_left = lim->instructions_left;
+    lim->cpu_mark_ns = 0;
+    lim->swift_timing = 0;
+    lim->hook_swift_ticks = lim->swift_ticks;
     return 1;
 }
 
@@ -310,6 +435,8 @@ static inline void bm_finalizer_budget_leave(bm_limits *lim, int armed) {
     lim->idle_instructions_left = lim->instructions_left;
     lim->instruction_limit = 0;
     lim->deadline_ns = 0;
+    lim->cpu_mark_ns = 0;
+    lim->swift_timing = 0;
 }
 
 /*

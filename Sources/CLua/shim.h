@@ -260,7 +260,10 @@ static inline __attribute__((always_inline)) int bm_call_at(lua_State *L, int na
     lim->run_depth += 1;
     int saved = lim->swift_depth;
     lim->swift_depth = 0;
+    /* Inside a Swift callback: its timed stretch of Swift, if any, pauses. */
+    int paused = bm_swift_pauses(lim);
     int status = lua_pcallk(L, nargs, nresults, handler, 0, NULL);
+    bm_swift_resumes(lim, paused);
     lim->swift_depth = saved;
     lim->run_depth -= 1;
     if (armed) bm_disarm_budget(L, lim);
@@ -413,6 +416,7 @@ static inline __attribute__((always_inline)) void bm_reserve_swift_stack(lua_Sta
 static inline __attribute__((always_inline)) bm_swift_frame bm_enter_swift(lua_State *L) {
     bm_limits *lim = bm_limits_of(L);
     bm_swift_frame frame = {lim, lim->current};
+    bm_swift_call_begins(lim); /* time in Swift is not the script's (bm_count_hook) */
     lim->swift_depth += 1;
     lim->current = L;
     /* A safe point: references that Swift dropped are released here, on the
@@ -429,8 +433,10 @@ int bm_sandbox_swift_results_over_limit(lua_State *L, int n);
 /* `n` is the entry's result: a count of results, or a BM_RAISE sentinel.
    Leaving a finalizer: nothing is returned to Lua, so no memory check. */
 static inline __attribute__((always_inline)) int bm_leave_swift_finalizer(lua_State *L, bm_swift_frame frame, int n) {
-    frame.limits->current = frame.saved_current;
-    frame.limits->swift_depth -= 1;
+    bm_limits *lim = frame.limits;
+    lim->current = frame.saved_current;
+    lim->swift_depth -= 1;
+    bm_swift_call_ends(lim);
     return bm_finish_swift_call(L, n);
 }
 
@@ -442,6 +448,7 @@ static inline __attribute__((always_inline)) int bm_leave_swift(lua_State *L, bm
     bm_limits *lim = frame.limits;
     lim->current = frame.saved_current;
     lim->swift_depth -= 1;
+    bm_swift_call_ends(lim);
     if (__builtin_expect(lim->used > lim->memory_limit - 1, 0)) n = bm_sandbox_swift_results_over_limit(L, n);
     return bm_finish_swift_call(L, n);
 }
@@ -511,44 +518,9 @@ static inline void bm_pushswiftfinalizer(lua_State *L, bm_swift_function fn) {
 /* 4. Protected helpers, run by Swift under lua_pcall                        */
 /* ------------------------------------------------------------------------ */
 
-/* Message handler: keeps the message, stores a traceback in the registry. */
+/* Where the message handler (bm_sandbox_message_handler in CLuaSandbox)
+   keeps the traceback of the last error, in the registry. */
 static const char *const BM_TRACEBACK_KEY = "bloodmagic.traceback";
-
-/* Replaces, in the string at `idx`, the cut names (short_src) of the
-   chunks running on L's stack by their whole names, so that positions in
-   messages and tracebacks carry the full path of a long file name. Names of
-   chunks no longer on the stack are expanded by Swift (LuaStack.popError). */
-static inline void bm_expand_frame_sources(lua_State *L, int idx) {
-    lua_Debug ar;
-    idx = lua_absindex(L, idx);
-    for (int level = 0; level < 200 && lua_getstack(L, level, &ar); level++) {
-        if (!lua_getinfo(L, "S", &ar) || ar.source == NULL) continue;
-        if (!(ar.source[0] == '@' || ar.source[0] == '=') || ar.srclen <= LUA_IDSIZE) continue;
-        const char *text = lua_tostring(L, idx);
-        if (text == NULL || strstr(text, ar.short_src) == NULL) continue;
-        luaL_gsub(L, text, ar.short_src, ar.source + 1);
-        lua_replace(L, idx);
-    }
-}
-
-static inline int bm_message_handler(lua_State *L) {
-    const char *msg = lua_tostring(L, 1);
-    if (msg == NULL) {
-        if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) {
-            lua_replace(L, 1);
-        } else {
-            lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
-            lua_replace(L, 1);
-        }
-        lua_settop(L, 1);
-    } else if (lua_type(L, 1) == LUA_TSTRING) {
-        bm_expand_frame_sources(L, 1);
-    }
-    luaL_traceback(L, L, NULL, 1);
-    bm_expand_frame_sources(L, -1);
-    lua_setfield(L, LUA_REGISTRYINDEX, BM_TRACEBACK_KEY);
-    return 1;
-}
 
 /* Whether the value at `index` is the C function `handler`: a handler slot
    kept for the length of a scope (LuaStack.withMessageHandler) is trusted

@@ -58,6 +58,7 @@ static int run_finalizer(lua_State *L) {
        whose end would disarm the budget the rest of the finalizer runs
        under (bm_call_at arms and disarms at run depth 0). */
     lim->run_depth += 1;
+    int paused = bm_swift_pauses(lim); /* the finalizer's time is not Swift's */
     int results = 0;
     int status = lua_resume(co, L, 1, &results);
     if (status != LUA_OK) {
@@ -70,6 +71,7 @@ static int run_finalizer(lua_State *L) {
 #endif
         if (status == LUA_YIELD) status = closed;
     }
+    bm_swift_resumes(lim, paused);
     lim->run_depth -= 1;
     lim->swift_depth = saved_depth;
     bm_finalizer_budget_leave(lim, idle);

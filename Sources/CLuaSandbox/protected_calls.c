@@ -39,9 +39,44 @@ static const char resolve_step_key = 0;
 /* Lua's LUA_ERRMEM message (MEMERRMSG in lstate.h). */
 static const char memory_error_text[] = "not enough memory";
 
-/* Steps of a resolution chain a message lists at most, and the stack levels read. */
+/* Steps of a resolution chain a message lists at most. */
 #define CHAIN_SHOWN 12
-#define LEVELS_READ 2000
+/* Stack levels read for a resolution chain: a recursion through bm.resolve
+   runs out of C stack (200 C calls) at about 600 levels. */
+#define CHAIN_LEVELS 1024
+/* Stack levels read for the nearest script frame above an error. */
+#define POSITION_LEVELS 64
+
+/*
+ * A walk over a stack for one caught error. lua_getstack(co, n) follows n
+ * links from the top, so reading levels 0..n costs about n^2 / 2 steps:
+ * each walk here reads a bounded number of levels (CHAIN_LEVELS,
+ * POSITION_LEVELS), and `work` counts the links followed, which the error's
+ * handler charges to the instruction budget (charge_walk). A script that
+ * raises errors naming a stack overflow, deep in a stack, pays for each.
+ */
+typedef struct stack_walk {
+    lua_State *co;   /* the stack read */
+    long long work;  /* links followed, and frames inspected */
+} stack_walk;
+
+/* lua_getstack on the walk's stack, counted. */
+static int walk_to(stack_walk *w, int level, lua_Debug *ar) {
+    w->work += (long long)level + 1;
+    return lua_getstack(w->co, level, ar);
+}
+
+/* Charges a walk's work. Raises nothing: an error raised in a message
+   handler would become "error in error handling" and lose the limit's
+   message. When the budget is spent, the hook of L is set to run at the
+   next instruction, which raises the limit's error. */
+static void charge_walk(lua_State *L, const stack_walk *w) {
+    bm_limits *lim = bm_limits_of(L);
+    if (lim == NULL || lim->instruction_limit <= 0 || w->work <= 0) return;
+    lim->instructions_left -= w->work;
+    if (lim->instructions_left < 0 && (lua_gethookmask(L) & LUA_MASKCOUNT) && lua_gethookcount(L) > 1)
+        lua_sethook(L, bm_count_hook, LUA_MASKCOUNT, 1);
+}
 
 /* ------------------------------------------------------------------------ */
 /* The message of a refused allocation                                       */
@@ -106,13 +141,21 @@ static int is_explained(const char *text) {
     return strstr(text, "dependency cycle: ") != NULL || strstr(text, "(resolving ") != NULL;
 }
 
-/* Pushes onto L "chunk:line" of the nearest script frame of `co` from
-   `level` up, or nothing; returns whether it pushed. */
-static int push_script_position(lua_State *L, lua_State *co, int level) {
+/* Pushes onto L "chunk:line" of the nearest script frame of the walk's
+   stack from `level` up (at most POSITION_LEVELS levels: C functions, frames
+   without a line and internal chunks are skipped), or nothing; returns
+   whether it pushed. */
+static int push_script_position(lua_State *L, stack_walk *w, int level) {
     lua_Debug ar;
-    if (!bm_script_frame(co, level, LEVELS_READ, &ar)) return 0;
-    lua_pushfstring(L, "%s:%d", bm_full_source(&ar), ar.currentline);
-    return 1;
+    for (int last = level + POSITION_LEVELS; level < last && walk_to(w, level, &ar); level++) {
+        w->work += 1;
+        if (lua_getinfo(w->co, "S", &ar) && !bm_is_internal_source(ar.source) && lua_getinfo(w->co, "l", &ar)
+            && ar.currentline > 0) {
+            lua_pushfstring(L, "%s:%d", bm_full_source(&ar), ar.currentline);
+            return 1;
+        }
+    }
+    return 0;
 }
 
 /* Whether the function of frame `ar` of `co` is bm.resolve. */
@@ -139,11 +182,11 @@ static int push_string_local(lua_State *L, lua_State *co, lua_Debug *ar, int n) 
    first argument while it runs the cached initializer; once it has handed
    the call to the module's Lua function (the frame below), that function's.
    Pushes nothing (returns 0) for a call that has not started resolving. */
-static int push_resolved_type(lua_State *L, lua_State *co, lua_Debug *ar, int level) {
+static int push_resolved_type(lua_State *L, stack_walk *w, lua_Debug *ar, int level) {
     lua_Debug inner;
-    if (push_string_local(L, co, ar, 1)) return 1;
-    return level > 0 && lua_getstack(co, level - 1, &inner) && lua_getinfo(co, "S", &inner)
-        && bm_is_internal_source(inner.source) && push_string_local(L, co, &inner, 1);
+    if (push_string_local(L, w->co, ar, 1)) return 1;
+    return level > 0 && walk_to(w, level - 1, &inner) && lua_getinfo(w->co, "S", &inner)
+        && bm_is_internal_source(inner.source) && push_string_local(L, w->co, &inner, 1);
 }
 
 /*
@@ -156,17 +199,18 @@ static int push_resolved_type(lua_State *L, lua_State *co, lua_Debug *ar, int le
  * times), the message is "file:line: dependency cycle: " and one round;
  * otherwise Lua's message, "(resolving " and the chain.
  */
-static int push_overflow_chain(lua_State *L, lua_State *co, int idx, int first_level) {
+static int push_overflow_chain(lua_State *L, stack_walk *w, int idx, int first_level) {
     lua_Debug ar;
     int names = lua_gettop(L) + 1, shown = names + 1;
     lua_createtable(L, 64, 0);
     lua_createtable(L, 64, 0);
     int count = 0;
-    for (int level = first_level; level < LEVELS_READ && lua_getstack(co, level, &ar); level++) {
-        if (!lua_checkstack(L, 6) || !is_resolve_step(L, co, &ar) || !push_resolved_type(L, co, &ar, level)) continue;
+    for (int level = first_level; level < first_level + CHAIN_LEVELS && walk_to(w, level, &ar); level++) {
+        w->work += 1;
+        if (!lua_checkstack(L, 6) || !is_resolve_step(L, w->co, &ar) || !push_resolved_type(L, w, &ar, level)) continue;
         lua_pushvalue(L, -1);
         lua_rawseti(L, names, ++count);
-        if (push_script_position(L, co, level + 1)) {
+        if (push_script_position(L, w, level + 1)) {
             lua_pushfstring(L, "%s (%s)", lua_tostring(L, -2), lua_tostring(L, -1));
             lua_replace(L, -3);
             lua_pop(L, 1);
@@ -192,7 +236,7 @@ static int push_overflow_chain(lua_State *L, lua_State *co, int idx, int first_l
         if (run >= 2 * p) period = p;
     }
     luaL_Buffer b;
-    if (!push_script_position(L, co, first_level)) lua_pushliteral(L, "?");
+    if (!push_script_position(L, w, first_level)) lua_pushliteral(L, "?");
     lua_pushliteral(L, ": ");
     lua_concat(L, 2);
     int position = lua_gettop(L);
@@ -233,8 +277,10 @@ static int push_overflow_chain(lua_State *L, lua_State *co, int idx, int first_l
 }
 
 /* Makes the error value at `idx` of L, raised on `co` (whose stack is read
-   from `first_level` up), say what it should: see the top of this file. */
+   from `first_level` up), say what it should: see the top of this file. The
+   stack levels read are charged (see stack_walk). */
 static void explain_error(lua_State *L, lua_State *co, int idx, int first_level) {
+    stack_walk walk = {co, 0};
     if (lua_type(L, idx) != LUA_TSTRING) return;
     idx = lua_absindex(L, idx);
     name_refused_limit(L, idx);
@@ -243,7 +289,7 @@ static void explain_error(lua_State *L, lua_State *co, int idx, int first_level)
     if (!lua_checkstack(L, 8)) return;
     size_t internal = internal_position_length(text, length);
     if (internal > 0) {
-        if (push_script_position(L, co, first_level)) {
+        if (push_script_position(L, &walk, first_level)) {
             lua_pushliteral(L, ": ");
             lua_pushlstring(L, text + internal, length - internal);
             lua_concat(L, 3);
@@ -253,9 +299,13 @@ static void explain_error(lua_State *L, lua_State *co, int idx, int first_level)
         lua_replace(L, idx);
         text = lua_tolstring(L, idx, &length);
     }
-    if (is_overflow(text) && !is_explained(text) && push_overflow_chain(L, co, idx, first_level)) {
+    /* The message's own bytes, searched for the words below (strstr, four
+       times at most). */
+    walk.work += 4 * (long long)(length / BM_SCAN_BYTES_PER_UNIT);
+    if (is_overflow(text) && !is_explained(text) && push_overflow_chain(L, &walk, idx, first_level)) {
         lua_replace(L, idx);
     }
+    charge_walk(L, &walk);
 }
 
 /* The handler this file's pcall adds: (message) -> message, explained. */
@@ -265,9 +315,92 @@ static int explaining_handler(lua_State *L) {
     return 1;
 }
 
+/* Levels of the stack whose long chunk names a message and its traceback
+   get back whole (the traceback shows the first 10 levels, and the last 11
+   of a deeper stack, whose names Swift expands from the chunks it loaded). */
+#define EXPAND_LEVELS 64
+
+/* Replaces, in the string at `idx`, the cut names (short_src) of the chunks
+   running in the first EXPAND_LEVELS levels of L's stack by their whole
+   names, so that positions in messages and tracebacks carry the full path
+   of a long file name. A chunk that recurses is searched for once. */
+static void expand_frame_sources(lua_State *L, int idx, stack_walk *w) {
+    lua_Debug ar;
+    const char *done = NULL;
+    idx = lua_absindex(L, idx);
+    for (int level = 0; level < EXPAND_LEVELS && walk_to(w, level, &ar); level++) {
+        w->work += 1;
+        if (!lua_getinfo(L, "S", &ar) || ar.source == NULL || ar.source == done) continue;
+        if (!(ar.source[0] == '@' || ar.source[0] == '=') || ar.srclen <= LUA_IDSIZE) continue;
+        done = ar.source;
+        size_t length = 0;
+        const char *text = lua_tolstring(L, idx, &length);
+        if (text == NULL) return;
+        w->work += (long long)(length / BM_SCAN_BYTES_PER_UNIT);
+        if (strstr(text, ar.short_src) == NULL) continue;
+        luaL_gsub(L, text, ar.short_src, ar.source + 1);
+        lua_replace(L, idx);
+    }
+}
+
+/* The entries of package.loaded and of each table in it: what
+   luaL_traceback searches for the global name of each function it shows. */
+static long long loaded_entries(lua_State *L) {
+    long long count = 0;
+    if (!lua_checkstack(L, 4)) return 0;
+    if (lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE) == LUA_TTABLE) {
+        lua_pushnil(L);
+        while (lua_next(L, -2)) {
+            count++;
+            if (lua_type(L, -1) == LUA_TTABLE) {
+                lua_pushnil(L);
+                while (lua_next(L, -2)) {
+                    count++;
+                    lua_pop(L, 1);
+                }
+            }
+            lua_pop(L, 1);
+        }
+    }
+    lua_pop(L, 1);
+    return count;
+}
+
+/* Adds to the walk what luaL_traceback(L, L, NULL, 1) reads: the depth of
+   the stack, which it finds by a binary search of lua_getstack calls (about
+   depth * log2(depth) links), and for each level it shows (at most 22) a
+   search of the loaded modules for the function's global name. */
+static void count_traceback(lua_State *L, stack_walk *w) {
+    lua_Debug ar;
+    long long depth = 1;
+    while (depth < (1 << 28) && walk_to(w, (int)depth, &ar)) depth *= 2; /* within twice the depth */
+    long long halvings = 1;
+    for (long long d = depth; d > 1; d >>= 1) halvings++;
+    w->work += depth * halvings;
+    long long modules = loaded_entries(L);
+    w->work += modules * (1 + (depth < 22 ? depth : 22));
+}
+
 int bm_sandbox_message_handler(lua_State *L) {
     explain_error(L, L, 1, 1);
-    return bm_message_handler(L);
+    stack_walk walk = {L, 0};
+    if (lua_tostring(L, 1) == NULL) {
+        if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) {
+            lua_replace(L, 1);
+        } else {
+            lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+            lua_replace(L, 1);
+        }
+        lua_settop(L, 1);
+    } else if (lua_type(L, 1) == LUA_TSTRING) {
+        expand_frame_sources(L, 1, &walk);
+    }
+    count_traceback(L, &walk);
+    luaL_traceback(L, L, NULL, 1);
+    expand_frame_sources(L, -1, &walk);
+    lua_setfield(L, LUA_REGISTRYINDEX, BM_TRACEBACK_KEY);
+    charge_walk(L, &walk);
+    return 1;
 }
 
 /* ------------------------------------------------------------------------ */

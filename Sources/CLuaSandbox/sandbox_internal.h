@@ -13,6 +13,68 @@
    (a few microseconds of work). */
 #define BM_WORK_BATCH 4096
 
+/* Rates of work, in bytes per unit (one unit is worth about one VM
+   instruction, a nanosecond or two): a scan at memchr or memcmp speed, and a
+   loop that handles each byte in turn (UTF-8 decoding, Lua's lexer, reading
+   a number). */
+#define BM_SCAN_BYTES_PER_UNIT 64
+#define BM_LOOP_BYTES_PER_UNIT 1
+
+/* The most values a C function can push (Lua's stack holds at most
+   LUAI_MAXSTACK, a million slots): a range beyond it fails at once. */
+#define BM_MOST_RESULTS 1000000
+
+/* Work a library call may do without being charged: the call's own
+   instruction covers it (see work_clock.c), and a script's usual calls keep
+   the instruction counts they always had. */
+#define BM_FREE_UNITS 64
+
+/* Charges `units` of work done by one library call, beyond BM_FREE_UNITS;
+   reads the clock when they are at least a batch. */
+static inline void bm_charge_call(lua_State *L, long long units) {
+    if (units >= BM_FREE_UNITS) bm_charge_work(L, units, units >= BM_WORK_BATCH);
+}
+
+/* Lua's own C function behind a front-end, kept in the front-end's slot when
+   the sandbox is installed. Its address is the library's, the same in every
+   state of the process, so the slot is a static, written and read
+   atomically; the front-end is a C function without upvalues, which costs a
+   state nothing to install. */
+static inline lua_CFunction bm_lua_function(lua_CFunction *slot) {
+    return __atomic_load_n(slot, __ATOMIC_RELAXED);
+}
+
+/* Runs Lua's function kept in `slot` in the calling frame, on the arguments
+   as they are: its results, and its errors, which name the function and the
+   script's position as when Lua calls it directly. */
+static inline int bm_run_lua_function(lua_State *L, lua_CFunction *slot) {
+    return bm_lua_function(slot)(L);
+}
+
+/* Argument `arg` as an integer, `def` when it is absent or nil. Raises
+   nothing: returns 0 when it is neither (Lua's own function then raises the
+   error). A numeric string is read as Lua reads it, after charging its
+   length. */
+static inline int bm_optional_integer(lua_State *L, int arg, lua_Integer def, lua_Integer *value) {
+    if (lua_isnoneornil(L, arg)) {
+        *value = def;
+        return 1;
+    }
+    if (lua_type(L, arg) == LUA_TSTRING) bm_charge_call(L, (long long)(lua_rawlen(L, arg) / BM_LOOP_BYTES_PER_UNIT));
+    int isnum = 0;
+    *value = lua_tointegerx(L, arg, &isnum);
+    return isnum;
+}
+
+/* A position in a string of `length` bytes as Lua's string and utf8
+   functions read one: negative counts from the end, and one before the start
+   reads as 0. */
+static inline lua_Integer bm_relative_position(lua_Integer position, size_t length) {
+    if (position >= 0) return position;
+    if ((size_t)0 - (size_t)position > length) return 0;
+    return (lua_Integer)length + position + 1;
+}
+
 /* ------------------------------------------------------------------------ */
 /* The pattern matcher (pattern_matcher.c)                                   */
 /* ------------------------------------------------------------------------ */
@@ -78,6 +140,19 @@ int bm_matcher_push_captures(bm_matcher *m, const char *s, const char *e);
 /* Replace the functions of the library table on top of the stack. */
 void bm_sandbox_string_functions(lua_State *L);
 void bm_sandbox_table_functions(lua_State *L);
+void bm_sandbox_utf8_functions(lua_State *L);
+
+/* Put charging front-ends before Lua's own functions whose work grows with
+   a string argument (metered_functions.c): string.byte, format, pack and
+   unpack in the string table on top of the stack; load, tonumber and
+   collectgarbage in the globals table on top of the stack. */
+void bm_sandbox_metered_string_functions(lua_State *L);
+void bm_sandbox_metered_base_functions(lua_State *L);
+
+/* Replaces t[name] (t on top of the stack), Lua's own C function, by
+   `front`, keeping Lua's function in `slot` (see bm_lua_function); leaves t
+   alone when the field is something else. */
+void bm_put_front_end(lua_State *L, const char *name, lua_CFunction front, lua_CFunction *slot);
 
 /* Replaces `setmetatable` in the table on top of the stack (the globals)
    with the one that runs finalizers under the limits. */

@@ -194,14 +194,42 @@ static int sandbox_unpack(lua_State *L) {
     return (int)n;
 }
 
+/* Strings longer than this make a sort pay per comparison (see sandbox_sort). */
+#define BM_SORT_SHORT_STRING 256
+
+/*
+ * The work of `a < b` on two strings: Lua compares them with strcoll, piece
+ * by piece between zero bytes, up to the end of the shorter one. One unit
+ * per 64 bytes, and one per piece (each piece is a strcoll and a strlen).
+ */
+static long long string_comparison_units(lua_State *L, int a, int b) {
+    size_t la, lb;
+    const char *sa = lua_tolstring(L, a, &la);
+    (void)lua_tolstring(L, b, &lb);
+    size_t n = la < lb ? la : lb;
+    if (n < BM_SORT_SHORT_STRING) return 0;
+    long long pieces = 0;
+    for (const char *p = sa, *end = sa + n; (p = memchr(p, '\0', (size_t)(end - p))) != NULL; p++) pieces++;
+    return (long long)(n / BM_SCAN_BYTES_PER_UNIT) + pieces;
+}
+
 /*
  * The comparison table.sort makes, charged: upvalue 1 is the script's
- * comparator (nil for '<'), upvalue 2 a counter of comparisons.
+ * comparator (nil for '<'), upvalue 2 the work not charged yet. With '<',
+ * two long strings are charged for what comparing them scans.
  */
 static int charged_comparison(lua_State *L) {
-    long long *count = (long long *)lua_touserdata(L, lua_upvalueindex(2));
-    if (++*count % BM_WORK_BATCH == 0) bm_charge_work(L, BM_WORK_BATCH, 1);
-    if (lua_isnil(L, lua_upvalueindex(1))) {
+    long long *pending = (long long *)lua_touserdata(L, lua_upvalueindex(2));
+    int less_than = lua_isnil(L, lua_upvalueindex(1));
+    *pending += 1;
+    if (less_than && lua_type(L, 1) == LUA_TSTRING && lua_type(L, 2) == LUA_TSTRING)
+        *pending += string_comparison_units(L, 1, 2);
+    if (*pending >= BM_WORK_BATCH) {
+        long long units = *pending;
+        *pending = 0;
+        bm_charge_work(L, units, 1);
+    }
+    if (less_than) {
         lua_pushboolean(L, lua_compare(L, 1, 2, LUA_OPLT));
         return 1;
     }
@@ -216,12 +244,26 @@ static int charged_comparison(lua_State *L) {
 /* Arrays up to this size are sorted with their work charged up front. */
 #define BM_SORT_PREPAID_MAX 4096
 
+/* Whether the array part 1..n of the table at 1 holds a string longer than
+   BM_SORT_SHORT_STRING (n is at most BM_SORT_PREPAID_MAX). */
+static int has_long_string(lua_State *L, long long n) {
+    for (long long k = 1; k <= n; k++) {
+        int long_string = lua_rawgeti(L, 1, k) == LUA_TSTRING && lua_rawlen(L, -1) > BM_SORT_SHORT_STRING;
+        lua_pop(L, 1);
+        if (long_string) return 1;
+    }
+    return 0;
+}
+
 /*
  * table.sort: Lua's own sort (upvalue 1), so that equal elements end up in
  * the same order. The arguments are checked here first, so that errors name
  * 'sort'. With no budget armed, or for a plain array of at most
- * BM_SORT_PREPAID_MAX elements (which pays n log n up front), Lua's sort
- * runs as it is; otherwise every comparison is charged.
+ * BM_SORT_PREPAID_MAX elements (which pays n log n up front) that '<' does
+ * not sort by long strings, Lua's sort runs as it is; otherwise every
+ * comparison is charged (and with '<', what it scans of two long strings:
+ * one comparison of two 4 MiB strings that differ only at the end scans
+ * them whole, in C, where the count hook never runs).
  */
 static int sandbox_sort(lua_State *L) {
     check_table_like(L, 1, NEEDS_READ | NEEDS_WRITE | NEEDS_LENGTH);
@@ -232,7 +274,7 @@ static int sandbox_sort(lua_State *L) {
     if (!prepaid && lua_type(L, 1) == LUA_TTABLE) {
         if (luaL_getmetafield(L, 1, "__len") == LUA_TNIL) {
             long long n = (long long)lua_rawlen(L, 1);
-            if (n <= BM_SORT_PREPAID_MAX) {
+            if (n <= BM_SORT_PREPAID_MAX && !(lua_isnil(L, 2) && has_long_string(L, n))) {
                 long long work = n;
                 for (long long k = n; k > 1; k >>= 1) work += n;
                 bm_charge_work(L, work, 1);
@@ -242,10 +284,10 @@ static int sandbox_sort(lua_State *L) {
             lua_pop(L, 1);
         }
     }
-    long long *count = NULL;
+    long long *pending = NULL;
     if (!prepaid) {
-        count = (long long *)lua_newuserdatauv(L, sizeof(long long), 0); /* 3: stays until the end */
-        *count = 0;
+        pending = (long long *)lua_newuserdatauv(L, sizeof(long long), 0); /* 3: stays until the end */
+        *pending = 0;
     }
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_pushvalue(L, 1);
@@ -255,17 +297,20 @@ static int sandbox_sort(lua_State *L) {
         lua_pushcclosure(L, charged_comparison, 2);
     }
     if (lua_pcall(L, 2, 0, 0) != LUA_OK) {
-        /* Lua's sort adds the caller's position to this error; called from
-           here it has none, so put it back. */
+        /* Lua's sort adds the caller's position to this error, and the
+           budget to a limit's error; called from here they have none, so put
+           it back. */
         const char *message = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-        if (message != NULL && strcmp(message, "invalid order function for sorting") == 0) {
+        if (message != NULL && (strcmp(message, "invalid order function for sorting") == 0
+                                || strncmp(message, "instruction limit exceeded (", 28) == 0
+                                || strncmp(message, "time limit exceeded (", 21) == 0)) {
             luaL_where(L, 1);
             lua_insert(L, -2);
             lua_concat(L, 2);
         }
         return lua_error(L);
     }
-    if (count != NULL) bm_charge_work(L, *count % BM_WORK_BATCH, 0);
+    if (pending != NULL) bm_charge_work(L, *pending, 0);
     return 0;
 }
 

@@ -49,7 +49,11 @@ int bm_sandbox_set_limit_messages(struct lua_State *L);
 int bm_sandbox_mark_resolve_step(struct lua_State *L);
 
 /* The message handler Swift calls Lua with: explains the error as above,
-   then keeps a traceback as the shim's bm_message_handler does. */
+   gives a message that is not a string one (its __tostring, or "(error
+   object is a T value)"), puts back the whole names of long chunks on the
+   stack, and keeps a traceback in the registry (BM_TRACEBACK_KEY in the
+   shim). The stack levels and modules it reads are charged to the
+   instruction budget. */
 int bm_sandbox_message_handler(struct lua_State *L);
 
 /*

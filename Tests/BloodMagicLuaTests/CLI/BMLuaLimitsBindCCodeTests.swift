@@ -32,12 +32,26 @@ struct BMLuaLimitsBindCCodeTests {
         #expect(result.stderr.contains("instruction limit exceeded (1000000 instructions)"), "\(code): \(result.stderr)")
     }
 
-    @Test(arguments: slowCalls + ["while true do end", "local s = string.rep('x', 1 << 20) while true do local _ = s < s .. 'y' end"])
+    @Test(arguments: slowCalls + [
+        "while true do end", "local s = string.rep('x', 1 << 20) while true do local _ = s < s .. 'y' end",
+        "local a, b = ('x'):rep(1e4):rep(2e3), ('x'):rep(1e4):rep(2e3) while true do local _ = a == b end",
+    ])
     func aTimeLimitStopsAnyScript(_ code: String) throws {
         let result = try bmlua(["--max-time", "0.5", "-e", code], deadline: Self.deadline)
         #expect(!result.timedOut, "still running after \(Self.deadline) s: \(code)")
         #expect(result.status == 1)
         #expect(result.stderr.contains("time limit exceeded (0.5 s)"), "\(code): \(result.stderr)")
+    }
+
+    /// Issue 25: comparing two long strings of equal content is one VM
+    /// instruction but reads both whole. The loop ran for minutes under an
+    /// instruction limit (the strings themselves use 8 million of its 10).
+    @Test func aLoopComparingLongStringsStopsAtTheInstructionLimit() throws {
+        let code = "local a = string.rep('x', 4e6); local b = string.rep('x', 4e6); for i = 1, 1e6 do local _ = (a == b) end"
+        let result = try bmlua(["--max-instructions", "10000000", "-e", code], deadline: Self.deadline)
+        #expect(!result.timedOut, "still running after \(Self.deadline) s")
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("(command line):1: instruction limit exceeded (10000000 instructions)"), "\(result.stderr)")
     }
 
     @Test func aPatternErrorNamesTheScriptsLine() throws {

@@ -201,4 +201,102 @@ struct LuaSandboxLibraryDifferentialTests {
         """#
         try compare(script, minimumLines: 700)
     }
+
+    /// Issue 25: the front-ends that charge the work of Lua's utf8 functions,
+    /// string.byte, format, pack, unpack, tonumber and load run Lua's own
+    /// functions; utf8.len runs them on slices of a long string, whose ends
+    /// must never change a count or the position of an error.
+    @Test func chargedFrontEndsGiveLuasResultsAndErrors() throws {
+        let script = Self.serializer + #"""
+        math.randomseed(20251126)
+        local valid = { "a", "z", " ", "é", "€", "𝄞", "ß" }
+        local invalid = { "\x80", "\xbf", "\xc3", "\xe2\x82", "\xf0\x9d", "\xff", "\xfe",
+          "\xf8\x88\x80\x80\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xc0\x80" }
+        local function text(n)
+          local parts, size = {}, 0
+          while size < n do
+            local piece = valid[math.random(#valid)]
+            parts[#parts + 1] = piece
+            size = size + #piece
+          end
+          return table.concat(parts)
+        end
+        local lines = {}
+        -- Long strings: utf8.len over slices of 64 KiB.
+        for case = 1, 40 do
+          local s = text(case % 2 == 0 and 70000 or 140000)
+          if case % 4 ~= 0 then -- one bad sequence, often just around a slice's end
+            local at = case % 4 == 1 and math.random(1, #s) or 65536 * math.random(1, 2) + math.random(-6, 6)
+            at = math.max(0, math.min(#s, at))
+            s = s:sub(1, at) .. invalid[math.random(#invalid)] .. s:sub(at + 1)
+          end
+          if case % 5 == 0 then -- a run of continuation bytes across a slice's end
+            local at = 65536 - math.random(0, 8)
+            s = s:sub(1, at) .. ("\x80"):rep(math.random(1, 12)) .. s:sub(at + 1)
+          end
+          for _, lax in ipairs { false, true } do
+            lines[#lines + 1] = try(utf8.len, s, 1, -1, lax)
+            lines[#lines + 1] = try(utf8.len, s, math.random(1, 200), -1, lax)
+            lines[#lines + 1] = try(utf8.len, s, math.random(-#s - 2, #s + 2), math.random(-#s - 2, #s + 2), lax)
+            lines[#lines + 1] = try(utf8.len, s, 65530 + math.random(0, 12), -math.random(1, 100), lax)
+          end
+        end
+        -- Short strings, every argument shape.
+        local short = { "", "abc", "héllo", "\x80abc", "ab\xff", "€€", "a\0b", "𝄞x", "\xf8\x88\x80\x80\x80", "12", " 0x1F ", "1e3" }
+        local positions = { -10, -1, 0, 1, 2, 3, 100 }
+        for _, s in ipairs(short) do
+          for _, n in ipairs { -3, -1, 0, 1, 2, 5 } do
+            for _, i in ipairs(positions) do lines[#lines + 1] = try(utf8.offset, s, n, i) end
+            lines[#lines + 1] = try(utf8.offset, s, n)
+          end
+          for _, i in ipairs(positions) do
+            for _, j in ipairs(positions) do
+              lines[#lines + 1] = try(utf8.codepoint, s, i, j)
+              lines[#lines + 1] = try(utf8.codepoint, s, i, j, true)
+              lines[#lines + 1] = try(utf8.len, s, i, j)
+              lines[#lines + 1] = try(string.byte, s, i, j)
+            end
+            lines[#lines + 1] = try(string.byte, s, i)
+          end
+          for _, lax in ipairs { false, true } do
+            lines[#lines + 1] = try(function()
+              local out = {}
+              for p, c in utf8.codes(s, lax) do out[#out + 1] = p .. ":" .. c end
+              return table.concat(out, ",")
+            end)
+          end
+          local next = utf8.codes("")
+          for _, k in ipairs { -1, 0, 1, 2, 3, 10 } do lines[#lines + 1] = try(next, s, k) end
+          for _, f in ipairs { "z", "zz", "c1z", "s1", "i2z", "B", "" } do
+            lines[#lines + 1] = try(string.unpack, f, s)
+            lines[#lines + 1] = try(string.unpack, f, s, 2)
+            lines[#lines + 1] = try(string.unpack, f, s, -1)
+          end
+          lines[#lines + 1] = try(string.format, "%s|%.1s|%5s|%q", s, s, s, s)
+          lines[#lines + 1] = try(string.pack, "z", s)
+          lines[#lines + 1] = try(string.pack, "s1", s)
+          lines[#lines + 1] = try(tonumber, s)
+          lines[#lines + 1] = try(tonumber, s, 16)
+          lines[#lines + 1] = try(load, s)
+          lines[#lines + 1] = try(load, "return " .. s)
+        end
+        for _, args in ipairs {
+          {}, { 42 }, { "abc", "x" }, { "abc", 1.5 }, { "abc", 1, 2.5 }, { {} }, { "abc", math.mininteger, math.maxinteger },
+        } do
+          for _, f in ipairs { utf8.len, utf8.offset, utf8.codepoint, utf8.codes, string.byte, string.unpack, string.format, tonumber } do
+            lines[#lines + 1] = try(f, table.unpack(args))
+          end
+        end
+        lines[#lines + 1] = try(load, function() return nil end)
+        lines[#lines + 1] = try(load, function() return {} end)
+        local pieces = { "return ", "1 ", "+ 41" }
+        lines[#lines + 1] = show(load(function() return table.remove(pieces, 1) end)())
+        lines[#lines + 1] = try(collectgarbage, "isrunning")
+        lines[#lines + 1] = try(collectgarbage, "bogus")
+        lines[#lines + 1] = try(collectgarbage, "step", "x")
+        -- Bytes that are not ASCII as \ddd: the transcript is read as UTF-8.
+        return (table.concat(lines, "\n"):gsub("[\128-\255]", function(c) return "\\" .. c:byte() end))
+        """#
+        try compare(script, minimumLines: 3_800)
+    }
 }

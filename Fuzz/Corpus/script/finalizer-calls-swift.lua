@@ -1,7 +1,7 @@
 -- Re-entrancy (issue 25): finalizers that call bm and the exposed Gauge
 -- while Swift functions run, and that use Gauge objects whose own
 -- finalizers may have run first.
-collectgarbage("incremental", 50, 400)
+collectgarbage("incremental", 120, 200) -- a cycle at every 20% of growth (a pause under 100 collects without end, which the budget charges)
 bm.initializer { type = "Dep", init = function() return { x = 1 } end }
 local Box = bm.class("Box", { dep = bm.spell.lazy("Dep"), p = bm.spell.preference { default = { 1, 2 } } })
 local fin = { __gc = function(self)

@@ -1,6 +1,6 @@
 -- Re-entrancy (issue 25): pcall, xpcall, coroutine.resume, close and wrap
 -- nested in callbacks, handlers, __close and finalizers.
-collectgarbage("incremental", 50, 400)
+collectgarbage("incremental", 120, 200) -- a cycle at every 20% of growth (a pause under 100 collects without end, which the budget charges)
 local fin = { __gc = function()
   local ok, message = pcall(error, "in finalizer", 0)
   assert(not ok and message == "in finalizer")

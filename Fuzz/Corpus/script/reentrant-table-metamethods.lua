@@ -1,7 +1,7 @@
 -- Re-entrancy (issue 25): table.sort, concat, insert, remove, move and
 -- unpack whose comparators and metamethods sort, concatenate and make
 -- garbage with finalizers that do the same.
-collectgarbage("incremental", 50, 400)
+collectgarbage("incremental", 120, 200) -- a cycle at every 20% of growth (a pause under 100 collects without end, which the budget charges)
 local fin = { __gc = function()
   local t = { 3, 1, 2 }
   table.sort(t)

@@ -26,14 +26,55 @@ enum LuaChunkNames {
     /// `text` with every cut form of the given chunk names (each `@path` or
     /// `=name`) replaced by the whole name, and the cut form of a file that
     /// `require` failed to load (named in the message itself) too.
+    ///
+    /// One pass over `text`, whatever the number of names: every cut form is
+    /// `LUA_IDSIZE - 1` bytes long, so each position is looked up once in a
+    /// table of the cut forms (a 4-byte prefix filter first), and a match is
+    /// skipped whole. O(names + LUA_IDSIZE * text). (A message is a script's
+    /// to choose: replacing name by name scanned it once per name, and a
+    /// message listing thousands of `from file '...'` parts was quadratic.)
     static func expand(_ text: [UInt8], names: some Sequence<[UInt8]>) -> [UInt8] {
         guard !text.isEmpty else { return text }
-        var result = text
-        for name in Array(names) + loadingFailures(in: text) {
-            guard let short = shortSource(of: name) else { continue }
-            result = replacing(short, with: Array(name.dropFirst()), in: result)
+        let width = Int(LUA_IDSIZE) - 1
+        var whole: [[UInt8]: [UInt8]] = [:]
+        var prefixes: Set<UInt32> = []
+        for name in names {
+            note(name, width: width, into: &whole, prefixes: &prefixes)
         }
+        for name in loadingFailures(in: text) {
+            note(name, width: width, into: &whole, prefixes: &prefixes)
+        }
+        guard !whole.isEmpty, text.count >= width else { return text }
+        var result: [UInt8] = []
+        var copied = 0
+        var i = 0
+        while i <= text.count - width {
+            guard prefixes.contains(prefix(text, at: i)), let name = whole[Array(text[i..<(i + width)])] else {
+                i += 1
+                continue
+            }
+            result += text[copied..<i]
+            result += name
+            i += width
+            copied = i
+        }
+        if copied == 0 { return text }
+        result += text[copied...]
         return result
+    }
+
+    /// Adds the cut form of `name` (when Lua cuts it) and its whole form.
+    private static func note(_ name: [UInt8], width: Int, into whole: inout [[UInt8]: [UInt8]],
+                             prefixes: inout Set<UInt32>) {
+        guard let short = shortSource(of: name), short.count == width, whole[short] == nil else { return }
+        whole[short] = Array(name.dropFirst())
+        prefixes.insert(prefix(short, at: 0))
+    }
+
+    /// The four bytes at `index` as one number (the lookup's filter).
+    private static func prefix(_ bytes: [UInt8], at index: Int) -> UInt32 {
+        UInt32(bytes[index]) | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2]) << 16
+            | UInt32(bytes[index + 3]) << 24
     }
 
     /// `@path` of each `from file 'path'` in a message of `require`.
@@ -58,21 +99,6 @@ enum LuaChunkNames {
             i += 1
         }
         return nil
-    }
-
-    private static func replacing(_ needle: [UInt8], with replacement: [UInt8], in haystack: [UInt8]) -> [UInt8] {
-        guard var next = firstIndex(of: needle, in: haystack, from: 0) else { return haystack }
-        var result: [UInt8] = []
-        var copied = 0
-        while true {
-            result += haystack[copied..<next]
-            result += replacement
-            copied = next + needle.count
-            guard let found = firstIndex(of: needle, in: haystack, from: copied) else { break }
-            next = found
-        }
-        result += haystack[copied...]
-        return result
     }
 }
 

@@ -67,6 +67,28 @@ struct LuaSourcePositionTests {
             == "error loading module 'm' from file '\(whole)':\n\t\(whole):2: unexpected symbol")
     }
 
+    /// A message is a script's to choose: one that names thousands of files
+    /// (`from file '...'`, each a name to expand) is expanded in one pass,
+    /// not once per name (quadratic: 20,000 parts took minutes).
+    @Test func aMessageNamingThousandsOfFilesIsExpandedInOnePass() {
+        let parts = (0..<20_000).map { i in
+            "error loading module 'm' from file '/tmp/\(String(repeating: "x", count: 60))/\(i).lua':\n"
+        }
+        let message = Array(parts.joined().utf8)
+        let started = ContinuousClock.now
+        let expanded = LuaChunkNames.expand(message, names: [])
+        #expect(expanded == message)
+        #expect(ContinuousClock.now - started < .seconds(5))
+        let long = "@/tmp/" + String(repeating: "deep/", count: 15) + "wiring.lua"
+        let short = String(decoding: LuaChunkNames.shortSource(of: Array(long.utf8))!, as: UTF8.self)
+        let many = Array(String(repeating: "\(short):1: x\n", count: 20_000).utf8)
+        let names = (0..<5_000).map { Array("@/tmp/\(String(repeating: "y", count: 80))/\($0).lua".utf8) } + [Array(long.utf8)]
+        let start2 = ContinuousClock.now
+        let result = String(decoding: LuaChunkNames.expand(many, names: names), as: UTF8.self)
+        #expect(result == String(repeating: "\(long.dropFirst()):1: x\n", count: 20_000))
+        #expect(ContinuousClock.now - start2 < .seconds(5))
+    }
+
     /// An error caught by pcall, whose chunk has returned, is expanded from
     /// the names the state loaded.
     @Test func messagesTakenAfterTheChunkReturnedAreExpandedToo() throws {

@@ -102,6 +102,6 @@ struct NameSimilarityTests {
         #expect(NameSimilarity.editDistance(a, Array(repeating: UInt8(ascii: "b"), count: 1 << 20), atMost: 3) == nil)
         #expect(NameSimilarity.Pattern(b).occurs(in: a) == false)
         #expect(NameSimilarity.Pattern(Array(b[1000...])).occurs(in: b))
-        #expect(ContinuousClock.now - started < .seconds(2))
+        #expect(ContinuousClock.now - started < .seconds(20)) // generous for sanitized and loaded runs; the quadratic search took hours
     }
 }

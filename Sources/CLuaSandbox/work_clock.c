@@ -92,12 +92,14 @@ typedef struct work_clock {
 } work_clock;
 
 /* Sanitizer runtimes make allocation (their malloc) and every instrumented
-   load several times slower, which the calibration's memcmp does not see; a
-   sanitized process (a test run, never a product) allows each unit sixteen
-   times as long, so that its budgets run out where a plain build's do. */
+   load several times slower (ThreadSanitizer ten times and more), which the
+   calibration's memcmp does not see; a sanitized process (a test run, never a
+   product) allows each unit that much longer, so that its budgets run out
+   where a plain build's do. */
 extern void __asan_init(void) __attribute__((weak));
 extern void __tsan_init(void) __attribute__((weak));
-#define BM_SANITIZED_ALLOWANCE_FACTOR 16
+#define BM_ASAN_ALLOWANCE_FACTOR 16
+#define BM_TSAN_ALLOWANCE_FACTOR 256
 
 static work_clock measured;
 static pthread_once_t measured_once = PTHREAD_ONCE_INIT;
@@ -136,7 +138,8 @@ static void calibrate(void) {
     if (c.unit_ns < 0.05) c.unit_ns = 0.05;
     if (c.unit_ns > 100.0) c.unit_ns = 100.0;
     c.allowance_ns = c.unit_ns * BM_UNIT_ALLOWANCE;
-    if (__asan_init != NULL || __tsan_init != NULL) c.allowance_ns *= BM_SANITIZED_ALLOWANCE_FACTOR;
+    if (__tsan_init != NULL) c.allowance_ns *= BM_TSAN_ALLOWANCE_FACTOR;
+    else if (__asan_init != NULL) c.allowance_ns *= BM_ASAN_ALLOWANCE_FACTOR;
     c.slow_ticks = (unsigned long long)(c.allowance_ns * c.ticks_per_ns) + 1;
     c.interval_ticks = (unsigned long long)(BM_HOOK_INTERVAL_NS * c.ticks_per_ns) + 1;
     measured = c;

@@ -1,4 +1,5 @@
 import CLua
+import CLuaHost
 
 // The Swift entry points that the C metamethods and method closures of
 // exposed types call directly (see bm_exposed_* in shim.h). Each returns a

@@ -1,4 +1,5 @@
 import CLua
+import CLuaHost
 
 /// One method or property of an exposed type, with its Swift closures
 /// already specialised to the Swift type. Lua reaches it unretained (a light

@@ -1,4 +1,5 @@
 import CLua
+import CLuaHost
 
 /// Describes how a Swift class appears in Lua: its name, constructor,
 /// properties, methods and the protocols it conforms to.

@@ -1,5 +1,5 @@
 import CLua
-import CLuaSandbox
+import CLuaHost
 import Foundation
 
 // Protected calls with the traceback message handler (the one-call form,

@@ -1,4 +1,5 @@
 import CLua
+import CLuaHost
 
 // What Lua's debug interface tells the host about the running code: the
 // nearest script frame (C frames and BloodMagic's internal chunks skipped)

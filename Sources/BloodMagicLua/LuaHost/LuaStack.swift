@@ -1,4 +1,5 @@
 import CLua
+import CLuaHost
 
 /// Typed access to a Lua stack, valid only inside ``LuaState/withStack(_:)``
 /// or a Swift callback called from Lua.

@@ -1,6 +1,5 @@
 /*
- * bm_limits.h: the limits of a BloodMagic Lua state (included by shim.h,
- * after the API macros are re-declared).
+ * bm_limits.h: the limits of a BloodMagic Lua state.
  *
  * A state has up to three budgets:
  *   - memory: the bytes it holds at once (the counting allocator);
@@ -19,16 +18,22 @@
  * no C function of ours sees. The count hook therefore also times the
  * interval since its last call (bm_ticks): an interval far slower than the
  * units charged in it can be takes the hook's slow path (work_clock.c in
- * CLuaSandbox), which reads the deadline more often and charges the excess
+ * CLuaHost), which reads the deadline more often and charges the excess
  * CPU time to the instruction budget.
  *
- * Everything here is static inline: the module is a system library and has
- * no object file of its own.
+ * The allocator, the count hook and closing are in limits.c (Lua calls the
+ * first two through pointers). What stays static inline here runs on every
+ * call into or out of Lua and Swift, or in the sandbox's charged loops.
  */
-#ifndef BLOODMAGIC_CLUA_LIMITS_H
-#define BLOODMAGIC_CLUA_LIMITS_H
+#ifndef BLOODMAGIC_BM_LIMITS_H
+#define BLOODMAGIC_BM_LIMITS_H
 
+#include "../../CLua/CLua.h"
+#include <stddef.h>
+#include <string.h>
 #include <time.h>
+
+#define BLOODMAGIC_CLUA_LIMITS_H
 
 /*
  * One block per Lua state, owned by Swift, reachable from the allocator's
@@ -103,7 +108,7 @@ typedef struct bm_limits {
 enum { BM_REFUSED_NONE = 0, BM_REFUSED_MEMORY = 1, BM_REFUSED_INSTRUCTIONS = 2, BM_REFUSED_TIME = 3 };
 
 /*
- * The count hook's slow path (work_clock.c in CLuaSandbox), for an interval
+ * The count hook's slow path (work_clock.c in CLuaHost), for an interval
  * that took longer than its `units` may, or a step below the full one: sets
  * this thread's step so that the hook runs about every millisecond, and
  * charges the CPU time spent beyond what the units charged since may take.
@@ -121,9 +126,11 @@ void bm_hook_big_block(bm_limits *lim, size_t bytes);
 
 /* Bytes of growth the allocator charges as one instruction. */
 #define BM_BYTES_PER_INSTRUCTION 64
+
 /* Growth from which the allocator reads the clock, and refuses a block when
    the instruction budget or the deadline is spent. */
 #define BM_BIG_BLOCK ((size_t)1 << 16)
+
 /* Finalizers run while a state closes get this much time when the state has
    neither an instruction nor a time limit: closing never runs user code
    unbounded. */
@@ -208,58 +215,14 @@ static inline int bm_budget_armed(const bm_limits *lim) {
  * instruction budget is spent (growth is charged to it) or the armed
  * deadline has passed; `refused` says which, for the error Swift reports.
  */
-static inline void *bm_counting_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
-    bm_limits *lim = (bm_limits *)ud;
-    size_t old = ptr ? osize : 0;
-    if (nsize == 0) {
-        free(ptr);
-        lim->used -= old;
-        return NULL;
-    }
-    if (nsize > old && lim->swift_depth == 0) {
-        if (lim->memory_limit != 0 && lim->used - old + nsize > lim->memory_limit) {
-            lim->memory_limit_hit = 1;
-            lim->refused = BM_REFUSED_MEMORY;
-            return NULL; /* Lua raises LUA_ERRMEM; no Swift frame is on the way */
-        }
-        size_t growth = nsize - old;
-        if (lim->instruction_limit > 0) lim->instructions_left -= (long long)(growth / BM_BYTES_PER_INSTRUCTION);
-        /* Only big blocks are refused for a spent budget: the count hook
-           stops a run soon enough, and the small blocks that raising an
-           error needs (its message, a traceback) must not fail. */
-        if (growth >= BM_BIG_BLOCK) {
-            if (lim->instruction_limit > 0 && lim->instructions_left < 0) {
-                lim->instruction_limit_hit = 1;
-                lim->refused = BM_REFUSED_INSTRUCTIONS;
-                return NULL;
-            }
-            if (lim->deadline_ns != 0 && bm_now_ns() >= lim->deadline_ns) {
-                lim->time_limit_hit = 1;
-                lim->refused = BM_REFUSED_TIME;
-                return NULL;
-            }
-            if (bm_budget_armed(lim)) bm_hook_big_block(lim, growth);
-        }
-    }
-    void *p = realloc(ptr, nsize);
-    if (p == NULL) {
-        if (nsize <= old) return ptr; /* Lua assumes shrinking never fails */
-        if (lim->swift_depth > 0) {
-            fputs("bloodmagic: out of memory while Swift holds the Lua state\n", stderr);
-            abort();
-        }
-        lim->refused = BM_REFUSED_NONE;
-        return NULL;
-    }
-    lim->used = lim->used - old + nsize;
-    if (lim->used > lim->peak) lim->peak = lim->used;
-    return p;
-}
+void *bm_counting_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
+
+/* The count hook: charges the instructions since its last call and reads the
+   clock. Raises from C, with the position of the running code. */
+void bm_count_hook(lua_State *L, lua_Debug *ar);
 
 /* Which budget a limit error is about. */
 enum { BM_LIMIT_INSTRUCTIONS = 1, BM_LIMIT_TIME = 2 };
-
-static inline void bm_count_hook(lua_State *L, lua_Debug *ar);
 
 /*
  * Raises the error of a used-up budget on `L`, prefixed with `where` (a
@@ -292,43 +255,6 @@ static inline int bm_budget_exhausted(const bm_limits *lim, int read_clock) {
     if (lim->instruction_limit > 0 && lim->instructions_left < 0) return BM_LIMIT_INSTRUCTIONS;
     if (read_clock && lim->deadline_ns != 0 && bm_now_ns() >= lim->deadline_ns) return BM_LIMIT_TIME;
     return 0;
-}
-
-/* The count hook: charges the instructions since its last call and reads the
-   clock. Raises from C, with the position of the running code. */
-static inline void bm_count_hook(lua_State *L, lua_Debug *ar) {
-    bm_limits *lim = bm_limits_of(L);
-    if (lim == NULL) return;
-    /* This thread's own step: a coroutine keeps the step it was given (or
-       inherited) while the main thread's is set at each run. */
-    int count = lua_gethookcount(L);
-    if (lim->instruction_limit > 0) lim->instructions_left -= count;
-    /* The interval's time, less the time in Swift callbacks, against the
-       units charged in it (instructions, and what the allocator and
-       bm_charge_work added). A multiplication and a comparison; the slow
-       path is out of line. */
-    unsigned long long now = bm_ticks();
-    long long units = lim->instruction_limit > 0 ? lim->hook_left - lim->instructions_left : count;
-    unsigned long long in_swift = lim->swift_ticks - lim->hook_swift_ticks;
-    unsigned long long elapsed = now - lim->hook_ticks;
-    unsigned long long allowed;
-    if (count < lim->hook_step || units <= 0
-        || (!__builtin_mul_overflow((unsigned long long)units, lim->hook_slow_ticks, &allowed)
-            && elapsed > in_swift && elapsed - in_swift > allowed)) {
-        bm_hook_slow_interval(L, lim, now, units, count);
-    }
-    lim->hook_ticks = now;
-    lim->hook_left = lim->instructions_left;
-    lim->hook_swift_ticks = lim->swift_ticks;
-    int which = bm_budget_exhausted(lim, 1);
-    if (which == 0) return;
-    if (lua_getinfo(L, "Sl", ar) && ar->currentline > 0) {
-        char where[LUA_IDSIZE + 32];
-        snprintf(where, sizeof where, "%s:%d: ", ar->short_src, ar->currentline);
-        bm_raise_limit(L, lim, which, where);
-    } else {
-        bm_raise_limit(L, lim, which, "");
-    }
 }
 
 /*
@@ -442,17 +368,9 @@ static inline void bm_finalizer_budget_leave(bm_limits *lim, int armed) {
 /*
  * Closes a state. Finalizers that run now get the idle budget, freshly
  * started (a default time budget when no limit is configured); the sandbox's
- * finalizers run under the memory limit too (see CLuaSandbox).
+ * finalizers run under the memory limit too (see finalizers.c).
  */
-static inline void bm_close_state(lua_State *L) {
-    bm_limits *lim = bm_limits_of(L);
-    lim->swift_depth = 1;
-    lim->run_depth = 0;
-    lim->idle_budget_started = 0;
-    lim->closing = 1;
-    bm_disarm_budget(L, lim);
-    lua_close(L);
-}
+void bm_close_state(lua_State *L);
 
 /* Marks that registry references wait to be released (any thread; the
    caller holds the Swift queue's lock). */
@@ -465,4 +383,4 @@ static inline int bm_release_pending(const bm_limits *lim) {
     return __atomic_load_n(&lim->release_pending, __ATOMIC_ACQUIRE);
 }
 
-#endif /* BLOODMAGIC_CLUA_LIMITS_H */
+#endif /* BLOODMAGIC_BM_LIMITS_H */

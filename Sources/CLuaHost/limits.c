@@ -98,3 +98,36 @@ void bm_close_state(lua_State *L) {
     bm_disarm_budget(L, lim);
     lua_close(L);
 }
+
+int bm_finalizer_budget_enter(bm_limits *lim) {
+    if (bm_budget_armed(lim)) return 0;
+    long long instructions = lim->configured_instruction_limit;
+    long long time_ns = lim->configured_time_limit_ns;
+    if (lim->closing && instructions <= 0 && time_ns <= 0) time_ns = BM_CLOSE_DEFAULT_TIME_NS;
+    if (instructions <= 0 && time_ns <= 0) return 0;
+    if (!lim->idle_budget_started) {
+        lim->idle_budget_started = 1;
+        lim->idle_instructions_left = instructions;
+        lim->idle_deadline_ns = time_ns > 0 ? bm_now_ns() + time_ns : 0;
+    }
+    lim->instruction_limit = instructions > 0 ? instructions : 0;
+    lim->instructions_left = lim->idle_instructions_left;
+    lim->time_limit_ns = time_ns;
+    lim->deadline_ns = lim->idle_deadline_ns;
+    if (lim->hook_step <= 0) lim->hook_step = 1000;
+    lim->hook_ticks = bm_ticks();
+    lim->hook_left = lim->instructions_left;
+    lim->cpu_mark_ns = 0;
+    lim->swift_timing = 0;
+    lim->hook_swift_ticks = lim->swift_ticks;
+    return 1;
+}
+
+void bm_finalizer_budget_leave(bm_limits *lim, int armed) {
+    if (!armed) return;
+    lim->idle_instructions_left = lim->instructions_left;
+    lim->instruction_limit = 0;
+    lim->deadline_ns = 0;
+    lim->cpu_mark_ns = 0;
+    lim->swift_timing = 0;
+}

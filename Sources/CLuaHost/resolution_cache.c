@@ -3,6 +3,15 @@
  */
 #include "bm_resolution_cache.h"
 
+/* The generation as a Lua integer, or LUA_MININTEGER (matching no cache
+   entry) once the state has released the registry's box. Upvalue `source`
+   is the bm_generation_source. */
+static lua_Integer bm_read_generation(lua_State *L, int source) {
+    const bm_generation_source *g = (const bm_generation_source *)lua_touserdata(L, lua_upvalueindex(source));
+    if (g == NULL || g->registry == NULL || g->read == NULL) return BM_LUA_MININTEGER;
+    return (lua_Integer)g->read(g->registry);
+}
+
 void bm_set_generation_reader(lua_State *L, bm_generation_fn read) {
     ((bm_generation_source *)lua_touserdata(L, -1))->read = read;
 }

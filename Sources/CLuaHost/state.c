@@ -53,3 +53,8 @@ lua_State *bm_newstate(bm_limits *limits) {
     lua_setwarnf(L, bm_warnf_off, L); /* warnings off by default, as lua.c */
     return L;
 }
+
+const char *bm_full_source(const lua_Debug *ar) {
+    if (ar->source != NULL && (ar->source[0] == '@' || ar->source[0] == '=')) return ar->source + 1;
+    return ar->short_src;
+}

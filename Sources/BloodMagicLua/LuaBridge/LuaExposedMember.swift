@@ -29,7 +29,7 @@ final class LuaExposedMember {
     /// annotations); nil for a method that reads its own arguments.
     let argumentTypes: [Any.Type]?
     /// For a property stored in the object as a plain value (`BM_STORED_*`
-    /// in the shim), its kind and byte offset: `__index` then reads it in C.
+    /// in bm_exposed.h), its kind and byte offset: `__index` then reads it in C.
     let storedKind: Int32
     let storedOffset: Int
 

@@ -54,6 +54,7 @@ enum {
 /* The block at `idx` when it is an exposed object of the type `tag`.
    lua_touserdata is NULL for anything but userdata, and lua_rawlen is 0 for
    light userdata, so two calls tell a block of ours from anything else. */
+/* Inline: every exposed method, __index and __newindex call runs it (LuaBridgeBenchmarks-style rows of LuaHostBenchmarks). */
 static inline __attribute__((always_inline)) bm_exposed_object *bm_exposed_check(lua_State *L, int idx, const void *tag) {
     bm_exposed_object *block = (bm_exposed_object *)lua_touserdata(L, idx);
     if (block == NULL || lua_rawlen(L, idx) != sizeof(bm_exposed_object)) return NULL;
@@ -61,6 +62,7 @@ static inline __attribute__((always_inline)) bm_exposed_object *bm_exposed_check
 }
 
 /* Calls a Swift entry with the same bookkeeping as bm_trampoline. */
+/* Inline: the Swift entry of every exposed member call (same rows as bm_exposed_check). */
 static inline __attribute__((always_inline)) int bm_exposed_call(lua_State *L, bm_exposed_entry fn, void *object, const void *tag, void *member) {
     bm_reserve_swift_stack(L);
     bm_swift_frame frame = bm_enter_swift(L);

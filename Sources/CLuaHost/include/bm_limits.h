@@ -136,15 +136,18 @@ void bm_hook_big_block(bm_limits *lim, size_t bytes);
    unbounded. */
 #define BM_CLOSE_DEFAULT_TIME_NS 1000000000LL
 
+/* Inline: one load, read on every call into or out of Swift and by the allocator. */
 static inline bm_limits *bm_limits_of(lua_State *L) {
     return *(bm_limits **)lua_getextraspace(L);
 }
 
+/* Inline: one store; kept beside bm_limits_of. */
 static inline void bm_set_limits(lua_State *L, bm_limits *limits) {
     *(bm_limits **)lua_getextraspace(L) = limits;
 }
 
 /* Monotonic clock, in nanoseconds. */
+/* Inline: read by the count hook and bm_charge_work in their loops. */
 static inline long long bm_now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -158,6 +161,7 @@ static inline long long bm_now_ns(void) {
  * work_clock.c; only differences between two readings on one thread mean
  * anything.
  */
+/* Inline: one instruction (rdtsc / cntvct), read on every entry into and exit from Swift. */
 static inline unsigned long long bm_ticks(void) {
 #if defined(__x86_64__) || defined(__i386__)
     return __builtin_ia32_rdtsc();
@@ -174,6 +178,7 @@ static inline unsigned long long bm_ticks(void) {
    of Swift are timed, one begins. A stretch inside a stretch (a Swift
    finalizer run by a collection that Swift's allocation started) has its
    time counted twice, never as the script's. */
+/* Inline: every call into Swift (lua.call and callback rows of LuaHostBenchmarks, BMBenchmarks). */
 static inline __attribute__((always_inline)) void bm_swift_call_begins(bm_limits *lim) {
     if (__builtin_expect(lim->swift_timing, 0)) {
         lim->swift_ticks -= bm_ticks();
@@ -184,6 +189,7 @@ static inline __attribute__((always_inline)) void bm_swift_call_begins(bm_limits
 /* The Swift function returns: the stretch it began, if any, ends. (Calls
    nest, and timing stays on until the run ends, so a call that began no
    stretch is never inside one that did.) */
+/* Inline: every return from Swift (as bm_swift_call_begins). */
 static inline __attribute__((always_inline)) void bm_swift_call_ends(bm_limits *lim) {
     if (__builtin_expect(lim->swift_open > 0, 0)) {
         lim->swift_ticks += bm_ticks();
@@ -193,17 +199,20 @@ static inline __attribute__((always_inline)) void bm_swift_call_ends(bm_limits *
 
 /* Swift code in a timed stretch runs Lua (a protected call, a finalizer):
    returns whether the stretch pauses, to be passed to bm_swift_resumes. */
+/* Inline: every bm_call_at (the lua.call rows). */
 static inline __attribute__((always_inline)) int bm_swift_pauses(bm_limits *lim) {
     if (__builtin_expect(lim->swift_open == 0, 1)) return 0;
     lim->swift_ticks += bm_ticks();
     return 1;
 }
 
+/* Inline: every bm_call_at (the lua.call rows). */
 static inline __attribute__((always_inline)) void bm_swift_resumes(bm_limits *lim, int paused) {
     if (paused) lim->swift_ticks -= bm_ticks();
 }
 
 /* Whether an instruction budget or a deadline is armed. */
+/* Inline: one compare, tested on hot paths of the allocator and finalizers. */
 static inline int bm_budget_armed(const bm_limits *lim) {
     return lim->instruction_limit > 0 || lim->deadline_ns != 0;
 }
@@ -230,6 +239,7 @@ enum { BM_LIMIT_INSTRUCTIONS = 1, BM_LIMIT_TIME = 2 };
  * this thread, so that a script which catches the error with pcall cannot
  * keep running for long.
  */
+/* Inline: reached from bm_charge_work, which the sandbox's loops inline. */
 static inline int bm_raise_limit(lua_State *L, bm_limits *lim, int which, const char *where) {
     (void)lua_checkstack(L, 2);
     lua_sethook(L, bm_count_hook, LUA_MASKCOUNT, 1);
@@ -251,6 +261,7 @@ static inline int bm_raise_limit(lua_State *L, bm_limits *lim, int which, const 
 }
 
 /* Which budget, if any, is used up now; reads the clock when `read_clock`. */
+/* Inline: the test in bm_charge_work, run per batch of the sandbox's loops. */
 static inline int bm_budget_exhausted(const bm_limits *lim, int read_clock) {
     if (lim->instruction_limit > 0 && lim->instructions_left < 0) return BM_LIMIT_INSTRUCTIONS;
     if (read_clock && lim->deadline_ns != 0 && bm_now_ns() >= lim->deadline_ns) return BM_LIMIT_TIME;
@@ -263,6 +274,7 @@ static inline int bm_budget_exhausted(const bm_limits *lim, int read_clock) {
  * deadline. Raises the limit's error with the caller's position when a
  * budget is used up. A no-op when nothing is armed.
  */
+/* Inline: charged per batch inside the pattern matcher and table loops (compiled into their .c files). */
 static inline void bm_charge_work(lua_State *L, long long units, int read_clock) {
     bm_limits *lim = bm_limits_of(L);
     if (lim == NULL || !bm_budget_armed(lim)) return;
@@ -282,6 +294,7 @@ static inline void bm_charge_work(lua_State *L, long long units, int read_clock)
  * Arms a budget on `L`: `limit` instructions of which `left` remain (0: no
  * instruction budget), and a deadline (0: none) for a budget of `time_ns`.
  */
+/* Inline: part of bm_call_at's outermost call (the lua.call rows). */
 static inline void bm_arm_budget(lua_State *L, bm_limits *lim, long long limit, long long left,
                                  long long time_ns, long long deadline) {
     lim->instruction_limit = limit > 0 ? limit : 0;
@@ -300,6 +313,7 @@ static inline void bm_arm_budget(lua_State *L, bm_limits *lim, long long limit, 
 }
 
 /* Disarms the budget on `L`; the hit flags stay for the caller. */
+/* Inline: part of bm_call_at's outermost call (the lua.call rows). */
 static inline void bm_disarm_budget(lua_State *L, bm_limits *lim) {
     lim->instruction_limit = 0;
     lim->deadline_ns = 0;
@@ -311,6 +325,7 @@ static inline void bm_disarm_budget(lua_State *L, bm_limits *lim) {
  * Starts a top-level run: clears the hit flags, renews the finalizers' idle
  * budget and arms the configured budgets. Returns whether anything was armed.
  */
+/* Inline: part of bm_call_at's outermost call (the lua.call rows). */
 static inline int bm_arm_run_budget(lua_State *L) {
     bm_limits *lim = bm_limits_of(L);
     lim->instruction_limit_hit = 0;
@@ -332,38 +347,9 @@ static inline int bm_arm_run_budget(lua_State *L) {
  * coroutine gets the hook. Returns whether it armed the idle budget, to be
  * passed to bm_finalizer_budget_leave.
  */
-static inline int bm_finalizer_budget_enter(bm_limits *lim) {
-    if (bm_budget_armed(lim)) return 0;
-    long long instructions = lim->configured_instruction_limit;
-    long long time_ns = lim->configured_time_limit_ns;
-    if (lim->closing && instructions <= 0 && time_ns <= 0) time_ns = BM_CLOSE_DEFAULT_TIME_NS;
-    if (instructions <= 0 && time_ns <= 0) return 0;
-    if (!lim->idle_budget_started) {
-        lim->idle_budget_started = 1;
-        lim->idle_instructions_left = instructions;
-        lim->idle_deadline_ns = time_ns > 0 ? bm_now_ns() + time_ns : 0;
-    }
-    lim->instruction_limit = instructions > 0 ? instructions : 0;
-    lim->instructions_left = lim->idle_instructions_left;
-    lim->time_limit_ns = time_ns;
-    lim->deadline_ns = lim->idle_deadline_ns;
-    if (lim->hook_step <= 0) lim->hook_step = 1000;
-    lim->hook_ticks = bm_ticks();
-    lim->hook_left = lim->instructions_left;
-    lim->cpu_mark_ns = 0;
-    lim->swift_timing = 0;
-    lim->hook_swift_ticks = lim->swift_ticks;
-    return 1;
-}
+int bm_finalizer_budget_enter(bm_limits *lim);
 
-static inline void bm_finalizer_budget_leave(bm_limits *lim, int armed) {
-    if (!armed) return;
-    lim->idle_instructions_left = lim->instructions_left;
-    lim->instruction_limit = 0;
-    lim->deadline_ns = 0;
-    lim->cpu_mark_ns = 0;
-    lim->swift_timing = 0;
-}
+void bm_finalizer_budget_leave(bm_limits *lim, int armed);
 
 /*
  * Closes a state. Finalizers that run now get the idle budget, freshly
@@ -374,11 +360,13 @@ void bm_close_state(lua_State *L);
 
 /* Marks that registry references wait to be released (any thread; the
    caller holds the Swift queue's lock). */
+/* Inline: one store, from LuaReference's release on any thread. */
 static inline void bm_set_release_pending(bm_limits *lim, int pending) {
     __atomic_store_n(&lim->release_pending, pending, __ATOMIC_RELEASE);
 }
 
 /* Whether registry references wait to be released (one atomic load). */
+/* Inline: one load, tested by bm_enter_swift on every call into Swift. */
 static inline int bm_release_pending(const bm_limits *lim) {
     return __atomic_load_n(&lim->release_pending, __ATOMIC_ACQUIRE);
 }

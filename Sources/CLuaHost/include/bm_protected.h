@@ -14,6 +14,7 @@ static const char *const BM_TRACEBACK_KEY = "bloodmagic.traceback";
 /* Whether the value at `index` is the C function `handler`: a handler slot
    kept for the length of a scope (LuaStack.withMessageHandler) is trusted
    only while it still holds it, below the function about to be called. */
+/* Inline: tested by Swift before every protected call that reuses a handler slot (lua.call rows). */
 static inline int bm_is_handler_below(lua_State *L, int index, int function, lua_CFunction handler) {
     return index > 0 && index < function && lua_tocfunction(L, index) == handler;
 }

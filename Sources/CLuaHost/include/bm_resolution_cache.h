@@ -32,15 +32,6 @@ typedef struct bm_generation_source {
    Swift pushed with room for it). */
 void bm_set_generation_reader(lua_State *L, bm_generation_fn read);
 
-/* The generation as a Lua integer, or LUA_MININTEGER (matching no cache
-   entry) once the state has released the registry's box. Upvalue `source`
-   is the bm_generation_source. */
-static inline lua_Integer bm_read_generation(lua_State *L, int source) {
-    const bm_generation_source *g = (const bm_generation_source *)lua_touserdata(L, lua_upvalueindex(source));
-    if (g == NULL || g->registry == NULL || g->read == NULL) return BM_LUA_MININTEGER;
-    return (lua_Integer)g->read(g->registry);
-}
-
 /*
  * core.generation() -> generation, busy, thread. Upvalues: 1 the generation
  * source, 2 the bm_busy_fn.

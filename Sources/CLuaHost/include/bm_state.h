@@ -12,10 +12,7 @@
    literal name (`=name`), where Lua's short_src is cut to LUA_IDSIZE
    characters ("...rojects/shop/config/wiring/20-ui.lua"); short_src for
    code loaded from a string. Needs the "S" fields of `ar`. */
-static inline const char *bm_full_source(const lua_Debug *ar) {
-    if (ar->source != NULL && (ar->source[0] == '@' || ar->source[0] == '=')) return ar->source + 1;
-    return ar->short_src;
-}
+const char *bm_full_source(const lua_Debug *ar);
 
 /* Opens a state with the counting allocator, panic and warning functions. */
 lua_State *bm_newstate(bm_limits *limits);
@@ -28,6 +25,7 @@ lua_State *bm_newstate(bm_limits *limits);
  * afterwards; the memory limit applies while Lua runs.
  * Returns lua_pcall's status; results or the error value are left on top.
  */
+/* Inline: the protected call of every lua.call and bm resolution from Swift (LuaHostBenchmarks, BMBenchmarks). */
 static inline __attribute__((always_inline)) int bm_call_at(lua_State *L, int nargs, int nresults, int handler) {
     bm_limits *lim = bm_limits_of(L);
     int armed = lim->run_depth == 0 ? bm_arm_run_budget(L) : 0;
@@ -50,6 +48,7 @@ static inline __attribute__((always_inline)) int bm_call_at(lua_State *L, int na
  * result or one (or an error value), the handler's slot is dropped by
  * copying that value into it, which costs a third of rotating it out.
  */
+/* Inline: after every bm_call_at (the lua.call rows). */
 static inline void bm_drop_handler(lua_State *L, int base, int nresults, int status) {
     if (nresults == 1 || status != LUA_OK) {
         lua_copy(L, -1, base);
@@ -64,6 +63,7 @@ static inline void bm_drop_handler(lua_State *L, int base, int nresults, int sta
 
 /* Puts the message handler `handler` at `base`, below the function and
    arguments above it (the caller made room for one more value). */
+/* Inline: before every bm_call_at that needs a handler slot (the lua.call rows). */
 static inline void bm_insert_handler(lua_State *L, int base, lua_CFunction handler) {
     lua_pushcclosure(L, handler, 0);
     lua_rotate(L, base, 1);

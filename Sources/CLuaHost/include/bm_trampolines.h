@@ -49,6 +49,7 @@ void bm_where(lua_State *L);
    cold: every trampoline's hot path is then only the test of `n`. */
 __attribute__((cold)) int bm_raise_swift_error(lua_State *L, int n);
 
+/* Inline: the one test every trampoline returns through. */
 static inline int bm_finish_swift_call(lua_State *L, int n) {
     if (__builtin_expect(n >= 0, 1)) return n;
     return bm_raise_swift_error(L, n);
@@ -84,11 +85,13 @@ static const int BM_SWIFT_STACK_RESERVE = 256;
 __attribute__((cold)) void bm_reserve_failed(lua_State *L);
 
 /* The hot path is the one test; the failure is out of line. */
+/* Inline: one lua_checkstack per call into Swift (callback rows). */
 static inline __attribute__((always_inline)) void bm_reserve_swift_stack(lua_State *L) {
     if (__builtin_expect(lua_checkstack(L, BM_SWIFT_STACK_RESERVE) != 0, 1)) return;
     bm_reserve_failed(L);
 }
 
+/* Inline: every call into Swift (callback and exposed-object rows). */
 static inline __attribute__((always_inline)) bm_swift_frame bm_enter_swift(lua_State *L) {
     bm_limits *lim = bm_limits_of(L);
     bm_swift_frame frame = {lim, lim->current};
@@ -108,6 +111,7 @@ int bm_sandbox_swift_results_over_limit(lua_State *L, int n);
 
 /* `n` is the entry's result: a count of results, or a BM_RAISE sentinel.
    Leaving a finalizer: nothing is returned to Lua, so no memory check. */
+/* Inline: every Swift __gc (kept beside bm_leave_swift). */
 static inline __attribute__((always_inline)) int bm_leave_swift_finalizer(lua_State *L, bm_swift_frame frame, int n) {
     bm_limits *lim = frame.limits;
     lim->current = frame.saved_current;
@@ -120,6 +124,7 @@ static inline __attribute__((always_inline)) int bm_leave_swift_finalizer(lua_St
    memory limit (the allocator could not refuse it while Swift ran). The
    hot path is one compare: `used >= limit`, where a limit of 0 (none)
    wraps to the largest size and never compares true. */
+/* Inline: every return from Swift (callback and exposed-object rows). */
 static inline __attribute__((always_inline)) int bm_leave_swift(lua_State *L, bm_swift_frame frame, int n) {
     bm_limits *lim = frame.limits;
     lim->current = frame.saved_current;

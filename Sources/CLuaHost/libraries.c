@@ -6,7 +6,7 @@
 #include "bm_libraries.h"
 
 /* `load` that only accepts text chunks. */
-static inline int bm_load_text_only(lua_State *L) {
+static int bm_load_text_only(lua_State *L) {
     int n = lua_gettop(L);
     if (n < 3) lua_settop(L, 3);
     if (!lua_isnoneornil(L, 3)) {
@@ -22,7 +22,7 @@ static inline int bm_load_text_only(lua_State *L) {
     return lua_gettop(L);
 }
 
-static inline int bm_sandbox_denied(lua_State *L) {
+static int bm_sandbox_denied(lua_State *L) {
     return luaL_error(L, "%s is not available in the sandbox (the host must opt in to unsafe libraries)",
                       lua_tostring(L, lua_upvalueindex(1)));
 }

@@ -10,7 +10,7 @@
 #include "bm_require.h"
 
 /* Whether the byte is one of [A-Za-z0-9_-], the characters of a name segment. */
-static inline int bm_is_name_byte(unsigned char c) {
+static int bm_is_name_byte(unsigned char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
 }
 
@@ -151,7 +151,7 @@ int bm_confined_require(lua_State *L) {
 
 /* The package fields the sandbox cannot honour: reads give a function that
    says so (loadlib, searchpath) or nil, and assignments are refused. */
-static inline int bm_package_is_frozen(const char *key) {
+static int bm_package_is_frozen(const char *key) {
     static const char *const frozen[] = {"path", "cpath", "searchers", "searchpath", "loadlib", NULL};
     for (int i = 0; frozen[i] != NULL; i++)
         if (strcmp(key, frozen[i]) == 0) return 1;
@@ -159,7 +159,7 @@ static inline int bm_package_is_frozen(const char *key) {
 }
 
 /* __newindex of the sandbox's `package`: (t, k, v). */
-static inline int bm_package_newindex(lua_State *L) {
+static int bm_package_newindex(lua_State *L) {
     const char *key = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
     if (key != NULL && bm_package_is_frozen(key))
         return luaL_error(L, "package.%s cannot be set in the sandbox (require finds modules in the module directory only)", key);

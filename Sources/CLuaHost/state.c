@@ -5,7 +5,7 @@
 #include <string.h>
 #include "bm_state.h"
 
-static inline int bm_panic(lua_State *L) {
+static int bm_panic(lua_State *L) {
     const char *msg = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "error object is not a string";
     fprintf(stderr, "PANIC: unprotected error in call to Lua API (%s)\n", msg);
     fflush(stderr);
@@ -13,17 +13,17 @@ static inline int bm_panic(lua_State *L) {
 }
 
 /* Warning functions, with the same control messages as lauxlib's. */
-static inline void bm_warnf_on(void *ud, const char *message, int tocont);
+static void bm_warnf_on(void *ud, const char *message, int tocont);
 
-static inline void bm_warnf_cont(void *ud, const char *message, int tocont);
+static void bm_warnf_cont(void *ud, const char *message, int tocont);
 
-static inline void bm_warnf_off(void *ud, const char *message, int tocont) {
+static void bm_warnf_off(void *ud, const char *message, int tocont) {
     lua_State *L = (lua_State *)ud;
     if (!tocont && message[0] == '@' && strcmp(message + 1, "on") == 0)
         lua_setwarnf(L, bm_warnf_on, L);
 }
 
-static inline void bm_warnf_cont(void *ud, const char *message, int tocont) {
+static void bm_warnf_cont(void *ud, const char *message, int tocont) {
     lua_State *L = (lua_State *)ud;
     fputs(message, stderr);
     if (tocont) {
@@ -35,7 +35,7 @@ static inline void bm_warnf_cont(void *ud, const char *message, int tocont) {
     }
 }
 
-static inline void bm_warnf_on(void *ud, const char *message, int tocont) {
+static void bm_warnf_on(void *ud, const char *message, int tocont) {
     lua_State *L = (lua_State *)ud;
     if (!tocont && message[0] == '@') {
         if (strcmp(message + 1, "off") == 0) lua_setwarnf(L, bm_warnf_off, L);

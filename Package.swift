@@ -33,8 +33,8 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
-        // liblua5.4 from the system, plus a C shim header that re-declares
-        // Lua's API macros as functions and holds the error-raising trampolines.
+        // liblua5.4 from the system, and a header (CLua.h) that re-declares
+        // Lua's API macros as functions Swift can call.
         .systemLibrary(
             name: "CLua",
             pkgConfig: "lua5.4",
@@ -43,11 +43,14 @@ let package = Package(
                 .brew(["lua"]),
             ]
         ),
-        // The sandbox's own library functions in C (a pattern matcher, the
-        // table loops, finalizers): they charge their work to the state's
-        // budgets. It includes the shim's header from ../CLua.
+        // The host's C: limits, allocator and count hook, trampolines,
+        // library opening, confined `require`, exposed objects, the
+        // resolution cache, and the sandbox's own library functions (a
+        // pattern matcher, the table loops, finalizers) that charge their
+        // work to the state's budgets. One header per part in include/;
+        // they include ../CLua/CLua.h.
         .target(
-            name: "CLuaSandbox",
+            name: "CLuaHost",
             dependencies: ["CLua"],
             cSettings: [.headerSearchPath("../CLua")]
         ),
@@ -65,7 +68,7 @@ let package = Package(
             dependencies: [
                 "BloodMagic",
                 "CLua",
-                "CLuaSandbox",
+                "CLuaHost",
                 .product(name: "Logging", package: "swift-log"),
             ],
             resources: [

@@ -1,7 +1,7 @@
 // BloodMagicLua: a safe Lua 5.4 host on top of the BloodMagic spell engine.
 //
 // Layers, each in its own folder:
-// - LuaHost/: the sandboxed, limited Lua state (the C shim is in Sources/CLua).
+// - LuaHost/: the sandboxed, limited Lua state (its C is Sources/CLuaHost, over Sources/CLua).
 // - LuaBridge/: Codable values and exposed Swift classes.
 // - BMModule/: the `bm` module (its Lua half is bm.lua, embedded at build
 //   time; bm_check.lua, ScriptChecker's Lua half, is embedded from there too).

@@ -13,8 +13,9 @@ import Darwin
 /// then the directory and the file are both resolved with `realpath`, and
 /// the file is used only when it is a regular file whose real path lies
 /// inside the directory's. So neither a name nor a symbolic link inside the
-/// directory can lead to a file elsewhere. (The sandbox's `require` makes
-/// the same check in C, `bm_confined_path` in the shim.)
+/// directory can lead to a file elsewhere. (The sandbox's `require` and the
+/// host make the same check in C, `bm_confined_path` in CLuaHost; the engine
+/// builds without Lua and has no C, so it keeps this Swift copy.)
 package enum ConfinedPath {
     /// What ``resolve(_:in:)`` found.
     package enum Resolution: Equatable, Sendable {

@@ -1,5 +1,5 @@
 import CLua
-import CLuaSandbox
+import CLuaHost
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -58,7 +58,7 @@ extension BMModule {
         lua_pushvalue(lua.pointer, 1)
         lua_pushvalue(lua.pointer, 2)
         bm_push_cached_resolve(lua.pointer)
-        // Its frames are the steps an overflow's message lists (CLuaSandbox).
+        // Its frames are the steps an overflow's message lists (CLuaHost).
         lua_pushvalue(lua.pointer, -1)
         bm_sandbox_mark_resolve_step(lua.pointer)
         return 1

@@ -1,4 +1,5 @@
 import CLua
+import CLuaHost
 
 // The core table: the Swift functions the prelude (bm.lua) is run with, by
 // the names it calls them (`core.register_initializer`, `core.resolve`, ...).

@@ -1,5 +1,5 @@
 import CLua
-import CLuaSandbox
+import CLuaHost
 
 /// What a script may make Swift keep through `bm`, outside Lua's allocator.
 ///

@@ -1,7 +1,8 @@
 import CLua
+import CLuaHost
 
 // The Swift entry points that the C metamethods and method closures of
-// exposed types call directly (see bm_exposed_* in shim.h). Each returns a
+// exposed types call directly (see bm_exposed_* in CLuaHost's bm_exposed.h). Each returns a
 // count of results or a BM_RAISE sentinel; none of them raises.
 
 /// A method call: `obj:name(...)`.

@@ -1,4 +1,5 @@
 import CLua
+import CLuaHost
 
 /// One method or property of an exposed type, with its Swift closures
 /// already specialised to the Swift type. Lua reaches it unretained (a light
@@ -28,7 +29,7 @@ final class LuaExposedMember {
     /// annotations); nil for a method that reads its own arguments.
     let argumentTypes: [Any.Type]?
     /// For a property stored in the object as a plain value (`BM_STORED_*`
-    /// in the shim), its kind and byte offset: `__index` then reads it in C.
+    /// in bm_exposed.h), its kind and byte offset: `__index` then reads it in C.
     let storedKind: Int32
     let storedOffset: Int
 

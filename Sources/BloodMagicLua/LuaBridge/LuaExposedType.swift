@@ -1,4 +1,5 @@
 import CLua
+import CLuaHost
 
 /// Describes how a Swift class appears in Lua: its name, constructor,
 /// properties, methods and the protocols it conforms to.
@@ -157,7 +158,7 @@ public struct LuaExposedType<Root: AnyObject> {
         }
     }
 
-    /// The shim's kind for a value `__index` may read in C at a stored
+    /// The C kind (bm_exposed.h) for a value `__index` may read in C at a stored
     /// property's offset (a 64-bit integer, a `Double`, a `Bool`), or nil.
     @inlinable
     static func storedKind<Value>(_ type: Value.Type) -> Int32? {

@@ -1,4 +1,5 @@
 import CLua
+import CLuaHost
 
 extension LuaStack {
     var exposedTypes: LuaExposedTypeRegistry { core.exposedTypes }

@@ -1,5 +1,5 @@
 import CLua
-import CLuaSandbox
+import CLuaHost
 
 /// The texts of the chunks a state loaded, by chunk name (`@path`): the only
 /// source of positions that need a chunk's text, such as the line of a
@@ -18,7 +18,7 @@ import CLuaSandbox
 ///   templates, the script bmlua runs), which Swift holds anyway;
 /// - the sandbox's, of what scripts had loaded: the text a script gave to
 ///   `load` and the module files `require` read, kept as Lua strings in the
-///   registry (CLuaSandbox, `chunk_texts.c`), so the memory limit counts them.
+///   registry (CLuaHost, `chunk_texts.c`), so the memory limit counts them.
 ///
 /// A name recorded with two different texts (in either record, or one in
 /// each) gives no text: a frame of that name could run either. A chunk with

@@ -1,4 +1,5 @@
 import CLua
+import CLuaHost
 
 /// The evaluation side of a read-eval-print loop, as `lua`'s own REPL does
 /// it: a line is first tried as an expression (`return <line>`) so that its

@@ -1,4 +1,5 @@
 import CLua
+import CLuaHost
 
 /// The standard libraries a ``LuaState`` opens.
 ///

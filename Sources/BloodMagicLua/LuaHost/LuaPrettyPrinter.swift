@@ -1,4 +1,5 @@
 import CLua
+import CLuaHost
 import Foundation
 
 /// Renders a Lua value for people: scalars as Lua writes them, strings

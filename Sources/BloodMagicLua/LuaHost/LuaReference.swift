@@ -1,4 +1,5 @@
 import CLua
+import CLuaHost
 import Synchronization
 
 /// A Lua value (function, table, userdata, thread) held from Swift beyond the

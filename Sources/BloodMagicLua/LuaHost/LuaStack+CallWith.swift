@@ -1,5 +1,5 @@
 import CLua
-import CLuaSandbox
+import CLuaHost
 
 extension LuaStack {
     /// Calls `function` in protected mode, with the traceback message

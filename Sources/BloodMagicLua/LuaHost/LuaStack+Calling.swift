@@ -1,5 +1,5 @@
 import CLua
-import CLuaSandbox
+import CLuaHost
 import Foundation
 
 // Protected calls with the traceback message handler (the one-call form,
@@ -91,7 +91,7 @@ extension LuaStack {
         if handlerRan && status == LUA_ERRRUN {
             ensureSpace(1)
             if lua_getfield(L, LUA_REGISTRYINDEX, BM_TRACEBACK_KEY) == LUA_TSTRING {
-                // Frames of BloodMagic's internal chunks (the shim's mark, as
+                // Frames of BloodMagic's internal chunks (C's mark, as
                 // bm_is_internal_source knows them) and bare C frames are
                 // noise to a script's author; cut chunk names are put back whole.
                 let mark = String(cString: BM_INTERNAL_CHUNK_MARK)

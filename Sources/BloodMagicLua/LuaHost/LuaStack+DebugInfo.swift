@@ -1,4 +1,5 @@
 import CLua
+import CLuaHost
 
 // What Lua's debug interface tells the host about the running code: the
 // nearest script frame (C frames and BloodMagic's internal chunks skipped)
@@ -37,7 +38,7 @@ extension LuaStack {
 
     /// `file:line` of the nearest script frame, or `?`.
     ///
-    /// The same frame and text as the shim's `bm_push_location` (C frames
+    /// The same frame and text as C's `bm_push_location` (C frames
     /// and BloodMagic's internal chunks skipped, the whole chunk name, bytes
     /// that are not UTF-8 escaped), made in Swift without a Lua string: every
     /// registration asks for it.

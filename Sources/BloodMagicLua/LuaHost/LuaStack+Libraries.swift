@@ -1,5 +1,5 @@
 import CLua
-import CLuaSandbox
+import CLuaHost
 
 // Opening a state's libraries (the sandboxed set, with the sandbox's own
 // string, table and setmetatable functions) and where `require` finds
@@ -12,7 +12,7 @@ extension LuaStack {
         lua_pushinteger(L, lua_Integer(libraries.rawValue))
         try call(arguments: 1, results: 0)
         // The sandbox's own string, table and setmetatable functions, which
-        // keep C code and finalizers within the limits (CLuaSandbox).
+        // keep C code and finalizers within the limits (CLuaHost).
         lua_pushcclosure(L, bm_sandbox_install, 0)
         lua_pushinteger(L, lua_Integer(libraries.rawValue))
         try call(arguments: 1, results: 0)

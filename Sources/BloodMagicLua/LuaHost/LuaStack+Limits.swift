@@ -1,5 +1,5 @@
 import CLua
-import CLuaSandbox
+import CLuaHost
 import Foundation
 
 // The limits of a state as Swift reads and sets them (the C side enforces

@@ -1,4 +1,5 @@
 import CLua
+import CLuaHost
 
 // What the sandbox's `require` has to do with a state: the module directory
 // it was given (by `setModuleDirectory`, LuaStack+Libraries.swift) and the

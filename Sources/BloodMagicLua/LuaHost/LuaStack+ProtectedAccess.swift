@@ -1,4 +1,5 @@
 import CLua
+import CLuaHost
 
 // Table reads and writes, tostring and == with metamethods: each runs
 // under a protected call, so a metamethod's error comes back as a LuaError.

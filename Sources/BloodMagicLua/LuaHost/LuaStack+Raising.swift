@@ -1,4 +1,5 @@
 import CLua
+import CLuaHost
 
 // Raising from Swift callbacks: a callback never raises itself; it turns
 // its error into the value to raise and returns the sentinel the C

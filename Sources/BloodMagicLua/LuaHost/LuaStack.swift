@@ -1,4 +1,5 @@
 import CLua
+import CLuaHost
 
 /// Typed access to a Lua stack, valid only inside ``LuaState/withStack(_:)``
 /// or a Swift callback called from Lua.
@@ -6,7 +7,7 @@ import CLua
 /// Every method here is safe to call from Swift: none of them lets Lua raise
 /// an error through a Swift frame. Calls that may run metamethods or Lua code
 /// go through `lua_pcall` of a C function; allocations cannot fail for the
-/// memory limit while Swift is in control (see `bm_limits` in the C shim).
+/// memory limit while Swift is in control (see `bm_limits` in CLuaHost).
 /// Indices follow Lua: 1 is the bottom, -1 the top.
 public struct LuaStack {
     /// The raw `lua_State` (the running thread), for code that needs the C API.

@@ -1,4 +1,5 @@
 import CLua
+import CLuaHost
 
 /// The part of a ``LuaState`` that only the thread inside it touches: the raw
 /// `lua_State`, its limits block, and Swift-side tables (exposed types).

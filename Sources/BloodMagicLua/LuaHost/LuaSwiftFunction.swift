@@ -1,4 +1,5 @@
 import CLua
+import CLuaHost
 
 /// The body of a Swift function callable from Lua.
 ///

@@ -1,4 +1,5 @@
 import CLua
+import CLuaHost
 import Testing
 @testable import BloodMagicLua
 

@@ -1,7 +1,7 @@
 import Testing
 @testable import BloodMagicLua
 
-/// The sandbox's own string and table functions (CLuaSandbox) against Lua's:
+/// The sandbox's own string and table functions (CLuaHost) against Lua's:
 /// the same generated inputs run in an unsafe state (Lua's library as it is)
 /// and in a sandboxed one, and every result and error must be the same.
 @Suite("Sandbox library matches Lua's")

@@ -1,7 +1,7 @@
 /*
- * lua_sandbox.h: the parts of the sandboxed standard library that BloodMagic
+ * bm_sandbox.h: the parts of the sandboxed standard library that BloodMagic
  * writes itself, so that no C function a script calls can run past the
- * state's budgets (see bm_limits.h in CLua):
+ * state's budgets (see bm_limits.h):
  *
  *   - string.find, match, gmatch, gsub: a Lua 5.4 pattern matcher of our own
  *     that charges its steps to the instruction budget and reads the
@@ -15,15 +15,15 @@
  * They behave as Lua's own functions do on every input that stays within the
  * budgets.
  */
-#ifndef BLOODMAGIC_LUA_SANDBOX_H
-#define BLOODMAGIC_LUA_SANDBOX_H
+#ifndef BLOODMAGIC_BM_SANDBOX_H
+#define BLOODMAGIC_BM_SANDBOX_H
 
 /* Declared without lua.h, so that Swift sees Lua's API through CLua only. */
 struct lua_State;
 
 /*
  * (flags) -> (): replaces the functions above in the libraries that
- * `flags` (BM_LIB_* from shim.h) opened. Run it under lua_pcall after the
+ * `flags` (BM_LIB_* from bm_libraries.h) opened. Run it under lua_pcall after the
  * libraries are open; it may raise (allocation).
  */
 int bm_sandbox_install(struct lua_State *L);
@@ -51,8 +51,8 @@ int bm_sandbox_mark_resolve_step(struct lua_State *L);
 /* The message handler Swift calls Lua with: explains the error as above,
    gives a message that is not a string one (its __tostring, or "(error
    object is a T value)"), puts back the whole names of long chunks on the
-   stack, and keeps a traceback in the registry (BM_TRACEBACK_KEY in the
-   shim). The stack levels and modules it reads are charged to the
+   stack, and keeps a traceback in the registry (BM_TRACEBACK_KEY in
+   bm_protected.h). The stack levels and modules it reads are charged to the
    instruction budget. */
 int bm_sandbox_message_handler(struct lua_State *L);
 
@@ -78,4 +78,4 @@ int bm_sandbox_message_handler(struct lua_State *L);
  */
 int bm_sandbox_charge_swift_work(struct lua_State *L, long long units, int read_clock);
 
-#endif /* BLOODMAGIC_LUA_SANDBOX_H */
+#endif /* BLOODMAGIC_BM_SANDBOX_H */

@@ -6,8 +6,7 @@
 
 #include <stddef.h>
 
-#include "shim.h"
-#include "lua_sandbox.h"
+#include "CLuaHost.h"
 
 /* Units of work a loop gathers before it charges them and reads the clock
    (a few microseconds of work). */

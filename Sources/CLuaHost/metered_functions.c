@@ -1,7 +1,7 @@
 /*
  * metered_functions.c: front-ends that charge the work of Lua's own library
  * functions whose work grows with a string argument, or with the heap,
- * before they run (see lua_sandbox.h).
+ * before they run (see bm_sandbox.h).
  *
  * Allocation is charged already (one unit per 64 bytes, bm_limits.h); these
  * functions work without allocating, or far more than they allocate:

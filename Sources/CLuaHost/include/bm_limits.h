@@ -1,6 +1,5 @@
 /*
- * bm_limits.h: the limits of a BloodMagic Lua state (included by shim.h,
- * after the API macros are re-declared).
+ * bm_limits.h: the limits of a BloodMagic Lua state.
  *
  * A state has up to three budgets:
  *   - memory: the bytes it holds at once (the counting allocator);
@@ -19,16 +18,22 @@
  * no C function of ours sees. The count hook therefore also times the
  * interval since its last call (bm_ticks): an interval far slower than the
  * units charged in it can be takes the hook's slow path (work_clock.c in
- * CLuaSandbox), which reads the deadline more often and charges the excess
+ * CLuaHost), which reads the deadline more often and charges the excess
  * CPU time to the instruction budget.
  *
- * Everything here is static inline: the module is a system library and has
- * no object file of its own.
+ * The allocator, the count hook and closing are in limits.c (Lua calls the
+ * first two through pointers). What stays static inline here runs on every
+ * call into or out of Lua and Swift, or in the sandbox's charged loops.
  */
-#ifndef BLOODMAGIC_CLUA_LIMITS_H
-#define BLOODMAGIC_CLUA_LIMITS_H
+#ifndef BLOODMAGIC_BM_LIMITS_H
+#define BLOODMAGIC_BM_LIMITS_H
 
+#include "../../CLua/CLua.h"
+#include <stddef.h>
+#include <string.h>
 #include <time.h>
+
+#define BLOODMAGIC_CLUA_LIMITS_H
 
 /*
  * One block per Lua state, owned by Swift, reachable from the allocator's
@@ -103,7 +108,7 @@ typedef struct bm_limits {
 enum { BM_REFUSED_NONE = 0, BM_REFUSED_MEMORY = 1, BM_REFUSED_INSTRUCTIONS = 2, BM_REFUSED_TIME = 3 };
 
 /*
- * The count hook's slow path (work_clock.c in CLuaSandbox), for an interval
+ * The count hook's slow path (work_clock.c in CLuaHost), for an interval
  * that took longer than its `units` may, or a step below the full one: sets
  * this thread's step so that the hook runs about every millisecond, and
  * charges the CPU time spent beyond what the units charged since may take.
@@ -121,23 +126,28 @@ void bm_hook_big_block(bm_limits *lim, size_t bytes);
 
 /* Bytes of growth the allocator charges as one instruction. */
 #define BM_BYTES_PER_INSTRUCTION 64
+
 /* Growth from which the allocator reads the clock, and refuses a block when
    the instruction budget or the deadline is spent. */
 #define BM_BIG_BLOCK ((size_t)1 << 16)
+
 /* Finalizers run while a state closes get this much time when the state has
    neither an instruction nor a time limit: closing never runs user code
    unbounded. */
 #define BM_CLOSE_DEFAULT_TIME_NS 1000000000LL
 
+/* Inline: one load, read on every call into or out of Swift and by the allocator. */
 static inline bm_limits *bm_limits_of(lua_State *L) {
     return *(bm_limits **)lua_getextraspace(L);
 }
 
+/* Inline: one store; kept beside bm_limits_of. */
 static inline void bm_set_limits(lua_State *L, bm_limits *limits) {
     *(bm_limits **)lua_getextraspace(L) = limits;
 }
 
 /* Monotonic clock, in nanoseconds. */
+/* Inline: read by the count hook and bm_charge_work in their loops. */
 static inline long long bm_now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -151,6 +161,7 @@ static inline long long bm_now_ns(void) {
  * work_clock.c; only differences between two readings on one thread mean
  * anything.
  */
+/* Inline: one instruction (rdtsc / cntvct), read on every entry into and exit from Swift. */
 static inline unsigned long long bm_ticks(void) {
 #if defined(__x86_64__) || defined(__i386__)
     return __builtin_ia32_rdtsc();
@@ -167,6 +178,7 @@ static inline unsigned long long bm_ticks(void) {
    of Swift are timed, one begins. A stretch inside a stretch (a Swift
    finalizer run by a collection that Swift's allocation started) has its
    time counted twice, never as the script's. */
+/* Inline: every call into Swift (lua.call and callback rows of LuaHostBenchmarks, BMBenchmarks). */
 static inline __attribute__((always_inline)) void bm_swift_call_begins(bm_limits *lim) {
     if (__builtin_expect(lim->swift_timing, 0)) {
         lim->swift_ticks -= bm_ticks();
@@ -177,6 +189,7 @@ static inline __attribute__((always_inline)) void bm_swift_call_begins(bm_limits
 /* The Swift function returns: the stretch it began, if any, ends. (Calls
    nest, and timing stays on until the run ends, so a call that began no
    stretch is never inside one that did.) */
+/* Inline: every return from Swift (as bm_swift_call_begins). */
 static inline __attribute__((always_inline)) void bm_swift_call_ends(bm_limits *lim) {
     if (__builtin_expect(lim->swift_open > 0, 0)) {
         lim->swift_ticks += bm_ticks();
@@ -186,17 +199,20 @@ static inline __attribute__((always_inline)) void bm_swift_call_ends(bm_limits *
 
 /* Swift code in a timed stretch runs Lua (a protected call, a finalizer):
    returns whether the stretch pauses, to be passed to bm_swift_resumes. */
+/* Inline: every bm_call_at (the lua.call rows). */
 static inline __attribute__((always_inline)) int bm_swift_pauses(bm_limits *lim) {
     if (__builtin_expect(lim->swift_open == 0, 1)) return 0;
     lim->swift_ticks += bm_ticks();
     return 1;
 }
 
+/* Inline: every bm_call_at (the lua.call rows). */
 static inline __attribute__((always_inline)) void bm_swift_resumes(bm_limits *lim, int paused) {
     if (paused) lim->swift_ticks -= bm_ticks();
 }
 
 /* Whether an instruction budget or a deadline is armed. */
+/* Inline: one compare, tested on hot paths of the allocator and finalizers. */
 static inline int bm_budget_armed(const bm_limits *lim) {
     return lim->instruction_limit > 0 || lim->deadline_ns != 0;
 }
@@ -208,58 +224,14 @@ static inline int bm_budget_armed(const bm_limits *lim) {
  * instruction budget is spent (growth is charged to it) or the armed
  * deadline has passed; `refused` says which, for the error Swift reports.
  */
-static inline void *bm_counting_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
-    bm_limits *lim = (bm_limits *)ud;
-    size_t old = ptr ? osize : 0;
-    if (nsize == 0) {
-        free(ptr);
-        lim->used -= old;
-        return NULL;
-    }
-    if (nsize > old && lim->swift_depth == 0) {
-        if (lim->memory_limit != 0 && lim->used - old + nsize > lim->memory_limit) {
-            lim->memory_limit_hit = 1;
-            lim->refused = BM_REFUSED_MEMORY;
-            return NULL; /* Lua raises LUA_ERRMEM; no Swift frame is on the way */
-        }
-        size_t growth = nsize - old;
-        if (lim->instruction_limit > 0) lim->instructions_left -= (long long)(growth / BM_BYTES_PER_INSTRUCTION);
-        /* Only big blocks are refused for a spent budget: the count hook
-           stops a run soon enough, and the small blocks that raising an
-           error needs (its message, a traceback) must not fail. */
-        if (growth >= BM_BIG_BLOCK) {
-            if (lim->instruction_limit > 0 && lim->instructions_left < 0) {
-                lim->instruction_limit_hit = 1;
-                lim->refused = BM_REFUSED_INSTRUCTIONS;
-                return NULL;
-            }
-            if (lim->deadline_ns != 0 && bm_now_ns() >= lim->deadline_ns) {
-                lim->time_limit_hit = 1;
-                lim->refused = BM_REFUSED_TIME;
-                return NULL;
-            }
-            if (bm_budget_armed(lim)) bm_hook_big_block(lim, growth);
-        }
-    }
-    void *p = realloc(ptr, nsize);
-    if (p == NULL) {
-        if (nsize <= old) return ptr; /* Lua assumes shrinking never fails */
-        if (lim->swift_depth > 0) {
-            fputs("bloodmagic: out of memory while Swift holds the Lua state\n", stderr);
-            abort();
-        }
-        lim->refused = BM_REFUSED_NONE;
-        return NULL;
-    }
-    lim->used = lim->used - old + nsize;
-    if (lim->used > lim->peak) lim->peak = lim->used;
-    return p;
-}
+void *bm_counting_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
+
+/* The count hook: charges the instructions since its last call and reads the
+   clock. Raises from C, with the position of the running code. */
+void bm_count_hook(lua_State *L, lua_Debug *ar);
 
 /* Which budget a limit error is about. */
 enum { BM_LIMIT_INSTRUCTIONS = 1, BM_LIMIT_TIME = 2 };
-
-static inline void bm_count_hook(lua_State *L, lua_Debug *ar);
 
 /*
  * Raises the error of a used-up budget on `L`, prefixed with `where` (a
@@ -267,6 +239,7 @@ static inline void bm_count_hook(lua_State *L, lua_Debug *ar);
  * this thread, so that a script which catches the error with pcall cannot
  * keep running for long.
  */
+/* Inline: reached from bm_charge_work, which the sandbox's loops inline. */
 static inline int bm_raise_limit(lua_State *L, bm_limits *lim, int which, const char *where) {
     (void)lua_checkstack(L, 2);
     lua_sethook(L, bm_count_hook, LUA_MASKCOUNT, 1);
@@ -288,47 +261,11 @@ static inline int bm_raise_limit(lua_State *L, bm_limits *lim, int which, const 
 }
 
 /* Which budget, if any, is used up now; reads the clock when `read_clock`. */
+/* Inline: the test in bm_charge_work, run per batch of the sandbox's loops. */
 static inline int bm_budget_exhausted(const bm_limits *lim, int read_clock) {
     if (lim->instruction_limit > 0 && lim->instructions_left < 0) return BM_LIMIT_INSTRUCTIONS;
     if (read_clock && lim->deadline_ns != 0 && bm_now_ns() >= lim->deadline_ns) return BM_LIMIT_TIME;
     return 0;
-}
-
-/* The count hook: charges the instructions since its last call and reads the
-   clock. Raises from C, with the position of the running code. */
-static inline void bm_count_hook(lua_State *L, lua_Debug *ar) {
-    bm_limits *lim = bm_limits_of(L);
-    if (lim == NULL) return;
-    /* This thread's own step: a coroutine keeps the step it was given (or
-       inherited) while the main thread's is set at each run. */
-    int count = lua_gethookcount(L);
-    if (lim->instruction_limit > 0) lim->instructions_left -= count;
-    /* The interval's time, less the time in Swift callbacks, against the
-       units charged in it (instructions, and what the allocator and
-       bm_charge_work added). A multiplication and a comparison; the slow
-       path is out of line. */
-    unsigned long long now = bm_ticks();
-    long long units = lim->instruction_limit > 0 ? lim->hook_left - lim->instructions_left : count;
-    unsigned long long in_swift = lim->swift_ticks - lim->hook_swift_ticks;
-    unsigned long long elapsed = now - lim->hook_ticks;
-    unsigned long long allowed;
-    if (count < lim->hook_step || units <= 0
-        || (!__builtin_mul_overflow((unsigned long long)units, lim->hook_slow_ticks, &allowed)
-            && elapsed > in_swift && elapsed - in_swift > allowed)) {
-        bm_hook_slow_interval(L, lim, now, units, count);
-    }
-    lim->hook_ticks = now;
-    lim->hook_left = lim->instructions_left;
-    lim->hook_swift_ticks = lim->swift_ticks;
-    int which = bm_budget_exhausted(lim, 1);
-    if (which == 0) return;
-    if (lua_getinfo(L, "Sl", ar) && ar->currentline > 0) {
-        char where[LUA_IDSIZE + 32];
-        snprintf(where, sizeof where, "%s:%d: ", ar->short_src, ar->currentline);
-        bm_raise_limit(L, lim, which, where);
-    } else {
-        bm_raise_limit(L, lim, which, "");
-    }
 }
 
 /*
@@ -337,6 +274,7 @@ static inline void bm_count_hook(lua_State *L, lua_Debug *ar) {
  * deadline. Raises the limit's error with the caller's position when a
  * budget is used up. A no-op when nothing is armed.
  */
+/* Inline: charged per batch inside the pattern matcher and table loops (compiled into their .c files). */
 static inline void bm_charge_work(lua_State *L, long long units, int read_clock) {
     bm_limits *lim = bm_limits_of(L);
     if (lim == NULL || !bm_budget_armed(lim)) return;
@@ -356,6 +294,7 @@ static inline void bm_charge_work(lua_State *L, long long units, int read_clock)
  * Arms a budget on `L`: `limit` instructions of which `left` remain (0: no
  * instruction budget), and a deadline (0: none) for a budget of `time_ns`.
  */
+/* Inline: part of bm_call_at's outermost call (the lua.call rows). */
 static inline void bm_arm_budget(lua_State *L, bm_limits *lim, long long limit, long long left,
                                  long long time_ns, long long deadline) {
     lim->instruction_limit = limit > 0 ? limit : 0;
@@ -374,6 +313,7 @@ static inline void bm_arm_budget(lua_State *L, bm_limits *lim, long long limit, 
 }
 
 /* Disarms the budget on `L`; the hit flags stay for the caller. */
+/* Inline: part of bm_call_at's outermost call (the lua.call rows). */
 static inline void bm_disarm_budget(lua_State *L, bm_limits *lim) {
     lim->instruction_limit = 0;
     lim->deadline_ns = 0;
@@ -385,6 +325,7 @@ static inline void bm_disarm_budget(lua_State *L, bm_limits *lim) {
  * Starts a top-level run: clears the hit flags, renews the finalizers' idle
  * budget and arms the configured budgets. Returns whether anything was armed.
  */
+/* Inline: part of bm_call_at's outermost call (the lua.call rows). */
 static inline int bm_arm_run_budget(lua_State *L) {
     bm_limits *lim = bm_limits_of(L);
     lim->instruction_limit_hit = 0;
@@ -406,63 +347,28 @@ static inline int bm_arm_run_budget(lua_State *L) {
  * coroutine gets the hook. Returns whether it armed the idle budget, to be
  * passed to bm_finalizer_budget_leave.
  */
-static inline int bm_finalizer_budget_enter(bm_limits *lim) {
-    if (bm_budget_armed(lim)) return 0;
-    long long instructions = lim->configured_instruction_limit;
-    long long time_ns = lim->configured_time_limit_ns;
-    if (lim->closing && instructions <= 0 && time_ns <= 0) time_ns = BM_CLOSE_DEFAULT_TIME_NS;
-    if (instructions <= 0 && time_ns <= 0) return 0;
-    if (!lim->idle_budget_started) {
-        lim->idle_budget_started = 1;
-        lim->idle_instructions_left = instructions;
-        lim->idle_deadline_ns = time_ns > 0 ? bm_now_ns() + time_ns : 0;
-    }
-    lim->instruction_limit = instructions > 0 ? instructions : 0;
-    lim->instructions_left = lim->idle_instructions_left;
-    lim->time_limit_ns = time_ns;
-    lim->deadline_ns = lim->idle_deadline_ns;
-    if (lim->hook_step <= 0) lim->hook_step = 1000;
-    lim->hook_ticks = bm_ticks();
-    lim->hook_left = lim->instructions_left;
-    lim->cpu_mark_ns = 0;
-    lim->swift_timing = 0;
-    lim->hook_swift_ticks = lim->swift_ticks;
-    return 1;
-}
+int bm_finalizer_budget_enter(bm_limits *lim);
 
-static inline void bm_finalizer_budget_leave(bm_limits *lim, int armed) {
-    if (!armed) return;
-    lim->idle_instructions_left = lim->instructions_left;
-    lim->instruction_limit = 0;
-    lim->deadline_ns = 0;
-    lim->cpu_mark_ns = 0;
-    lim->swift_timing = 0;
-}
+void bm_finalizer_budget_leave(bm_limits *lim, int armed);
 
 /*
  * Closes a state. Finalizers that run now get the idle budget, freshly
  * started (a default time budget when no limit is configured); the sandbox's
- * finalizers run under the memory limit too (see CLuaSandbox).
+ * finalizers run under the memory limit too (see finalizers.c).
  */
-static inline void bm_close_state(lua_State *L) {
-    bm_limits *lim = bm_limits_of(L);
-    lim->swift_depth = 1;
-    lim->run_depth = 0;
-    lim->idle_budget_started = 0;
-    lim->closing = 1;
-    bm_disarm_budget(L, lim);
-    lua_close(L);
-}
+void bm_close_state(lua_State *L);
 
 /* Marks that registry references wait to be released (any thread; the
    caller holds the Swift queue's lock). */
+/* Inline: one store, from LuaReference's release on any thread. */
 static inline void bm_set_release_pending(bm_limits *lim, int pending) {
     __atomic_store_n(&lim->release_pending, pending, __ATOMIC_RELEASE);
 }
 
 /* Whether registry references wait to be released (one atomic load). */
+/* Inline: one load, tested by bm_enter_swift on every call into Swift. */
 static inline int bm_release_pending(const bm_limits *lim) {
     return __atomic_load_n(&lim->release_pending, __ATOMIC_ACQUIRE);
 }
 
-#endif /* BLOODMAGIC_CLUA_LIMITS_H */
+#endif /* BLOODMAGIC_BM_LIMITS_H */

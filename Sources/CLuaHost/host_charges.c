@@ -1,6 +1,6 @@
 /*
  * host_charges.c: what Swift does for a script, charged to the state's
- * limits (see lua_sandbox.h and bm_limits.h).
+ * limits (see bm_sandbox.h and bm_limits.h).
  *
  *   - Memory. The allocator never refuses a block while Swift holds the
  *     state (bm_limits.swift_depth > 0), so that no Swift frame is ever

@@ -1,6 +1,6 @@
 /*
  * install.c: puts the sandbox's own library functions in place (see
- * lua_sandbox.h).
+ * bm_sandbox.h).
  */
 #include "sandbox_internal.h"
 

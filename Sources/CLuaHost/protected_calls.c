@@ -1,6 +1,6 @@
 /*
  * protected_calls.c: errors that a script catches read as the uncaught ones
- * do (see lua_sandbox.h).
+ * do (see bm_sandbox.h).
  *
  * Three things can make a caught error say less than it should:
  *

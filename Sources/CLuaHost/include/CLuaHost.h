@@ -1,0 +1,19 @@
+/*
+ * CLuaHost.h: the compiled C of BloodMagic's Lua host, one header per part
+ * (Swift sees them all through `import CLuaHost`; Lua's API itself comes from
+ * CLua). Each header is self-contained.
+ */
+#ifndef BLOODMAGIC_CLUAHOST_H
+#define BLOODMAGIC_CLUAHOST_H
+
+#include "bm_limits.h"            /* budgets, allocator, count hook */
+#include "bm_state.h"             /* opening a state, the protected call */
+#include "bm_trampolines.h"       /* Lua calling Swift, script positions */
+#include "bm_protected.h"         /* API calls that may raise, run protected */
+#include "bm_libraries.h"         /* opening the (sandboxed) libraries */
+#include "bm_require.h"           /* confined require, module names, paths */
+#include "bm_exposed.h"           /* exposed Swift objects */
+#include "bm_resolution_cache.h"  /* bm.resolve in C for cached entries */
+#include "bm_sandbox.h"           /* the sandbox's own library functions */
+
+#endif /* BLOODMAGIC_CLUAHOST_H */

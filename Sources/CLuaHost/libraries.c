@@ -72,26 +72,25 @@ int bm_protected_openlibs(lua_State *L) {
         }
         lua_setglobal(L, "io");
     }
-    if (flags & BM_LIB_COROUTINE) {
-        luaL_requiref(L, LUA_COLIBNAME, luaopen_coroutine, 1);
-        lua_pop(L, 1);
-    }
-    if (flags & BM_LIB_TABLE) {
-        luaL_requiref(L, LUA_TABLIBNAME, luaopen_table, 1);
-        lua_pop(L, 1);
-    }
-    if (flags & BM_LIB_STRING) {
-        luaL_requiref(L, LUA_STRLIBNAME, luaopen_string, 1);
-        lua_pushnil(L);
-        lua_setfield(L, -2, "dump");
-        lua_pop(L, 1);
-    }
-    if (flags & BM_LIB_MATH) {
-        luaL_requiref(L, LUA_MATHLIBNAME, luaopen_math, 1);
-        lua_pop(L, 1);
-    }
-    if (flags & BM_LIB_UTF8) {
-        luaL_requiref(L, LUA_UTF8LIBNAME, luaopen_utf8, 1);
+    /* Lua's own libraries, opened as they are (string without dump). */
+    static const struct {
+        int flag;
+        const char *name;
+        lua_CFunction open;
+    } whole[] = {
+        {BM_LIB_COROUTINE, LUA_COLIBNAME, luaopen_coroutine},
+        {BM_LIB_TABLE, LUA_TABLIBNAME, luaopen_table},
+        {BM_LIB_STRING, LUA_STRLIBNAME, luaopen_string},
+        {BM_LIB_MATH, LUA_MATHLIBNAME, luaopen_math},
+        {BM_LIB_UTF8, LUA_UTF8LIBNAME, luaopen_utf8},
+    };
+    for (size_t i = 0; i < sizeof whole / sizeof whole[0]; i++) {
+        if (!(flags & whole[i].flag)) continue;
+        luaL_requiref(L, whole[i].name, whole[i].open, 1);
+        if (whole[i].open == luaopen_string) {
+            lua_pushnil(L);
+            lua_setfield(L, -2, "dump");
+        }
         lua_pop(L, 1);
     }
     if (flags & BM_LIB_OS) {

@@ -24,6 +24,11 @@ extension BMModule {
                 lua.push(self.fieldLocation(key, lua).map { $0 + ": " } ?? "")
                 return 1
             }),
+            ("keep_frame", { lua in
+                guard lua.type(at: 1) == LUA_TFUNCTION else { throw BMError("keep_frame: expected a function") }
+                lua.pushFrameKeeper(calling: 1)
+                return 1
+            }),
             ("register_initializer", { lua in try self.registerInitializer(lua) }),
             ("register_hook", { lua in try self.registerHook(lua) }),
             ("register_preference", { lua in try self.registerPreference(lua) }),

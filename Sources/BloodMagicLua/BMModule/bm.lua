@@ -22,6 +22,7 @@ local slower, sbyte, sfind = string.lower, string.byte, string.find
 local where, field_where = core.where, core.field_where
 local generation, lookup = core.generation, core.lookup
 local suite_problem = core.suite_problem
+local keep_frame = core.keep_frame
 
 local bm = { spell = {} }
 local internal = {}
@@ -1257,6 +1258,18 @@ end
 
 internal.closest_key = closest_key
 internal.typeof = typeof
+internal.where = where
+internal.keep_frame = keep_frame
+
+-- What scripts call goes through a C function (core.keep_frame): a tail
+-- call such as `return bm.initializer { ... }` in a helper then keeps the
+-- helper's frame, so an error names the helper's line, not its caller's.
+-- (Spells and bm.class keep their callers' lines as their sources: a spell
+-- made by a helper points at the property that uses it.)
+for _, name in ipairs { "initializer", "singleton", "hook", "preference", "partial", "resolver", "preference_keys",
+                        "on_reload", "define_spell" } do
+  bm[name] = keep_frame(bm[name])
+end
 
 ---------------------------------------------------------------------------
 -- The API for tools: `bmlua types` writes the editor annotations from it

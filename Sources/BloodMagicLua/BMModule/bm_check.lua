@@ -20,6 +20,13 @@ local setmetatable, rawget, rawset, rawlen, rawequal = setmetatable, rawget, raw
 local tconcat, tunpack, sformat, smatch, mtype = table.concat, table.unpack, string.format, string.match, math.type
 local G = _G
 local closest_key, typeof = internal.closest_key, internal.typeof
+local where, keep_frame = internal.where, internal.keep_frame
+
+-- Raises `message` at the nearest script frame (this chunk's frames and C
+-- frames skipped), as the bridge's C functions do.
+local function fail(message)
+  error(where() .. message, 0)
+end
 
 local support = {}
 local types = {}                                       -- name -> manifest type, with lookups
@@ -57,15 +64,15 @@ local function check_arguments(fname, arguments, allows_named, ...)
     for i = 1, #arguments do names[arguments[i].name] = true; listed[i] = arguments[i].name end
     for key in next, first do
       if type(key) ~= "string" or not names[key] then
-        error(sformat("%s: unknown argument %s (expected %s)", fname,
+        fail(sformat("%s: unknown argument %s (expected %s)", fname,
           type(key) == "string" and ("'" .. key .. "'") or ("of type " .. typeof(key)), tconcat(listed, ", "))
-          .. (type(key) == "string" and near(key, names) or ""), 3)
+          .. (type(key) == "string" and near(key, names) or ""))
       end
     end
     for i = 1, #arguments do
       local a = arguments[i]
       if not a.optional and rawget(first, a.name) == nil then
-        error(sformat("%s: bad argument '%s' (missing)", fname, a.name), 3)
+        fail(sformat("%s: bad argument '%s' (missing)", fname, a.name))
       end
     end
     return
@@ -75,7 +82,7 @@ local function check_arguments(fname, arguments, allows_named, ...)
   if n < minimum or n > #arguments then
     local expected = minimum == #arguments and (#arguments .. " argument" .. (#arguments == 1 and "" or "s"))
       or (minimum .. " to " .. #arguments .. " arguments")
-    error(sformat("%s: expected %s, got %d", fname, expected, n), 3)
+    fail(sformat("%s: expected %s, got %d", fname, expected, n))
   end
 end
 
@@ -105,14 +112,14 @@ local function install_type(t)
   local method_functions = {}
   for method_name, m in next, methods do
     local fname = name .. "." .. method_name
-    method_functions[method_name] = function(self, ...)
+    method_functions[method_name] = keep_frame(function(self, ...)
       if standin_of[self] ~= name then
-        error(sformat("%s: expected a %s object as self, got %s (call it as obj:%s(...))",
-          fname, name, typeof(self), method_name), 2)
+        fail(sformat("%s: expected a %s object as self, got %s (call it as obj:%s(...))",
+          fname, name, typeof(self), method_name))
       end
       check_arguments(fname, m.arguments, false, ...)
       return placeholder(m.returns)
-    end
+    end)
   end
   local has_properties = next(properties) ~= nil
   object_metatables[name] = {
@@ -149,7 +156,7 @@ local function install_type(t)
   local constructor = t.constructor
   if constructor then
     local fname = name .. ".new"
-    class.new = function(...)
+    class.new = keep_frame(function(...)
       local n = select("#", ...)
       local args = { n = n, ... }
       local first = 1
@@ -157,13 +164,13 @@ local function install_type(t)
       if constructor.decodes then
         local count = n - first + 1
         if count ~= 1 or type(args[first]) ~= "table" then
-          error(sformat("%s: expected 1 argument (a table), got %d", fname, count), 2)
+          fail(sformat("%s: expected 1 argument (a table), got %d", fname, count))
         end
       else
         check_arguments(fname, constructor.arguments, true, tunpack(args, first, n))
       end
       return new_object(name)
-    end
+    end)
   end
   rawset(G, name, class)
 end

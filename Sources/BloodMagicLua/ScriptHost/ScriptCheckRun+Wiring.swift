@@ -127,6 +127,7 @@ extension ScriptCheckRun {
             }
             if registry.initializerEntry(for: key, in: container) != nil || row.optional { continue }
             if row.kind == "lazy", let type = row.type, classes[type] != nil { continue }
+            if servedButForATypo(key, in: row.class) { continue }
             let fallback = row.kind == "lazy" ? " and no Lua class \(key.name) to construct" : ""
             add(unservedSeverity, "\(row.class).\(row.property): no initializer for \(key.name) in \(row.class)\(fallback)"
                 + closest(to: key) + unservedHint, at: row.source)
@@ -164,12 +165,12 @@ extension ScriptCheckRun {
                             at: container.source)
                     }
                 case .injectable where !property.optional:
-                    if registry.initializerEntry(for: key, in: descriptor) == nil {
+                    if registry.initializerEntry(for: key, in: descriptor) == nil, !servedButForATypo(key, in: container.name) {
                         add(unservedSeverity, "\(label): no initializer for \(key.name) in \(container.name)" + closest(to: key) + unservedHint,
                             at: container.source)
                     }
                 case .lazy where !property.optional && property.defaultConstructible != true:
-                    if registry.initializerEntry(for: key, in: descriptor) == nil {
+                    if registry.initializerEntry(for: key, in: descriptor) == nil, !servedButForATypo(key, in: container.name) {
                         add(unservedSeverity,
                             "\(label): no initializer for \(key.name) in \(container.name), and \(key.name) cannot be default-constructed"
                                 + closest(to: key) + unservedHint,
@@ -182,21 +183,62 @@ extension ScriptCheckRun {
         }
     }
 
+    /// A script initializer whose container nobody declares, and the
+    /// declared container its name is closest to.
+    struct ContainerTypo {
+        var entry: SpellEntry
+        var type: SpellTypeKey
+        var closest: String?
+    }
+
+    /// The scripts' initializers that name a container nobody declares,
+    /// with the closest declared name. The closest names are worked out
+    /// only for these (each against every container: a finding's cost).
+    func undeclaredContainers(_ containers: [String: KnownContainer]) -> [ContainerTypo] {
+        scriptEntries([.initializer, .singleton]).compactMap { entry in
+            guard let name = entry.container.key?.name, let type = entry.type, containers[name] == nil else { return nil }
+            return ContainerTypo(entry: entry, type: type, closest: ClosestNames.closest(to: name, in: containers.keys).first)
+        }
+    }
+
+    /// Whether `property` (of type `key`) of `container` is left unserved
+    /// only because an initializer for it misspells the container's name:
+    /// that mistake is reported at the initializer, in its own file and
+    /// line, not here.
+    func servedButForATypo(_ key: SpellTypeKey, in container: String) -> Bool {
+        containerTypos.contains { $0.type == key && $0.closest == container }
+    }
+
     /// Initializers for a container that has no property they could serve,
-    /// or (with a manifest, which lists every container) that nobody declares.
+    /// or that nobody declares: an error when the name is a misspelling of
+    /// a declared container whose property of that type is then left
+    /// unserved; else a warning with a manifest (which lists every
+    /// container), or without one when a declared name is close.
     func checkInitializerContainers(_ containers: [String: KnownContainer]) {
+        for typo in containerTypos {
+            guard let name = typo.entry.container.key?.name else { continue }
+            let closest = typo.closest.flatMap { containers[$0] }
+            let stranded = closest.flatMap { container in
+                container.properties.first { ["lazy", "injectable"].contains($0.kind) && $0.key == typo.type && !$0.optional }
+                    .flatMap { property in
+                        registry.initializerEntry(for: typo.type, in: module.container(named: container.name, object: nil)) == nil
+                            ? property : nil
+                    }
+            }
+            var message = "bm.initializer for \(typo.type.name) names container \(name), which \(declarers)"
+            if let closest, let stranded {
+                message += " (closest: \(closest.name), whose \(stranded.name) nothing else serves)"
+                add(.error, message, at: typo.entry.source, field: "container")
+            } else if manifest != nil || closest != nil {
+                message += typo.closest.map { " (closest: \($0))" } ?? ""
+                if manifest == nil { message += "; for a Swift container, give check the app's manifest" }
+                add(.warning, message, at: typo.entry.source, field: "container")
+            }
+        }
         for entry in scriptEntries([.initializer, .singleton]) {
             guard let name = entry.container.key?.name, let type = entry.type else { continue }
             let typeField = type.protocols == nil ? "type" : "protocols"
-            guard let container = containers[name] else {
-                if manifest != nil {
-                    add(.warning,
-                        "bm.initializer for \(type.name) names container \(name), which \(declarers)"
-                            + ClosestNames.suffix(for: name, in: containers.keys),
-                        at: entry.source, field: "container")
-                }
-                continue
-            }
+            guard let container = containers[name] else { continue }
             let served = container.properties.filter { ["lazy", "injectable"].contains($0.kind) }
             if !served.contains(where: { $0.key == type }) {
                 let near = served.first { Set($0.key.protocols ?? [$0.key.name]) == Set(type.protocols ?? [type.name]) }

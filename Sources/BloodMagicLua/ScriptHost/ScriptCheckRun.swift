@@ -17,9 +17,14 @@ final class ScriptCheckRun {
     var swiftTemplatesForEveryType = false
     /// Files whose syntax error is reported already.
     var filesWithSyntaxErrors: Set<String> = []
+    /// The Lua errors reported already, as `file:line: reason`.
+    var reportedErrors: Set<String> = []
     /// Dependency cycles reported already, each from its smallest step (a
     /// cycle found from each of its classes is one cycle).
     var reportedCycles: Set<[String]> = []
+    /// Script initializers whose container nobody declares (see
+    /// ``undeclaredContainers(_:)``), found before the properties are checked.
+    var containerTypos: [ContainerTypo] = []
     /// The registrations the scripts made (read once they are loaded).
     lazy var scriptRegistrations: [SpellEntry] = registry.entries.filter { module.madeRegistration($0.handle) }
 
@@ -45,6 +50,7 @@ final class ScriptCheckRun {
         reportDiagnostics()
         let report = try spellReport()
         let containers = knownContainers(report)
+        containerTypos = undeclaredContainers(containers)
         checkHooksAndPreferences(containers)
         checkLuaProperties(report)
         checkSwiftContainers()
@@ -87,13 +93,19 @@ final class ScriptCheckRun {
     }
 
     /// A Lua error as a problem at its own position, or at `fallback`.
+    /// The same error at the same place is reported once: the first time
+    /// (loading comes before the dry run, which may reach it again).
     func add(_ error: LuaError, fallback: String?, suffix: String = "") {
+        func once(_ reason: String, file: String, line: Int) {
+            guard reportedErrors.insert("\(file):\(line): \(reason)").inserted else { return }
+            add(.error, reason + suffix, file: file, line: line)
+        }
         if let (file, line, reason) = Self.moduleLoadingFailure(error.message) {
             filesWithSyntaxErrors.insert(file)
-            add(.error, reason + suffix, file: file, line: line)
+            once(reason, file: file, line: line)
         } else if let chunk = error.chunk, let line = error.line {
             if error.kind == .syntax { filesWithSyntaxErrors.insert(chunk) }
-            add(.error, error.reason + closestField(error.reason) + suffix, file: chunk, line: line)
+            once(error.reason + closestField(error.reason), file: chunk, line: line)
         } else {
             add(.error, error.message + suffix, at: fallback)
         }

@@ -174,7 +174,7 @@ struct BMLuaCheckFindingsTests {
             bm.hook { container = "UsersViewControler", property = "loader", fn = print }
             """])
         #expect(result.lines == [
-            "$/20-loaders.lua:1: error: UsersViewController.loader: no initializer for Loader in UsersViewController (closest: Loader in UsersViewControler, $/20-loaders.lua:2)",
+            "$/20-loaders.lua:2: error: bm.initializer for Loader names container UsersViewControler, which no Lua class declares (closest: UsersViewController, whose loader nothing else serves)",
             "$/20-loaders.lua:3: warning: bm.hook names container UsersViewControler, which no Lua class declares (closest: UsersViewController); for a Swift container, give check the app's manifest",
         ])
     }

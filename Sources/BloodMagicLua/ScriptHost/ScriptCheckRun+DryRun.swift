@@ -36,6 +36,7 @@ extension ScriptCheckRun {
                 if let entry, module.madeRegistration(entry.handle) { exercised.insert(entry.handle) }
                 // Positions are worked out only for a finding (they read the file).
                 var initSource: String? { entry.map { fieldPosition("init", at: $0.source) } }
+                if entry == nil { settleAwaitingRead(container: name, property: row.property, failure: outcome.error) }
                 if let error = outcome.error {
                     failure(error, chain: outcome.chain, context: "reading \(name).\(row.property)", fallback: initSource ?? row.source)
                 } else if outcome.isNil, !row.optional, row.kind != "partial", let entry, module.madeRegistration(entry.handle) {

@@ -129,15 +129,11 @@ extension ScriptCheckRun {
             if row.kind == "lazy", let type = row.type, classes[type] != nil { continue }
             if servedButForATypo(key, in: row.class) { continue }
             let fallback = row.kind == "lazy" ? " and no Lua class \(key.name) to construct" : ""
-            add(unservedSeverity, "\(row.class).\(row.property): no initializer for \(key.name) in \(row.class)\(fallback)"
-                + closest(to: key) + unservedHint, at: row.source)
+            reportUnserved(
+                "\(row.class).\(row.property): no initializer for \(key.name) in \(row.class)\(fallback)" + closest(to: key),
+                at: row.source, .init(container: row.class, property: row.property, key: key, kind: row.kind, isSwift: false))
         }
     }
-
-    /// A resolver decides at run time what it serves: with one registered,
-    /// a property no initializer serves is only a warning.
-    private var unservedSeverity: ScriptProblem.Severity { registry.hasResolvers ? .warning : .error }
-    private var unservedHint: String { registry.hasResolvers ? " (unless a bm.resolver serves it)" : "" }
 
     /// Whether a partial of `type` has a template: `bm.partial`, a file in
     /// `partials/`, or the app's Swift template providers.
@@ -166,15 +162,15 @@ extension ScriptCheckRun {
                     }
                 case .injectable where !property.optional:
                     if registry.initializerEntry(for: key, in: descriptor) == nil, !servedButForATypo(key, in: container.name) {
-                        add(unservedSeverity, "\(label): no initializer for \(key.name) in \(container.name)" + closest(to: key) + unservedHint,
-                            at: container.source)
+                        reportUnserved("\(label): no initializer for \(key.name) in \(container.name)" + closest(to: key),
+                            at: container.source, .init(container: container.name, property: property.name, key: key, kind: "injectable", isSwift: true))
                     }
                 case .lazy where !property.optional && property.defaultConstructible != true:
                     if registry.initializerEntry(for: key, in: descriptor) == nil, !servedButForATypo(key, in: container.name) {
-                        add(unservedSeverity,
+                        reportUnserved(
                             "\(label): no initializer for \(key.name) in \(container.name), and \(key.name) cannot be default-constructed"
-                                + closest(to: key) + unservedHint,
-                            at: container.source)
+                                + closest(to: key),
+                            at: container.source, .init(container: container.name, property: property.name, key: key, kind: "lazy", isSwift: true))
                     }
                 default:
                     continue

@@ -17,6 +17,15 @@ final class ScriptCheckRun {
     var swiftTemplatesForEveryType = false
     /// Files whose syntax error is reported already.
     var filesWithSyntaxErrors: Set<String> = []
+    /// A property no initializer serves, and its finding, waiting for the
+    /// resolvers' answer (see `ScriptCheckRun+Resolvers.swift`).
+    struct AwaitingResolvers {
+        var property: UnservedProperty
+        var message: String
+        var source: String?
+    }
+
+    var awaitingResolvers: [AwaitingResolvers] = []
     /// The Lua errors reported already, as `file:line: reason`.
     var reportedErrors: Set<String> = []
     /// Dependency cycles reported already, each from its smallest step (a
@@ -57,6 +66,7 @@ final class ScriptCheckRun {
         checkInitializerContainers(containers)
         checkClassDeclarations()
         try dryRun(report)
+        askResolvers()
         dryRunReloadCallbacks()
         var seen: Set<String> = []
         return problems
@@ -176,6 +186,16 @@ final class ScriptCheckRun {
                 }
             case "partial":
                 if let key = registration.typeKey { swiftTemplateTypes.insert(key.name) } else { swiftTemplatesForEveryType = true }
+            case "resolver":
+                // The app's resolver cannot run here: for what it may serve
+                // (its type, when it names one), "cannot tell", as for the
+                // app's initializers.
+                let serves = registration.typeKey
+                let source = registration.source
+                registry.addResolver(source: source, serving: serves) { request in
+                    guard serves == nil || serves == request.type else { return .skip }
+                    throw BMError("\(request.container.name).\(request.property) may be served by the resolver at \(source) \(ScriptCheckRun.swiftPlaceholderMarker)")
+                }
             default:
                 continue
             }

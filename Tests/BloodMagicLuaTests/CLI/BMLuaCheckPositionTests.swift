@@ -87,8 +87,9 @@ struct BMLuaCheckPositionTests {
         #expect(run.stderr.hasPrefix("bmlua: \(dir.path)/lib/helper.lua:6: bm.initializer: field 'scope'"))
     }
 
-    /// A helper that passes its caller's table on (`return bm.initializer(def)`):
-    /// the field is blamed where the table writes it, in the caller.
+    /// A helper that passes its caller's table on (`bm.initializer(def)`):
+    /// the field is blamed where the table writes it, in the caller, not
+    /// at the helper's call.
     @Test func aFieldIsBlamedWhereTheDefinitionTableWritesIt() throws {
         let result = try check([
             "a.lua": """
@@ -100,7 +101,14 @@ struct BMLuaCheckPositionTests {
                   init = function() return {} end,
                 }
                 """,
-            "lib/helper.lua": "local M = {}\nfunction M.register(def)\n  return bm.initializer(def)\nend\nreturn M\n",
+            "lib/helper.lua": """
+                local M = {}
+                function M.register(def)
+                  local registration = bm.initializer(def)
+                  return registration
+                end
+                return M
+                """,
         ])
         #expect(result.lines.first == "$/a.lua:5: error: bm.initializer: unknown field 'contaner' (closest: 'container')")
     }

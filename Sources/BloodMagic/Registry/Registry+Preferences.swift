@@ -7,6 +7,9 @@ public struct PreferenceOverride: Sendable {
     public var defaultValue: PreferenceValue?
     /// The store to use instead of the property's.
     public var store: (any PreferenceStore)?
+    /// Where the override was registered (``Registry/preferenceOverride(container:property:)``
+    /// fills it in), for messages.
+    public var source: String?
 
     /// An override of any of key, default and store.
     public init(key: String? = nil, defaultValue: PreferenceValue? = nil, store: (any PreferenceStore)? = nil) {
@@ -55,6 +58,10 @@ extension Registry {
     /// specific match, the later between equals; nil when none.
     public func preferenceOverride(container: ContainerDescriptor, property: String) -> PreferenceOverride? {
         state.withLock { state in
+            // An override registered by name (from a script) matches the
+            // Swift class through the catalog, which must know the class
+            // even when none of its properties was ever resolved.
+            if state.catalog.note(container.key) { state.invalidateCaches() }
             var best: PreferenceOverrideRecord?
             var bestScore = Int.min
             for record in state.preferenceOverrides where record.property == property {
@@ -63,7 +70,11 @@ extension Registry {
                 best = record
                 bestScore = score
             }
-            return best?.override
+            return best.map { record in
+                var override = record.override
+                override.source = record.source
+                return override
+            }
         }
     }
 

@@ -262,3 +262,62 @@ extension ScriptCheckRun {
         }
     }
 }
+
+extension ScriptCheckRun {
+    /// Preference overrides of the app's Swift properties whose default is
+    /// not of the property's type: at run time the read fails with the
+    /// same message (``SpellError/preferenceDefaultTypeMismatch(property:container:key:expected:found:source:)``).
+    /// The override in force is the one the property would use.
+    func checkPreferenceDefaults() {
+        for container in manifest?.containers ?? [] {
+            let descriptor = ContainerDescriptor(
+                object: nil, key: SpellTypeKey(name: container.name), ancestry: container.superclasses.map { SpellTypeKey(name: $0) })
+            for property in container.properties where property.spell == .preference {
+                guard let override = registry.preferenceOverride(container: descriptor, property: property.name),
+                      let value = override.defaultValue,
+                      let source = override.source,
+                      Self.preferenceValue(value, fits: property.swiftType) == false
+                else { continue }
+                let expected = Self.unwrappedSpelling(property.swiftType)
+                let error = SpellError.preferenceDefaultTypeMismatch(
+                    property: property.name, container: container.name, key: override.key ?? property.key ?? property.name,
+                    expected: expected, found: value.typeName, source: source)
+                add(.error, error.description, at: source, field: "default")
+            }
+        }
+    }
+
+    /// `Optional<T>` spelled as `T`.
+    static func unwrappedSpelling(_ spelling: String) -> String {
+        spelling.hasPrefix("Optional<") && spelling.hasSuffix(">") ? String(spelling.dropFirst(9).dropLast()) : spelling
+    }
+
+    /// The Swift types a preference reads natively, by their spelling.
+    private static let preferenceTypes: [String: any PreferenceRepresentable.Type] = [
+        "Bool": Bool.self, "Int": Int.self, "Double": Double.self, "String": String.self,
+        "Data": Data.self, "Date": Date.self, "URL": URL.self,
+    ]
+
+    /// Whether `value` reads as the Swift type spelled `spelling`, as the
+    /// property reads its default (``PreferenceCoding/decode(_:as:)``);
+    /// nil when the check cannot tell (a Codable type stored as JSON).
+    /// Arrays and dictionaries are looked into element by element: linear
+    /// in the value, which the script's memory budget bounded.
+    static func preferenceValue(_ value: PreferenceValue, fits spelling: String) -> Bool? {
+        let type = unwrappedSpelling(spelling)
+        if let native = preferenceTypes[type] { return native.init(preferenceValue: value) != nil }
+        if type.hasPrefix("Array<"), type.hasSuffix(">") {
+            let element = String(type.dropFirst(6).dropLast())
+            guard preferenceTypes[element] != nil else { return nil }
+            guard case .array(let items) = value else { return false }
+            return items.allSatisfy { preferenceValue($0, fits: element) != false }
+        }
+        if type.hasPrefix("Dictionary<String, "), type.hasSuffix(">") {
+            let element = String(type.dropFirst(19).dropLast())
+            guard preferenceTypes[element] != nil else { return nil }
+            guard case .dictionary(let items) = value else { return false }
+            return items.values.allSatisfy { preferenceValue($0, fits: element) != false }
+        }
+        return nil
+    }
+}

@@ -61,6 +61,7 @@ final class ScriptCheckRun {
         let containers = knownContainers(report)
         containerTypos = undeclaredContainers(containers)
         checkHooksAndPreferences(containers)
+        checkPreferenceDefaults()
         checkLuaProperties(report)
         checkSwiftContainers()
         checkInitializerContainers(containers)

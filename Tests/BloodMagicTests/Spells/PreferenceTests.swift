@@ -103,6 +103,30 @@ private final class Settings {
         }
     }
 
+    /// An override's default of another type is an error naming the key
+    /// and both types, not dropped for the property's own default.
+    @Test func anOverriddenDefaultOfAnotherTypeIsAnError() throws {
+        let registry = Registry()
+        registry.overridePreference(
+            container: .exactly(SpellTypeKey(Settings.self)), property: "volume",
+            with: PreferenceOverride(defaultValue: .string("4")), source: "20-storage.lua:14")
+        registry.overridePreference(for: Settings.self, property: "ratio", defaultValue: .int(1))
+        try Registry.withCurrent(registry) {
+            let settings = Settings()
+            try Settings.store.setValue(nil, forKey: "user.volume")
+            #expect(throws: SpellError.preferenceDefaultTypeMismatch(
+                property: "volume", container: "Settings", key: "user.volume", expected: "Int", found: "String",
+                source: "20-storage.lua:14")) {
+                try settings.$volume.get()
+            }
+            #expect("\(SpellError.preferenceDefaultTypeMismatch(property: "volume", container: "Settings", key: "user.volume", expected: "Int", found: "String", source: "20-storage.lua:14"))"
+                == "Settings.volume: the default for preference \"user.volume\" set at 20-storage.lua:14 is a String, expected Int")
+            // A default that converts as a stored value would is used.
+            try Settings.store.setValue(nil, forKey: "ratio")
+            #expect(settings.ratio == 1.0)
+        }
+    }
+
     @Test func theRegistryDefaultStoreIsUsedWhenThePropertyNamesNone() {
         final class Plain {
             @Preference var theme = "light"

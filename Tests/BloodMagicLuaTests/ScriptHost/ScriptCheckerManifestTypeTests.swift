@@ -97,10 +97,10 @@ struct ScriptCheckerManifestTypeTests {
         try host.loadStartupScripts()
         let screen = Registry.withCurrent(host.registry) { ManifestScreen() }
         let read = Registry.withCurrent(host.registry) { Result { try screen.$volume.get() } }
-        #expect(throws: SpellError.preferenceDefaultTypeMismatch(
-            property: "volume", container: "ManifestScreen", key: "volume", expected: "Int", found: "String",
-            source: dir + "/prefs.lua:1")) {
+        #expect {
             try read.get()
+        } throws: { error in
+            "\(error)" == "ManifestScreen.volume: the default for preference \"volume\" set at \(dir)/prefs.lua:1 is a String, expected Int"
         }
         // The right type is clean, and read.
         let fixed = try makeScripts(["prefs.lua": "bm.preference { container = 'ManifestScreen', property = 'volume', default = 7 }"])

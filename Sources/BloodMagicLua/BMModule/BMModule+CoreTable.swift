@@ -47,7 +47,9 @@ extension BMModule {
             ("preference_set", { lua in try self.preferenceSet(lua) }),
             ("entries", { lua in try self.entries(lua) }),
             ("note_class", { lua in try self.noteClass(lua) }),
-            ("note_spell", { lua in try self.noteSpell(lua) }),
+            ("register_spell", { lua in try self.registerSpell(lua) }),
+            ("named_spell", { lua in try self.namedSpell(lua) }),
+            ("spell_hook", { lua in try self.spellHook(lua) }),
             ("suite_problem", { lua in try BMModule.suiteProblem(lua) }),
         ]
         for (name, body) in functions {

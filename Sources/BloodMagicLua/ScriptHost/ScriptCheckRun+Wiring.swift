@@ -172,6 +172,14 @@ extension ScriptCheckRun {
                                 + closest(to: key),
                             at: container.source, .init(container: container.name, property: property.name, key: key, kind: "lazy", isSwift: true))
                     }
+                case .custom:
+                    guard let name = property.spellName, registry.namedSpellSource(name) == nil else { continue }
+                    let known = registry.entries.filter { $0.kind == .customSpell }.compactMap(\.property)
+                    add(.error,
+                        "\(label): no spell named \"\(name)\" is registered for its RegisteredSpell(\"\(name)\") "
+                            + "(define it with bm.define_spell { name = \"\(name)\", ... } or Registry.registerSpell(named:))"
+                            + ClosestNames.suffix(for: name, in: known),
+                        at: container.source)
                 default:
                     continue
                 }

@@ -187,6 +187,12 @@ final class ScriptCheckRun {
                 }
             case "partial":
                 if let key = registration.typeKey { swiftTemplateTypes.insert(key.name) } else { swiftTemplatesForEveryType = true }
+            case "spell":
+                // The app's named spell: scripts may use it as bm.spell.<name>
+                // (its hooks, Swift code, do nothing here).
+                if let name = registration.property {
+                    registry.registerSpell(named: name, hooks: NamedSpellHooks(), source: registration.source)
+                }
             case "resolver":
                 // The app's resolver cannot run here: for what it may serve
                 // (its type, when it names one), "cannot tell", as for the

@@ -172,7 +172,7 @@ extension ScriptCheckRun {
             if takesSender {
                 if let containerName, host.luaClasses[containerName] != nil {
                     sender = .luaObject(containerName)
-                } else if let containerName, manifest?.container(named: containerName) != nil {
+                } else if let containerName, manifestContainers[containerName] != nil {
                     sender = .swift(containerName)
                 } else if let first = served.first {
                     sender = .swift(first.container)
@@ -243,9 +243,7 @@ extension ScriptCheckRun {
     private func swiftProperties(servedBy type: SpellTypeKey, in container: String?)
         -> [(container: String, property: AppManifest.ContainerProperty)]
     {
-        (manifest?.containers ?? []).filter { container == nil || $0.name == container }.flatMap { c in
-            c.properties.filter { [.lazy, .injectable].contains($0.spell) && $0.typeKey == type }.map { (c.name, $0) }
-        }
+        (manifestInjectedByType[type] ?? []).filter { container == nil || $0.container == container }
     }
 
     private static let integerTypes: Set<String> = [
@@ -263,12 +261,12 @@ extension ScriptCheckRun {
         if let protocols = property.protocols {
             let shown = protocols.joined(separator: " & ")
             guard let standin else { return "returned \(returned), which is not an exposed Swift object conforming to \(shown)" }
-            let conforms = Set(manifest?.type(named: standin)?.protocols ?? [])
+            let conforms = Set(manifestTypes[standin]?.protocols ?? [])
             let missing = protocols.filter { !conforms.contains($0) }
             return missing.isEmpty ? nil : "returned \(standin), which does not conform to \(missing.joined(separator: " & ")) (declare it with .conforms(to:))"
         }
         guard let type = property.type else { return nil }
-        if manifest?.type(named: type) != nil {
+        if manifestTypes[type] != nil {
             return standin == type ? nil : "returned \(returned), which is not a \(type)"
                 + (standin == nil ? " (make one with \(type).new(...))" : "")
         }

@@ -23,6 +23,7 @@ extension ScriptCheckRun {
     /// in the dry run.
     func reportUnserved(_ message: String, at source: String?, _ property: UnservedProperty) {
         if registry.hasResolvers {
+            if !property.isSwift { awaitingLuaRead["\(property.container).\(property.property)"] = awaitingResolvers.count }
             awaitingResolvers.append(AwaitingResolvers(property: property, message: message, source: source))
         } else {
             add(.error, message, at: source)
@@ -34,10 +35,9 @@ extension ScriptCheckRun {
     /// An error that says nothing serves it is the finding; a value means a
     /// resolver served it (another error is the dry run's to report).
     func settleAwaitingRead(container: String, property: String, failure: LuaError?) {
-        guard let index = awaitingResolvers.firstIndex(where: {
-            !$0.property.isSwift && $0.property.container == container && $0.property.property == property
-        }) else { return }
-        let awaiting = awaitingResolvers.remove(at: index)
+        guard !awaitingLuaRead.isEmpty, let index = awaitingLuaRead.removeValue(forKey: "\(container).\(property)"),
+              let awaiting = awaitingResolvers[index] else { return }
+        awaitingResolvers[index] = nil
         if let failure, failure.reason.hasPrefix("\(container).\(property): no initializer for ") {
             add(.error, awaiting.message, at: awaiting.source)
         }
@@ -47,8 +47,9 @@ extension ScriptCheckRun {
     /// Swift containers' properties, and Lua ones the dry run could not
     /// read), each a top-level call with its own budget.
     func askResolvers() {
-        let waiting = awaitingResolvers
+        let waiting = awaitingResolvers.compactMap { $0 }
         awaitingResolvers = []
+        awaitingLuaRead = [:]
         for awaiting in waiting {
             let property = awaiting.property
             let spell: ResolvedSpellKind = property.kind == "lazy" ? .lazy : .injectable
@@ -56,7 +57,7 @@ extension ScriptCheckRun {
             let descriptor = property.isSwift
                 ? ContainerDescriptor(
                     object: sender, key: SpellTypeKey(name: property.container),
-                    ancestry: (manifest?.container(named: property.container)?.superclasses ?? []).map { SpellTypeKey(name: $0) })
+                    ancestry: (manifestContainers[property.container]?.superclasses ?? []).map { SpellTypeKey(name: $0) })
                 : module.container(named: property.container, object: sender)
             let found: (value: Any, source: String)?
             do {
@@ -73,7 +74,7 @@ extension ScriptCheckRun {
                 continue
             }
             guard property.isSwift,
-                  let declared = manifest?.container(named: property.container)?.properties.first(where: { $0.name == property.property }),
+                  let declared = manifestContainers[property.container]?.properties.first(where: { $0.name == property.property }),
                   let (kind, standin) = describeResolved(found.value),
                   let problem = mismatch(kind, standin, for: declared)
             else { continue }

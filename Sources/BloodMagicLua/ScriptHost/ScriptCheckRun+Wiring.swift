@@ -72,6 +72,18 @@ extension ScriptCheckRun {
 
     /// Hooks and preference overrides whose container or property nobody declares.
     func checkHooksAndPreferences(_ containers: [String: KnownContainer]) {
+        // Every container's property names by kind, gathered once (not once
+        // per hook: that grew with hooks times properties).
+        var anyContainer: [SpellEntryKind: (names: [String], set: Set<String>)] = [:]
+        func propertyNames(for kind: SpellEntryKind) -> (names: [String], set: Set<String>) {
+            if let known = anyContainer[kind] { return known }
+            let names = containers.values.flatMap { $0.properties(for: kind) }.map(\.name)
+            anyContainer[kind] = (names, Set(names))
+            return (names, Set(names))
+        }
+        func suffix(_ name: String, _ candidates: some Collection<String>) -> String {
+            closestName(to: name, in: candidates).map { " (closest: \($0))" } ?? ""
+        }
         for entry in scriptEntries([.hook, .preferenceOverride]) {
             guard let property = entry.property else { continue }
             let what = entry.kind == .hook ? "bm.hook" : "bm.preference"
@@ -79,7 +91,7 @@ extension ScriptCheckRun {
             if let name = entry.container.key?.name {
                 guard let container = containers[name] else {
                     var message = "\(what) names container \(name), which \(declarers)"
-                    message += ClosestNames.suffix(for: name, in: containers.keys)
+                    message += suffix(name, containers.keys)
                     if manifest == nil { message += "; for a Swift container, give check the app's manifest" }
                     add(.warning, message, at: entry.source, field: "container")
                     continue
@@ -88,16 +100,16 @@ extension ScriptCheckRun {
                 if !candidates.contains(where: { $0.name == property }) {
                     add(.warning,
                         "\(what) for \(name).\(property): \(name) declares no \(adjective) property '\(property)'"
-                            + ClosestNames.suffix(for: property, in: candidates.map(\.name)),
+                            + suffix(property, candidates.map(\.name)),
                         at: entry.source, field: "property")
                 }
             } else {
-                let candidates = containers.values.flatMap { $0.properties(for: entry.kind) }.map(\.name)
-                if !candidates.contains(property) {
+                let candidates = propertyNames(for: entry.kind)
+                if !candidates.set.contains(property) {
                     let who = manifest == nil ? "no Lua class declares" : "no Lua class or Swift container declares"
                     add(.warning,
                         "\(what) for property '\(property)': \(who) a spelled property of that name"
-                            + ClosestNames.suffix(for: property, in: candidates),
+                            + suffix(property, candidates.names),
                         at: entry.source, field: "property")
                 }
             }
@@ -199,10 +211,20 @@ extension ScriptCheckRun {
     /// with the closest declared name. The closest names are worked out
     /// only for these (each against every container: a finding's cost).
     func undeclaredContainers(_ containers: [String: KnownContainer]) -> [ContainerTypo] {
-        scriptEntries([.initializer, .singleton]).compactMap { entry in
+        var closestByName: [String: String?] = [:]
+        return scriptEntries([.initializer, .singleton]).compactMap { entry in
             guard let name = entry.container.key?.name, let type = entry.type, containers[name] == nil else { return nil }
-            return ContainerTypo(entry: entry, type: type, closest: ClosestNames.closest(to: name, in: containers.keys).first)
+            if closestByName[name] == nil { closestByName[name] = .some(closestName(to: name, in: containers.keys)) }
+            return ContainerTypo(entry: entry, type: type, closest: closestByName[name] ?? nil)
         }
+    }
+
+    /// The candidate closest to `name`, within the run's
+    /// ``closestNameBudget`` (nil once it is spent).
+    func closestName(to name: String, in candidates: some Collection<String>) -> String? {
+        guard closestNameBudget >= candidates.count else { return nil }
+        closestNameBudget -= candidates.count
+        return ClosestNames.closest(to: name, in: candidates).first
     }
 
     /// Whether `property` (of type `key`) of `container` is left unserved
@@ -210,7 +232,7 @@ extension ScriptCheckRun {
     /// that mistake is reported at the initializer, in its own file and
     /// line, not here.
     func servedButForATypo(_ key: SpellTypeKey, in container: String) -> Bool {
-        containerTypos.contains { $0.type == key && $0.closest == container }
+        !typoTargets.isEmpty && typoTargets.contains("\(key.name)|\(container)")
     }
 
     /// Initializers for a container that has no property they could serve,

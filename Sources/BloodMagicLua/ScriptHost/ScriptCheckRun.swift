@@ -25,7 +25,18 @@ final class ScriptCheckRun {
         var source: String?
     }
 
-    var awaitingResolvers: [AwaitingResolvers] = []
+    /// The properties waiting for the resolvers' answer, in the order found;
+    /// a Lua class's by `Class.property` in ``awaitingLuaRead`` too, which the
+    /// dry run's reads settle (each in constant time).
+    var awaitingResolvers: [AwaitingResolvers?] = []
+    var awaitingLuaRead: [String: Int] = [:]
+    /// `type|container` of each ``containerTypos`` entry with a closest name.
+    var typoTargets: Set<String> = []
+    /// Name comparisons left for "closest" suggestions in this run: each
+    /// costs one comparison per candidate, so a run with many unknown names
+    /// and many candidates stops suggesting rather than growing with their
+    /// product.
+    var closestNameBudget = 20_000_000
     /// The Lua errors reported already, as `file:line: reason`.
     var reportedErrors: Set<String> = []
     /// Dependency cycles reported already, each from its smallest step (a
@@ -34,6 +45,23 @@ final class ScriptCheckRun {
     /// Script initializers whose container nobody declares (see
     /// ``undeclaredContainers(_:)``), found before the properties are checked.
     var containerTypos: [ContainerTypo] = []
+    /// The manifest's containers and exposed types by name (the first of a
+    /// name, as ``AppManifest/container(named:)`` finds it), and its lazy
+    /// and injectable properties by type: looked up once per registration
+    /// or finding, never by scanning the manifest each time.
+    lazy var manifestContainers: [String: AppManifest.Container] =
+        Dictionary((manifest?.containers ?? []).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    lazy var manifestTypes: [String: AppManifest.ExposedType] =
+        Dictionary((manifest?.types ?? []).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    lazy var manifestInjectedByType: [SpellTypeKey: [(container: String, property: AppManifest.ContainerProperty)]] = {
+        var byType: [SpellTypeKey: [(container: String, property: AppManifest.ContainerProperty)]] = [:]
+        for container in manifest?.containers ?? [] {
+            for property in container.properties where [.lazy, .injectable].contains(property.spell) {
+                byType[property.typeKey, default: []].append((container.name, property))
+            }
+        }
+        return byType
+    }()
     /// The registrations the scripts made (read once they are loaded).
     lazy var scriptRegistrations: [SpellEntry] = registry.entries.filter { module.madeRegistration($0.handle) }
 
@@ -60,6 +88,7 @@ final class ScriptCheckRun {
         let report = try spellReport()
         let containers = knownContainers(report)
         containerTypos = undeclaredContainers(containers)
+        typoTargets = Set(containerTypos.compactMap { typo in typo.closest.map { "\(typo.type.name)|\($0)" } })
         checkHooksAndPreferences(containers)
         checkPreferenceDefaults()
         checkLuaProperties(report)

@@ -41,6 +41,11 @@ struct CheckCommand: ParsableCommand {
         "The instruction budget of each file's loading and of each dry-run step (default: 50000000).", valueName: "N"))
     var maxInstructions: Int?
 
+    @Option(name: .customLong("max-memory"), help: ArgumentHelp(
+        "Cap the inspecting state's memory, e.g. 512M, 1G (default: 256M; tens of thousands of files need more).",
+        valueName: "SIZE"))
+    var maxMemory: String?
+
     @Flag(help: "Check again each time a Lua file below DIR (or one of the FILES) changes; Ctrl-C ends.")
     var watch = false
 
@@ -61,6 +66,9 @@ struct CheckCommand: ParsableCommand {
         }
         if let maxInstructions, maxInstructions <= 0 {
             throw ValidationError("--max-instructions: must be a positive number, got \(maxInstructions)")
+        }
+        if let maxMemory, LuaLimits.parseSize(maxMemory) == nil {
+            throw ValidationError("--max-memory: '\(maxMemory)' is not a size (use e.g. 512M, 1G or a byte count)")
         }
         if let manifest, !FileManager.default.fileExists(atPath: manifest) {
             throw ValidationError("--manifest: no such file: \(manifest)")
@@ -93,6 +101,7 @@ struct CheckCommand: ParsableCommand {
         var isDirectory: ObjCBool = false
         var limits = ScriptChecker.inspectionLimits
         if let maxInstructions { limits.maxInstructions = maxInstructions }
+        if let size = maxMemory.flatMap(LuaLimits.parseSize) { limits.maxMemory = size }
         let problems: [ScriptProblem]
         do {
             let checker = ScriptChecker(manifest: try manifest.map(AppManifest.read(from:)))

@@ -1192,13 +1192,18 @@ local function sorted_keys(t)
   return keys
 end
 
--- Every spelled property of every class, for tools:
+-- Every spelled property of the classes `names` (an array; nil: every
+-- class, sorted), for tools:
 -- { { class =, property =, kind =, type =, protocols =, optional =, source = } }
-function internal.spell_report()
+-- The checker asks for a batch of classes per call, so the work of one call
+-- (which runs within the instruction budget) does not grow with the number
+-- of classes.
+function internal.spell_report(names)
   local rows = {}
-  for _, name in ipairs(sorted_keys(classes)) do
-    local meta = info[classes[name]]
-    for _, property in ipairs(sorted_keys(meta.spells)) do
+  for _, name in ipairs(names or sorted_keys(classes)) do
+    local class = classes[name]
+    local meta = class and info[class]
+    for _, property in ipairs(meta and sorted_keys(meta.spells) or {}) do
       local spell = meta.spells[property]
       rows[#rows + 1] = { class = name, property = property, kind = spell.kind, type = spell.type,
                           protocols = spell.protocols, optional = spell.optional == true,

@@ -142,13 +142,18 @@ extension ScriptCheckRun {
         guard let match = reason.range(of: #"\(global '[^']+'\)"#, options: .regularExpression) else { return "" }
         let name = String(reason[match].dropFirst("(global '".count).dropLast(2))
         let names = (try? globalNames()) ?? []
-        if let near = ClosestNames.closest(to: name, in: names).first { return "; closest global: \(near)" }
+        if let near = closestName(to: name, in: names) { return "; closest global: \(near)" }
         return manifest == nil ? "; if the app defines '\(name)', give check the app's manifest" : ""
     }
 
+    /// The globals' names, read once per run (for hints only: one read per
+    /// finding grew with findings times globals).
     private func globalNames() throws -> [String] {
+        if let knownGlobalNames { return knownGlobalNames }
         guard let support else { return [] }
-        return try call(support, "global_names", results: 1) { lua in try lua.decode([String].self, at: -1) }
+        let names = try call(support, "global_names", results: 1) { lua in try lua.decode([String].self, at: -1) }
+        knownGlobalNames = names
+        return names
     }
 
     // MARK: - Initializers no class property ran
@@ -182,6 +187,7 @@ extension ScriptCheckRun {
             }
             var initSource: String { fieldPosition("init", at: entry.source) }
             let context = "the initializer for \(type.name)" + (containerName.map { " in \($0)" } ?? "")
+            collectBetweenSteps()
             let outcome: (kind: String, standin: String?)
             do {
                 outcome = try host.state.withStack { (lua) throws -> (String, String?) in

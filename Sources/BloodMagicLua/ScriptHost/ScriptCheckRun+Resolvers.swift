@@ -51,6 +51,7 @@ extension ScriptCheckRun {
         awaitingResolvers = []
         awaitingLuaRead = [:]
         for awaiting in waiting {
+            collectBetweenSteps()
             let property = awaiting.property
             let spell: ResolvedSpellKind = property.kind == "lazy" ? .lazy : .injectable
             let sender = senderHandle(for: property)

@@ -36,9 +36,26 @@ extension ScriptCheckRun {
         }
     }
 
+    /// The spelled properties of every Lua class, by class name. The
+    /// names are sorted here and the rows asked for a batch of classes per
+    /// call: each call has the instruction budget of one step, so the
+    /// report of 40,000 classes is not one step over it.
     func spellReport() throws -> [SpellRow] {
-        try callPrelude("spell_report", as: [SpellRow].self)
+        guard let prelude = module.preludeTable else { throw BMError("the bm module is not installed") }
+        let names = host.luaClasses.keys.sorted()
+        var rows: [SpellRow] = []
+        for start in stride(from: 0, to: names.count, by: Self.classesPerReportCall) {
+            let batch = Array(names[start..<min(start + Self.classesPerReportCall, names.count)])
+            rows += try call(prelude, "spell_report", results: 1, push: { lua in
+                lua.push(batch)
+                return 1
+            }, read: { lua in try lua.decode([SpellRow].self, at: -1) })
+        }
+        return rows
     }
+
+    /// Classes whose rows one call of the prelude's `spell_report` makes.
+    static let classesPerReportCall = 256
 
     func knownContainers(_ report: [SpellRow]) -> [String: KnownContainer] {
         var containers: [String: KnownContainer] = [:]

@@ -1,4 +1,3 @@
-import CLua
 import Foundation
 
 /// What an app declared to its host for the manifest.
@@ -154,41 +153,37 @@ extension AppManifest.Registration {
 }
 
 extension LuaStack {
-    /// The shape of the value at `index` (tables read raw, to depth 4).
+    /// The shape of the value at `index` (tables read raw, to depth 4: at
+    /// most 64 fields and 8 items a level are kept, but every entry is
+    /// visited, once).
     func valueShape(at index: Int32, depth: Int = 0) -> AppManifest.ValueShape {
         let index = absolute(index)
-        switch lua_type(L, index) {
-        case LUA_TNIL: return .init(kind: "nil")
-        case LUA_TBOOLEAN: return .init(kind: "boolean")
-        case LUA_TNUMBER: return .init(kind: lua_isinteger(L, index) != 0 ? "integer" : "number")
-        case LUA_TSTRING: return .init(kind: "string")
-        case LUA_TFUNCTION: return .init(kind: "function")
-        case LUA_TTHREAD: return .init(kind: "thread")
-        case LUA_TUSERDATA, LUA_TLIGHTUSERDATA:
+        switch valueType(at: index) {
+        case .nil, .none: return .init(kind: "nil")
+        case .boolean: return .init(kind: "boolean")
+        case .number: return .init(kind: isInteger(at: index) ? "integer" : "number")
+        case .string: return .init(kind: "string")
+        case .function: return .init(kind: "function")
+        case .thread: return .init(kind: "thread")
+        case .userdata, .lightUserdata:
             return .init(kind: "userdata", type: exposedType(ofObjectAt: index)?.name)
-        case LUA_TTABLE:
+        case .table:
             guard depth < 4 else { return .init(kind: "table") }
             ensureSpace(3)
             var fields: [String: AppManifest.ValueShape] = [:]
             var items: [AppManifest.ValueShape] = []
-            lua_pushnil(L)
-            while lua_next(L, index) != 0 {
-                if lua_type(L, -2) == LUA_TSTRING, let key = rawString(at: -2), fields.count < 64 {
+            forEachEntry(ofTableAt: index) { () -> Bool in
+                if valueType(at: -2) == .string, let key = rawString(at: -2), fields.count < 64 {
                     fields[key] = valueShape(at: -1, depth: depth + 1)
                 }
-                lua_settop(L, -2)
+                return true
             }
             for position in 1...8 {
-                guard lua_rawgeti(L, index, lua_Integer(position)) != LUA_TNIL else {
-                    lua_settop(L, -2)
-                    break
-                }
+                defer { pop() }
+                guard pushItem(position, ofTableAt: index) != .nil else { break }
                 items.append(valueShape(at: -1, depth: depth + 1))
-                lua_settop(L, -2)
             }
             return .init(kind: "table", fields: fields.isEmpty ? nil : fields, items: items.isEmpty ? nil : items)
-        default:
-            return .init(kind: "nil")
         }
     }
 }

@@ -13,23 +13,25 @@ private final class ModelClient: LuaExposable {
 /// LuaCATS syntax, and a hand-written description is the same type.
 @Suite("one model of an exposed type: manifests and annotations")
 struct LuaTypeDescriptionModelTests {
-    private func exposingHost() throws -> ScriptHost {
-        let host = try makeHost()
-        host.expose(LuaExposedType(ModelClient.self, name: "Client")
+    /// `Client` as a manifest describes it: exposed in a state, read back
+    /// the way ``ScriptHost/manifest()`` reads every exposed type.
+    private func describedClient() throws -> LuaTypeDescription {
+        let state = try LuaState()
+        let client = LuaExposedType(ModelClient.self, name: "Client")
             .constructor(arguments: ["baseURL", "retries?"]) { _ in ModelClient() }
             .property("peer", get: { $0.peer })
             .property("retries", \.retries)
             .method("fetch", arguments: ["path"]) { (_: ModelClient, path: String) in path.count }
             .method("close") { (_: ModelClient) in }
-            .method("raw", pushing: { _, _ in 0 }))
-        return host
+            .method("raw", pushing: { _, _ in 0 })
+        state.expose(client)
+        return try #require(state.withStack { $0.manifestExposedTypes }.first { $0.name == "Client" })
     }
 
     @Test func aManifestsTypesAreDescriptionsInSwiftSyntax() throws {
-        let host = try exposingHost()
-        defer { host.unload() }
-        let client = try #require(host.manifest().type(named: "Client"))
-        let _: LuaTypeDescription = client
+        let client = try describedClient()
+        let manifest = AppManifest(types: [client])
+        let _: AppManifest.ExposedType? = manifest.type(named: "Client")
         #expect(client.typeSyntax == .swift)
         #expect(client.swiftType?.hasSuffix("ModelClient") == true)
         #expect(client.properties.map(\.type) == ["Optional<Client>", "Int"])
@@ -48,17 +50,18 @@ struct LuaTypeDescriptionModelTests {
         #expect(LuaTypeDescription(lua, typeNames: []) == lua)
 
         // Annotations take either syntax and write the same.
+        let host = try makeHost()
+        defer { host.unload() }
         let api = try host.apiDescription()
         #expect(LuaAnnotations(api: api, types: [client]).render() == LuaAnnotations(api: api, types: [lua]).render())
+        #expect(manifest.luaTypeDescriptions == [lua])
     }
 
     /// The JSON a manifest writes is format 1 as it was: `arguments`, a
     /// result `Void` or left out when not known, no `any`, no name for the
     /// constructor; read back it is the same description.
     @Test func aManifestsTypeWritesTheManifestFormat() throws {
-        let host = try exposingHost()
-        defer { host.unload() }
-        let client = try #require(host.manifest().type(named: "Client"))
+        let client = try describedClient()
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let json = try #require(String(data: try encoder.encode(client), encoding: .utf8))

@@ -1,4 +1,4 @@
-// The core table: the Swift functions the prelude (bm.lua) is run with, by
+// The core table: the Swift functions the prelude (Prelude/bm*.lua) is run with, by
 // the names it calls them (`core.register_initializer`, `core.resolve`, ...).
 
 extension BMModule {

@@ -1,6 +1,6 @@
 /// The `bm` prelude compiled once per process, kept as a binary chunk.
 ///
-/// Compiling the prelude (`bm.lua`) was most of the cost of a new
+/// Compiling the prelude (``PackageResources/bm_lua``) was most of the cost of a new
 /// ``ScriptHost`` (about 5 times what loading the same function from its
 /// binary form costs), and a host that makes states often (a test suite, a
 /// fuzzer, an app that reloads its wiring) paid it every time. The first
@@ -36,4 +36,16 @@ extension LuaStack {
         }
         try load(precompiled: chunk, name: BMPreludeChunk.name)
     }
+}
+
+extension PackageResources {
+    /// The text of the `bm` prelude: one chunk written in five files
+    /// (`BMModule/Prelude/bm1_definitions.lua` to `bm5_api.lua`, cut along
+    /// its sections), joined in the order of their names. A local of an
+    /// earlier part is in scope in the later ones, as in one file. Joined
+    /// once per process, before the one compilation (``BMPreludeChunk``):
+    /// a new state loads the same binary chunk as when it was one file.
+    ///
+    /// A `[bm]:N` position counts the lines of the joined text.
+    static let bm_lua: [UInt8] = bm1_definitions_lua + bm2_registry_lua + bm3_spells_lua + bm4_classes_lua + bm5_api_lua
 }

@@ -4,7 +4,7 @@ import Foundation
 /// The type of a Lua value, as `lua_type` reports it, for Swift that reads
 /// the stack without the C API (``LuaStack/valueType(at:)``).
 ///
-/// The raw values are Lua 5.4's `LUA_T*` constants (`LuaTypeTests` checks
+/// The raw values are Lua 5.4's `LUA_T*` constants (`LuaStackHelperTests` checks
 /// them against the header).
 enum LuaType: Int32 {
     /// No value: an index past the top.

@@ -72,7 +72,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             resources: [
-                .embedInCode("BMModule/bm.lua"),
+                // The prelude, one chunk in five parts (BMPreludeChunk.swift joins them).
+                .embedInCode("BMModule/Prelude/bm1_definitions.lua"),
+                .embedInCode("BMModule/Prelude/bm2_registry.lua"),
+                .embedInCode("BMModule/Prelude/bm3_spells.lua"),
+                .embedInCode("BMModule/Prelude/bm4_classes.lua"),
+                .embedInCode("BMModule/Prelude/bm5_api.lua"),
                 // The Lua half of ScriptChecker (stand-ins, dry-run helpers).
                 .embedInCode("BMModule/bm_check.lua"),
             ]

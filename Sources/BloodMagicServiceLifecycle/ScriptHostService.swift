@@ -3,7 +3,7 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 
-/// A ``ScriptHost`` as a swift-service-lifecycle `Service`: a server's
+/// A `ScriptHost` as a swift-service-lifecycle `Service`: a server's
 /// `ServiceGroup` runs it beside the HTTP server, and its scripts are
 /// loaded, watched, and no longer watched once the group shuts down.
 ///
@@ -17,17 +17,17 @@ import Synchronization
 /// try await group.run()
 /// ```
 ///
-/// ``run()``:
+/// `run()`:
 /// 1. loads the startup scripts, unless the app loaded the host already
-///    (``ScriptHost/loadStartupScripts()`` or ``ScriptHost/load(files:)``);
+///    (`ScriptHost.loadStartupScripts()` or `ScriptHost.load(files:)`);
 ///    a script that fails to load throws its `ScriptLoadError` out of
 ///    `run()`, which stops the group: a server does not start half-wired;
-/// 2. watches the scripts (``ScriptHost/watch(_:)``): an edit reloads them,
+/// 2. watches the scripts (`ScriptHost.watch(_:)`): an edit reloads them,
 ///    on the watcher's thread, never on the cooperative pool; a reload that
 ///    fails keeps the wiring in force (the host logs the error, label
 ///    `BloodMagic`, with `file:line`);
 /// 3. waits for the group's graceful shutdown (or the task's cancellation),
-///    then stops watching (``ScriptHost/stopWatching()``) and returns. The
+///    then stops watching (`ScriptHost.stopWatching()`) and returns. The
 ///    wiring stays in force: requests still in flight, and services that
 ///    shut down after this one, keep resolving through it.
 ///
@@ -45,14 +45,14 @@ public final class ScriptHostService: Service, Sendable {
     public let watchMode: ScriptWatchMode
     /// Where the service logs.
     public let logger: Logger
-    /// Whether ``run()`` has registered its reload logging with the host
+    /// Whether `run()` has registered its reload logging with the host
     /// (once: the host keeps its callbacks for its lifetime).
     private let observing = Mutex(false)
 
     /// A service for `host`, watching it with `watchMode` while it runs.
     ///
     /// - Parameters:
-    ///   - host: the host; its scripts are loaded by ``run()`` unless the
+    ///   - host: the host; its scripts are loaded by `run()` unless the
     ///     app loaded them before.
     ///   - watchMode: `.native` (inotify on Linux, falling back to polling)
     ///     or `.polling(interval:)`.
@@ -72,7 +72,7 @@ public final class ScriptHostService: Service, Sendable {
     ///
     /// - Throws: `ScriptLoadError` when the startup scripts fail to load
     ///   (every failing file, `file:line: message`); an error of
-    ///   ``ScriptHost/watch(_:)`` when the watcher cannot start.
+    ///   `ScriptHost.watch(_:)` when the watcher cannot start.
     public func run() async throws {
         let directory = host.options.scriptsDirectory ?? "(no scripts directory)"
         logReloads()

@@ -51,6 +51,12 @@ private func eventually(within limit: Duration = .seconds(5), _ condition: () ->
     }
 }
 
+/// How long a service run in a task may take to start watching. Its task
+/// needs a thread of the cooperative pool, which the suite's synchronous
+/// tests can hold for a minute on a 2-core machine; the waits that follow
+/// (reloads, on the watcher's thread) need no such margin.
+private let startDeadline: Duration = .seconds(180)
+
 /// A group running `services`, logging nowhere.
 private func group(_ services: [any Service]) -> ServiceGroup {
     ServiceGroup(services: services, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
@@ -69,7 +75,7 @@ struct ScriptHostServiceTests {
         let group = group([service])
         let running = Task { try await group.run() }
 
-        #expect(await eventually { host.watchMode != nil })
+        #expect(await eventually(within: startDeadline) { host.watchMode != nil })
         #expect(label(host) == "v1")
         try Data(labelScript("v2 (edited while serving)").utf8).write(to: folder.appendingPathComponent("10-label.lua"))
         #expect(await eventually { label(host) == "v2 (edited while serving)" })
@@ -136,7 +142,7 @@ struct ScriptHostServiceTests {
         let log = CapturedLog()
         let group = group([ScriptHostService(host: host, watchMode: .polling(interval: .milliseconds(20)), logger: log.logger())])
         let running = Task { try await group.run() }
-        #expect(await eventually { host.watchMode != nil })
+        #expect(await eventually(within: startDeadline) { host.watchMode != nil })
         try Data((labelScript("broken") + "\nlocal = 1\n").utf8).write(to: folder.appendingPathComponent("10-label.lua"))
         #expect(await eventually { log.events.contains { $0.level == .warning } })
         let warning = try #require(log.events.first { $0.level == .warning })
@@ -153,7 +159,7 @@ struct ScriptHostServiceTests {
         defer { host.unload() }
         let service = ScriptHostService(host: host, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
         let running = Task { try await service.run() }
-        #expect(await eventually { host.watchMode != nil })
+        #expect(await eventually(within: startDeadline) { host.watchMode != nil })
         running.cancel()
         try await running.value
         #expect(host.watchMode == nil)

@@ -201,8 +201,8 @@ public final class ScriptHost: Sendable {
 
     /// Whether scripts were loaded into this host: ``loadStartupScripts()``
     /// or ``load(files:)`` was called (whether or not a file failed), so a
-    /// reload knows what to load again. For the lifecycle product, which
-    /// loads a host only when the app has not.
+    /// reload knows what to load again; ``unload()`` does not reset it. For
+    /// the lifecycle product, which loads a host only when the app has not.
     package var hasLoadedScripts: Bool {
         wiring.withLock { $0.loadsDirectory || !$0.loadedFiles.isEmpty }
     }

@@ -23,6 +23,10 @@ let package = Package(
         // The Lua host, the bridge, the `bm` module, ScriptHost and
         // ScriptChecker, on top of the engine (which it re-exports).
         .library(name: "BloodMagicLua", targets: ["BloodMagicLua"]),
+        // A ScriptHost as a swift-service-lifecycle Service (loads, watches,
+        // stops watching on graceful shutdown). A product of its own, so an
+        // app that does not use it neither builds nor links ServiceLifecycle.
+        .library(name: "BloodMagicServiceLifecycle", targets: ["BloodMagicServiceLifecycle"]),
         .executable(name: "bmlua", targets: ["bmlua"]),
     ],
     dependencies: [
@@ -31,6 +35,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.11.0"),
         // `swift package generate-documentation` builds the DocC catalogs.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
+        // Only BloodMagicServiceLifecycle depends on it.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // liblua5.4 from the system, and a header (CLua.h) that re-declares
@@ -80,6 +86,15 @@ let package = Package(
                 .embedInCode("BMModule/Prelude/bm5_api.lua"),
                 // The Lua half of ScriptChecker (stand-ins, dry-run helpers).
                 .embedInCode("BMModule/bm_check.lua"),
+            ]
+        ),
+        // ScriptHostService: the Service a server's ServiceGroup runs.
+        .target(
+            name: "BloodMagicServiceLifecycle",
+            dependencies: [
+                "BloodMagicLua",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
@@ -135,6 +150,14 @@ let package = Package(
             dependencies: [
                 "BloodMagicLua", "BloodMagicFuzzTargets", "TestSupport",
                 // Live reload's tests capture what a failed reload logs.
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "BloodMagicServiceLifecycleTests",
+            dependencies: [
+                "BloodMagicServiceLifecycle", "BloodMagicLua", "TestSupport",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -199,6 +199,14 @@ public final class ScriptHost: Sendable {
         try load(files: startupScripts(), asDirectory: true)
     }
 
+    /// Whether scripts were loaded into this host: ``loadStartupScripts()``
+    /// or ``load(files:)`` was called (whether or not a file failed), so a
+    /// reload knows what to load again; ``unload()`` does not reset it. For
+    /// the lifecycle product, which loads a host only when the app has not.
+    package var hasLoadedScripts: Bool {
+        wiring.withLock { $0.loadsDirectory || !$0.loadedFiles.isEmpty }
+    }
+
     /// Loads the given files as startup scripts, in the order given.
     /// ``reload()`` loads them again (after the directory's startup
     /// scripts, when those were loaded too), and ``watch(_:)`` watches them.

@@ -63,3 +63,26 @@ struct FileChangeWatcherTests {
         #expect(batches.all.isEmpty)
     }
 }
+
+@Suite("Live reload: FileChangeWatcher and editors' droppings")
+struct FileChangeWatcherDroppingTests {
+    // Issue 27: lock links, swap files, backups and write tests are no change.
+    @Test(arguments: [ScriptWatchMode.native, .polling(interval: .milliseconds(10))])
+    func editorDroppingsAreNoChange(mode: ScriptWatchMode) throws {
+        let folder = try ScriptFolder(["a.lua": ""])
+        let batches = Batches()
+        let watcher = try FileChangeWatcher(
+            mode: mode, quiet: .milliseconds(100), maxDelay: .seconds(2),
+            targets: { WatchTargets(luaDirectories: [folder.path]) }, onChange: batches.add)
+        defer { watcher.stop() }
+        try check(symlink("alice@host.4242:1700000000", folder.file(".#a.lua")), "lock link")
+        try folder.write(".#b.lua", "alice@host.4242:1700000000")
+        try folder.write("#a.lua#", "auto-save")
+        try folder.write(".a.lua.swp", "swap")
+        try folder.write("a.lua~", "backup")
+        try folder.write("4913", "")
+        try folder.write("a.lua", "x = 1")
+        #expect(eventually { batches.all.joined().contains(WatchTargets.normalized(folder.file("a.lua"))) })
+        #expect(batches.all.joined().allSatisfy { $0.hasSuffix("/a.lua") }, "\(batches.all)")
+    }
+}

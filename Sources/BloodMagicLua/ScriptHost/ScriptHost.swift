@@ -163,7 +163,9 @@ public final class ScriptHost: Sendable {
     }
 
     /// The startup scripts of the scripts directory: every `*.lua` file
-    /// directly in it, in lexical (byte) order of their names.
+    /// directly in it, in lexical (byte) order of their names. Names that
+    /// begin with `.` are left out, as a shell's `*.lua` leaves them out:
+    /// editors' lock files (`.#x.lua`) and other hidden files are not scripts.
     public func startupScripts() throws(ScriptLoadError) -> [String] {
         guard let directory = options.scriptsDirectory else { return [] }
         let names: [String]
@@ -178,7 +180,7 @@ public final class ScriptHost: Sendable {
             throw ScriptLoadError(failures: [LuaError(.io, "cannot read the scripts directory \(directory): \(PathProblem.directory(directory) ?? "cannot list it")")])
         }
         return names
-            .filter { $0.hasSuffix(".lua") }
+            .filter(ScriptPath.isScriptName)
             .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
             .map { ScriptPath.join(directory, $0) }
             .filter { path in

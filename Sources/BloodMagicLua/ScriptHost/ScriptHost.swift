@@ -110,6 +110,9 @@ public final class ScriptHost: Sendable {
     let liveReload = Mutex(LiveReloadRecords())
     /// What the app declared for its manifest: containers and globals.
     let manifestRecords = Mutex(ManifestRecords())
+    /// The queue `reload() async` and signals reload on, the signals, and
+    /// the subscribers to ``reloads``.
+    let reloadChannel = ReloadChannel()
 
     /// Opens the state, installs `bm`, confines `require` to the scripts
     /// directory, and makes the options' preference store the registry's
@@ -156,9 +159,11 @@ public final class ScriptHost: Sendable {
     /// initializers, on another thread, gets an error saying it was
     /// unloaded, never a crash. The host stays usable: scripts run or
     /// loaded afterwards register again. Once the host is unloaded and
-    /// released, its Lua state is freed. Watching stops.
+    /// released, its Lua state is freed. Watching stops, and so does
+    /// reloading on signals.
     public func unload() {
         stopWatching()
+        stopReloadingOnSignals()
         reloadGate.run { module.unload() }
     }
 

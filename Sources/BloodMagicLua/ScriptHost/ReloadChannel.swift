@@ -1,0 +1,120 @@
+import Dispatch
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What a ``ScriptHost`` keeps to reload away from its callers: the serial
+/// queue `reload() async` and signals reload on, the callers waiting for a
+/// reload to start, the signal sources, and the subscribers to its events.
+/// Owned by the host alone: when the host goes, this goes, cancelling the
+/// signal sources and ending the event streams.
+final class ReloadChannel: Sendable {
+    /// Where `reload() async` and signal reloads run: a thread of
+    /// Dispatch's, never Swift concurrency's cooperative pool, one reload
+    /// at a time.
+    let queue = DispatchQueue(label: "BloodMagic.reload", qos: .userInitiated)
+    /// The host's reload events.
+    let events = ReloadEventBroadcaster()
+
+    private struct Waiting {
+        var callers: [CheckedContinuation<Result<ScriptReloadReport, ScriptLoadError>, Never>] = []
+        /// A reload is queued that has not started yet: later callers join it.
+        var queued = false
+    }
+
+    private let waiting = Mutex(Waiting())
+    /// The signals the host reloads on, and their Dispatch sources. A
+    /// source is made, resumed and cancelled inside the lock only (Dispatch
+    /// sources are not `Sendable`; the lock is what lets threads share them).
+    private let signals = Mutex<[Int32: any DispatchSourceSignal]>([:])
+
+    deinit {
+        stopSignals()
+        events.finish()
+    }
+
+    /// Runs `reload` on ``queue`` and returns its outcome. Callers that
+    /// come while a reload is queued but not started yet join it (each gets
+    /// the same outcome): it reads the files after they all asked.
+    func reload(
+        _ reload: @escaping @Sendable () -> Result<ScriptReloadReport, ScriptLoadError>
+    ) async -> Result<ScriptReloadReport, ScriptLoadError> {
+        await withCheckedContinuation { continuation in
+            let queues = waiting.withLock { waiting -> Bool in
+                waiting.callers.append(continuation)
+                defer { waiting.queued = true }
+                return !waiting.queued
+            }
+            guard queues else { return }
+            queue.async { [self] in
+                let callers = waiting.withLock { waiting in
+                    defer {
+                        waiting.callers = []
+                        waiting.queued = false
+                    }
+                    return waiting.callers
+                }
+                let outcome = reload()
+                for caller in callers { caller.resume(returning: outcome) }
+            }
+        }
+    }
+
+    /// Calls `handler` on ``queue`` each time the process receives
+    /// `signal` (signals that come while it runs are one more call).
+    /// Once the first source is made for it, the signal's default action
+    /// (ending the process, for SIGHUP) no longer applies.
+    func onSignal(_ signal: Int32, _ handler: @escaping @Sendable () -> Void) {
+        signals.withLock { sources in
+            sources.removeValue(forKey: signal)?.cancel()
+            // Dispatch needs the default action out of the way (kqueue
+            // sees a signal only if it does not end the process first).
+            Self.ignore(signal)
+            let source = DispatchSource.makeSignalSource(signal: signal, queue: queue)
+            source.setEventHandler(handler: handler)
+            source.resume()
+            sources[signal] = source
+        }
+    }
+
+    /// Cancels every signal source.
+    func stopSignals() {
+        signals.withLock { sources in
+            for source in sources.values { source.cancel() }
+            sources.removeAll()
+        }
+    }
+
+    /// The signals with a source now.
+    var signalNumbers: Set<Int32> {
+        signals.withLock { Set($0.keys) }
+    }
+
+    /// Sets `signalNumber`'s action to "ignore" if it is the default one.
+    /// Another action is put back at once: on Linux, Dispatch catches the
+    /// signal with a handler of its own once a source for it exists, and
+    /// ignoring it then would hide it from every source.
+    private static func ignore(_ signalNumber: Int32) {
+        let previous = swapAction(signalNumber, SIG_IGN)
+        // SIG_DFL is the null handler.
+        if unsafeBitCast(previous, to: Int.self) != 0 { _ = swapAction(signalNumber, previous) }
+    }
+
+    private static func swapAction(
+        _ signalNumber: Int32, _ action: (@convention(c) (Int32) -> Void)?
+    ) -> (@convention(c) (Int32) -> Void)? {
+        #if canImport(Darwin)
+        Darwin.signal(signalNumber, action)
+        #elseif canImport(Glibc)
+        Glibc.signal(signalNumber, action)
+        #else
+        Musl.signal(signalNumber, action)
+        #endif
+    }
+}

@@ -66,6 +66,11 @@ final class ReloadChannel: Sendable {
         }
     }
 
+    /// How many callers wait for a reload that has not started (tests).
+    var waitingCallers: Int {
+        waiting.withLock { $0.queued ? $0.callers.count : 0 }
+    }
+
     /// Calls `handler` on ``queue`` each time the process receives
     /// `signal` (signals that come while it runs are one more call).
     /// Once the first source is made for it, the signal's default action

@@ -32,7 +32,7 @@ extension ScriptHost {
     /// away; it never keeps the host alive. `SIGKILL` and `SIGSTOP` cannot
     /// be caught: asking for them is a programming error.
     public func reloadOnSignal(_ signal: Int32 = SIGHUP) {
-        precondition(signal > 0 && signal != SIGKILL && signal != SIGSTOP && signal < 65,
+        precondition(signal > 0 && signal < signalLimit && signal != SIGKILL && signal != SIGSTOP,
                      "BloodMagic: cannot reload on signal \(signal)")
         guard !reloadChannel.signalNumbers.contains(signal) else { return }
         reloadChannel.onSignal(signal) { [weak self] in
@@ -51,3 +51,10 @@ extension ScriptHost {
         reloadChannel.signalNumbers
     }
 }
+
+/// One more than the highest signal number.
+#if canImport(Darwin)
+private let signalLimit: Int32 = 32
+#else
+private let signalLimit = Int32(NSIG)
+#endif

@@ -1,5 +1,5 @@
 extension ScriptHost {
-    /// Reloads the scripts as ``reload()`` does, without blocking the
+    /// Reloads the scripts as ``reload()-6v5ua`` does, without blocking the
     /// caller's thread: the reload runs on the host's reload queue (a
     /// Dispatch thread, never Swift concurrency's cooperative pool or a
     /// server's event loop), and the calling task resumes with its outcome.
@@ -33,7 +33,7 @@ extension ScriptHost {
     }
 
     /// Every reload of this host from now on, successful or refused,
-    /// however it started (``reload()``, a watched change, a signal), as
+    /// however it started (``reload()-6v5ua``, ``reload()-76opn``, a watched change, a signal), as
     /// an `AsyncSequence`. See ``ScriptReloadEvents`` for when an iteration
     /// begins to hear, and on which task elements arrive.
     public var reloads: ScriptReloadEvents {

@@ -7,7 +7,7 @@ import Darwin
 #endif
 
 extension ScriptHost {
-    /// Reloads the scripts (as ``reload()`` does) each time the process
+    /// Reloads the scripts (as ``reload()-6v5ua`` does) each time the process
     /// receives `signal`: `SIGHUP` by default, the convention of nginx,
     /// HAProxy and Prometheus (`kill -HUP <pid>`, `systemctl reload`).
     ///

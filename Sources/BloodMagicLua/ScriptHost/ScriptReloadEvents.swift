@@ -37,7 +37,7 @@ public struct ScriptReloadEvent: Sendable, CustomStringConvertible {
 
 /// The reloads of a ``ScriptHost`` as they end, as an `AsyncSequence`
 /// (``ScriptHost/reloads``): each successful reload with its report, each
-/// refused one with its error, whatever started it (``ScriptHost/reload()``,
+/// refused one with its error, whatever started it (``ScriptHost/reload()-6v5ua``,
 /// a watched change, a signal).
 ///
 /// ```swift

@@ -53,8 +53,12 @@ final class WatchSession: Sendable {
                 self.wake.signal()
             }
         }
+        let registered = DispatchSemaphore(value: 0)
+        hangup.setRegistrationHandler { registered.signal() }
         hangup.resume()
         defer { hangup.cancel() }
+        // A SIGHUP before Dispatch set the source up would be lost.
+        _ = registered.wait(timeout: .now() + .seconds(2))
 
         // Watching starts before the first round (what it requires is
         // added after it), so that no change after its output is missed.

@@ -18,7 +18,11 @@ final class ReloadChannel: Sendable {
     /// Where `reload() async` and signal reloads run: a thread of
     /// Dispatch's, never Swift concurrency's cooperative pool, one reload
     /// at a time.
-    let queue = DispatchQueue(label: "BloodMagic.reload", qos: .userInitiated)
+    let queue: DispatchQueue = {
+        let queue = DispatchQueue(label: "BloodMagic.reload", qos: .userInitiated)
+        queue.setSpecific(key: ReloadChannel.queueKey, value: true)
+        return queue
+    }()
     /// The host's reload events.
     let events = ReloadEventBroadcaster()
 
@@ -72,10 +76,13 @@ final class ReloadChannel: Sendable {
     }
 
     /// Calls `handler` on ``queue`` each time the process receives
-    /// `signal` (signals that come while it runs are one more call).
+    /// `signal` (signals that come while it runs are one more call), from
+    /// when this returns: it waits (at most 2 s, and not when called on
+    /// ``queue`` itself) until Dispatch has set up the source.
     /// Once the first source is made for it, the signal's default action
     /// (ending the process, for SIGHUP) no longer applies.
     func onSignal(_ signal: Int32, _ handler: @escaping @Sendable () -> Void) {
+        let registered = DispatchSemaphore(value: 0)
         signals.withLock { sources in
             sources.removeValue(forKey: signal)?.cancel()
             // Dispatch needs the default action out of the way (kqueue
@@ -83,10 +90,17 @@ final class ReloadChannel: Sendable {
             Self.ignore(signal)
             let source = DispatchSource.makeSignalSource(signal: signal, queue: queue)
             source.setEventHandler(handler: handler)
+            source.setRegistrationHandler { registered.signal() }
             source.resume()
             sources[signal] = source
         }
+        // Until the source is registered, the signal would be ignored.
+        guard DispatchQueue.getSpecific(key: Self.queueKey) == nil else { return }
+        _ = registered.wait(timeout: .now() + .seconds(2))
     }
+
+    /// Set on ``queue``: whether the calling code runs on it.
+    private static let queueKey = DispatchSpecificKey<Bool>()
 
     /// Cancels every signal source.
     func stopSignals() {

@@ -21,9 +21,9 @@ extension ScriptHost {
     /// in a signal handler); the reload runs on the host's reload queue, a
     /// Dispatch thread, as `reload() async` does, and its outcome goes to
     /// the ``onReload(_:)`` callbacks, `bm.on_reload` and ``reloads``; a
-    /// refused reload is logged. Signals that arrive while a reload runs are
-    /// one more reload after it. Calling this again for the same signal
-    /// changes nothing.
+    /// refused reload is logged. A signal sent once this returns reloads;
+    /// signals that arrive while a reload runs are one more reload after
+    /// it. Calling this again for the same signal changes nothing.
     ///
     /// From the first call on, the signal's default action (for `SIGHUP`,
     /// ending the process) no longer applies in this process, even after

@@ -111,6 +111,13 @@ let package = Package(
             dependencies: ["BloodMagic"],
             path: "Tests/PreferenceProbe"
         ),
+        // A helper process the live-reload tests send signals to: a host
+        // that reloads on SIGHUP, as a server opts in.
+        .executableTarget(
+            name: "bm-reload-probe",
+            dependencies: ["BloodMagicLua"],
+            path: "Tests/ReloadProbe"
+        ),
         // The feed reader example: its wiring lives in
         // Examples/FeedReader/Scripts/*.lua (an executable target, not a product).
         .executableTarget(
@@ -148,7 +155,7 @@ let package = Package(
         .testTarget(
             name: "BloodMagicLuaTests",
             dependencies: [
-                "BloodMagicLua", "BloodMagicFuzzTargets", "TestSupport",
+                "BloodMagicLua", "BloodMagicFuzzTargets", "TestSupport", "bm-reload-probe",
                 // Live reload's tests capture what a failed reload logs.
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -51,8 +51,7 @@ struct RunCommand: ParsableCommand {
 
     func run() throws {
         if watch, let script = scriptAndArguments.first {
-            let initial = WatchTargets(
-                luaDirectories: host.scripts.map { [$0, ScriptPath.join($0, "partials")] } ?? [], files: [script])
+            let initial = WatchTargets(luaTrees: host.scripts.map { [$0] } ?? [], files: [script])
             try WatchSession().run(watching: initial) { runWatched(script) }
             return
         }

@@ -110,6 +110,9 @@ public final class ScriptHost: Sendable {
     let liveReload = Mutex(LiveReloadRecords())
     /// What the app declared for its manifest: containers and globals.
     let manifestRecords = Mutex(ManifestRecords())
+    /// The queue `reload() async` and signals reload on, the signals, and
+    /// the subscribers to ``reloads``.
+    let reloadChannel = ReloadChannel()
 
     /// Opens the state, installs `bm`, confines `require` to the scripts
     /// directory, and makes the options' preference store the registry's
@@ -156,14 +159,18 @@ public final class ScriptHost: Sendable {
     /// initializers, on another thread, gets an error saying it was
     /// unloaded, never a crash. The host stays usable: scripts run or
     /// loaded afterwards register again. Once the host is unloaded and
-    /// released, its Lua state is freed. Watching stops.
+    /// released, its Lua state is freed. Watching stops, and so does
+    /// reloading on signals.
     public func unload() {
         stopWatching()
+        stopReloadingOnSignals()
         reloadGate.run { module.unload() }
     }
 
     /// The startup scripts of the scripts directory: every `*.lua` file
-    /// directly in it, in lexical (byte) order of their names.
+    /// directly in it, in lexical (byte) order of their names. Names that
+    /// begin with `.` are left out, as a shell's `*.lua` leaves them out:
+    /// editors' lock files (`.#x.lua`) and other hidden files are not scripts.
     public func startupScripts() throws(ScriptLoadError) -> [String] {
         guard let directory = options.scriptsDirectory else { return [] }
         let names: [String]
@@ -178,7 +185,7 @@ public final class ScriptHost: Sendable {
             throw ScriptLoadError(failures: [LuaError(.io, "cannot read the scripts directory \(directory): \(PathProblem.directory(directory) ?? "cannot list it")")])
         }
         return names
-            .filter { $0.hasSuffix(".lua") }
+            .filter(ScriptPath.isScriptName)
             .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
             .map { ScriptPath.join(directory, $0) }
             .filter { path in

@@ -45,6 +45,11 @@ public final class ScriptHostService: Service, Sendable {
     public let watchMode: ScriptWatchMode
     /// Where the service logs.
     public let logger: Logger
+    /// The signals that reload the scripts while the service runs (for
+    /// example `[SIGHUP]`, the convention of nginx, HAProxy and
+    /// Prometheus); none by default. See `ScriptHost.reloadOnSignal(_:)`:
+    /// once handled, a signal's default action stays off for the process.
+    public let reloadSignals: [Int32]
     /// Whether `run()` has registered its reload logging with the host
     /// (once: the host keeps its callbacks for its lifetime).
     private let observing = Mutex(false)
@@ -56,14 +61,17 @@ public final class ScriptHostService: Service, Sendable {
     ///     app loaded them before.
     ///   - watchMode: `.native` (inotify on Linux, falling back to polling)
     ///     or `.polling(interval:)`.
+    ///   - reloadSignals: signals that reload the scripts while the service
+    ///     runs, e.g. `[SIGHUP]` (none by default).
     ///   - logger: where the service logs (by default, label
     ///     `BloodMagic.ScriptHostService`).
     public init(
-        host: ScriptHost, watchMode: ScriptWatchMode = .native,
+        host: ScriptHost, watchMode: ScriptWatchMode = .native, reloadSignals: [Int32] = [],
         logger: Logger = Logger(label: "BloodMagic.ScriptHostService")
     ) {
         self.host = host
         self.watchMode = watchMode
+        self.reloadSignals = reloadSignals
         self.logger = logger
     }
 
@@ -84,11 +92,17 @@ public final class ScriptHostService: Service, Sendable {
                 metadata: ["scripts": .string(directory), "took": .string("\(ContinuousClock.now - started)")])
         }
         try host.watch(watchMode)
+        for signal in reloadSignals {
+            host.reloadOnSignal(signal)
+        }
         logger.info(
             "watching the scripts", metadata: ["scripts": .string(directory), "mode": .string("\(host.watchMode.map { "\($0)" } ?? "none")")])
         // Returns on graceful shutdown; throws CancellationError when the
         // task is cancelled first. Either way, watching ends.
         try? await gracefulShutdown()
+        if !reloadSignals.isEmpty {
+            host.stopReloadingOnSignals()
+        }
         host.stopWatching()
         logger.info("stopped watching the scripts", metadata: ["scripts": .string(directory)])
     }

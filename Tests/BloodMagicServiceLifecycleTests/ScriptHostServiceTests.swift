@@ -97,6 +97,34 @@ struct ScriptHostServiceTests {
         ])
     }
 
+    /// SIGHUP reloads while the service runs, and no longer once it has
+    /// shut down (the host ignores the signal from then on, so sending it
+    /// to this test process is safe).
+    @Test func reloadSignalsReloadWhileRunningOnly() async throws {
+        let folder = try scriptsFolder(["10-label.lua": labelScript("v1")])
+        let host = try makeHost(folder)
+        defer { host.unload() }
+        let reloads = CallCounter()
+        host.onReload { _ in _ = reloads.increment() }
+        // A watch that never notices on its own within the test: only the
+        // signal reloads.
+        let service = ScriptHostService(
+            host: host, watchMode: .polling(interval: .seconds(3600)), reloadSignals: [SIGHUP],
+            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        let group = group([service])
+        let running = Task { try await group.run() }
+        #expect(await eventually(within: startDeadline) { host.reloadSignals == [SIGHUP] })
+        try Data(labelScript("v2 (after SIGHUP)").utf8).write(to: folder.appendingPathComponent("10-label.lua"))
+        kill(getpid(), SIGHUP)
+        #expect(await eventually { label(host) == "v2 (after SIGHUP)" })
+        await group.triggerGracefulShutdown()
+        try await running.value
+        #expect(host.reloadSignals.isEmpty, "graceful shutdown stops reloading on signals")
+        let atShutdown = reloads.value
+        kill(getpid(), SIGHUP)
+        #expect(await !eventually(within: .milliseconds(400)) { reloads.value > atShutdown })
+    }
+
     @Test func aHostTheAppLoadedIsNotLoadedAgain() async throws {
         let folder = try scriptsFolder(["10-label.lua": labelScript("loaded by the app")])
         let registryLog = CapturedLog()

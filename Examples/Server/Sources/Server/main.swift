@@ -51,7 +51,8 @@ logger.info("wired by \(options.scriptsDirectory)")
 // The host is loaded, so the service only watches it, and stops watching
 // when the group shuts down.
 let watchMode = options.pollMilliseconds.map { ScriptWatchMode.polling(interval: .milliseconds($0)) } ?? .native
-let scripts = ScriptHostService(host: host, watchMode: watchMode, logger: logger)
+// SIGHUP reloads too (`kill -HUP <pid>`), as nginx and HAProxy do.
+let scripts = ScriptHostService(host: host, watchMode: watchMode, reloadSignals: [SIGHUP], logger: logger)
 let app = Application(
     router: makeRouter(),
     configuration: .init(address: .hostname(options.hostname, port: options.port), serverName: "bloodmagic-example"),

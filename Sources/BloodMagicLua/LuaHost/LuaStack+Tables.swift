@@ -32,7 +32,7 @@ extension LuaStack {
     @discardableResult
     func pushItem(_ position: Int, ofTableAt index: Int32) -> LuaType {
         ensureSpace(1)
-        return LuaType(rawValue: lua_rawgeti(L, index, lua_Integer(position))) ?? .none
+        return LuaType(code: lua_rawgeti(L, index, lua_Integer(position)))
     }
 
     /// Calls `body` for each entry of the table at `index`, in `next`'s

@@ -18,13 +18,37 @@ enum LuaType: Int32 {
     case function = 6
     case userdata = 7
     case thread = 8
+
+    /// The type `lua_type` (or a typed read such as `lua_rawgeti`) reported
+    /// as `code`; ``none`` for a code Lua 5.4 does not have.
+    ///
+    /// Not the synthesized `init(rawValue:)`: the optimizer left that one a
+    /// call (about 8 instructions) in every ``LuaStack/valueType(at:)``,
+    /// which the hot paths pay (BMValueCrossing.swiftObject reads each Lua
+    /// initializer's result with it). This switch folds into the caller:
+    /// `valueType(at:) == .userdata` is one comparison of `lua_type`'s result.
+    @inline(__always)
+    init(code: Int32) {
+        switch code {
+        case LUA_TNIL: self = .nil
+        case LUA_TBOOLEAN: self = .boolean
+        case LUA_TLIGHTUSERDATA: self = .lightUserdata
+        case LUA_TNUMBER: self = .number
+        case LUA_TSTRING: self = .string
+        case LUA_TTABLE: self = .table
+        case LUA_TFUNCTION: self = .function
+        case LUA_TUSERDATA: self = .userdata
+        case LUA_TTHREAD: self = .thread
+        default: self = .none
+        }
+    }
 }
 
 extension LuaStack {
     /// The type of the value at `index` (``LuaType/none`` past the top).
     @inline(__always)
     func valueType(at index: Int32) -> LuaType {
-        LuaType(rawValue: lua_type(L, index)) ?? .none
+        LuaType(code: lua_type(L, index))
     }
 
     /// Whether the value at `index` is a number with an integer

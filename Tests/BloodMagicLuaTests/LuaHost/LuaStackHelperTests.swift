@@ -15,7 +15,11 @@ struct LuaStackHelperTests {
             (.number, LUA_TNUMBER), (.string, LUA_TSTRING), (.table, LUA_TTABLE), (.function, LUA_TFUNCTION),
             (.userdata, LUA_TUSERDATA), (.thread, LUA_TTHREAD),
         ]
-        for (type, tag) in expected { #expect(type.rawValue == tag, "\(type)") }
+        for (type, tag) in expected {
+            #expect(type.rawValue == tag, "\(type)")
+            #expect(LuaType(code: tag) == type, "\(type)")  // the inlined mapping valueType(at:) uses
+        }
+        for unknown: Int32 in [-2, 9, 100, .min, .max] { #expect(LuaType(code: unknown) == LuaType.none) }
         let state = try LuaState()
         let values = try state.run("return nil, true, 1, 1.5, 's', {}, print, coroutine.create(print), '1'")
         state.withStack { lua in

@@ -19,6 +19,9 @@ public final class Registry: Sendable {
     @usableFromInline let serial = GenerationCounter.nextRegistrySerial()
     /// Resolution events through swift-log (see `logger`, Registry+Logging).
     @usableFromInline package let log = ResolutionLog()
+    /// How many threads preview a commit of this registry now (see
+    /// Registry+Preview): while 0, a lookup checks no thread-local state.
+    let previewsOpen = Atomic<Int>(0)
 
     /// Makes an empty registry.
     public init() {

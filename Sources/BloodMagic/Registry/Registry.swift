@@ -275,9 +275,10 @@ public final class Registry: Sendable {
 
     // MARK: Introspection
 
-    /// Every registration, in registration order, for tools.
+    /// Every registration, in registration order, for tools (inside a
+    /// reload's validation, on its thread: as the reload would leave them).
     public var entries: [SpellEntry] {
-        state.withLock { state in
+        withResolvingState { state in
             var result: [SpellEntry] = []
             result += state.initializers.map(\.entry)
             result += state.hooks.map(\.entry)

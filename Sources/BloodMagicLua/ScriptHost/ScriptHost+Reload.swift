@@ -115,9 +115,17 @@ extension ScriptHost {
             changedFiles: changed, added: changes.added, removed: changes.removed, replaced: changes.replaced,
             unchangedCount: changes.unchangedCount)
         let kept = keptSingletons(changes.unchangedSingletons, into: next.state)
+        let isReplaced = { (handle: SpellHandle) in oldScripts[handle.id] != nil || oldHost.contains(handle) }
+        // Before it commits: what the app declared, resolved through the new
+        // wiring (on this thread only); anything that fails refuses it.
+        registry.presetSingletons(in: stage, kept)
+        let refusals = registry.previewingCommit(of: stage, replacingWhere: isReplaced) { validationFailures(of: next) }
+        if let refusals, !refusals.isEmpty {
+            registry.discardStage(stage)
+            return failure(refusals, changed: changed)
+        }
         let released = wiring.withLock { wiring -> ReleasedRegistrations? in
-            guard let released = registry.commitStage(
-                stage, replacingWhere: { oldScripts[$0.id] != nil || oldHost.contains($0) }, presetSingletons: kept) else {
+            guard let released = registry.commitStage(stage, replacingWhere: isReplaced, presetSingletons: kept) else {
                 return nil
             }
             wiring = fresh

@@ -53,6 +53,11 @@ public final class ScriptHost: Sendable {
         /// ``ScriptHost/watch(_:)``), from the end of
         /// ``ScriptHost/loadStartupScripts()`` on; nil (the default): no watching.
         public var watch: ScriptWatchMode?
+        /// Whether validating new wiring (``ScriptHost/reload()``,
+        /// ``ScriptHost/validate()``) also makes an instance of each Lua class
+        /// and reads its injected properties, as `bmlua check`'s dry run does
+        /// (`bmlua --watch` does; an app's host validates what it declared).
+        package var validatesLuaClasses = false
 
         /// Creates options; the registry defaults to the shared one and the
         /// preferences to the registry's default store (the platform's user

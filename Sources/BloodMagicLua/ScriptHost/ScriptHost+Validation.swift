@@ -116,19 +116,24 @@ extension ScriptHost {
             let key = SpellTypeKey(name: type)
             if let near = registry.closestRegistrations(to: key).first(where: { module.madeRegistration($0.handle) }) {
                 position = near.source
-            } else {
-                let made = registry.entries.filter { module.madeRegistration($0.handle) && $0.type != nil }
-                if let name = ClosestNames.closest(to: type, in: made.compactMap { $0.type?.name }).first,
-                   let entry = made.last(where: { $0.type?.name == name }) {
-                    position = entry.source
-                    hint = " (closest: \(name), registered here)"
-                }
+            } else if let (name, entry) = misspelledRegistration(of: type, module: module) {
+                position = entry.source
+                hint = " (closest: \(name), registered here)"
             }
         default:
             break
         }
         let shown = position == declaration ? "" : " (declared at \(declaration))"
         return LuaError(.runtime, "\(position): \(spellError.description)\(hint)\(shown)")
+    }
+
+    /// The registration of the new scripts whose type name is a few edits
+    /// away from `type` (a misspelling of it), and that name.
+    private func misspelledRegistration(of type: String, module: BMModule) -> (String, SpellEntry)? {
+        let made = registry.entries.filter { module.madeRegistration($0.handle) && $0.type != nil }
+        guard let name = ClosestNames.closest(to: type, in: made.compactMap { $0.type?.name }).first,
+              let entry = made.last(where: { $0.type?.name == name }) else { return nil }
+        return (name, entry)
     }
 
     /// The dry run `bmlua check` makes of the Lua classes, in `wiring`'s
@@ -169,9 +174,16 @@ extension ScriptHost {
                         lua.pop()
                     }
                 } catch {
-                    failures.append(error.chunk != nil
-                        ? LuaError(error.kind, error.message + " (resolving \(name).\(row.property))")
-                        : LuaError(error.kind, "\(row.source): \(name).\(row.property): \(error.message)"))
+                    if error.chunk != nil {
+                        failures.append(LuaError(error.kind, error.message + " (resolving \(name).\(row.property))"))
+                    } else if error.message.contains("no initializer for \(row.key.name)"),
+                              let (near, entry) = misspelledRegistration(of: row.key.name, module: wiring.module) {
+                        failures.append(LuaError(
+                            error.kind,
+                            "\(entry.source): \(error.message) (closest: \(near), registered here; the property is declared at \(row.source))"))
+                    } else {
+                        failures.append(LuaError(error.kind, "\(row.source): \(error.message)"))
+                    }
                     _ = try? wiring.state.withStack { (lua) throws(LuaError) in
                         try lua.call(lua.field("dry_settle", of: prelude), results: 0)
                     }

@@ -22,6 +22,8 @@ public final class Registry: Sendable {
     /// How many threads preview a commit of this registry now (see
     /// Registry+Preview): while 0, a lookup checks no thread-local state.
     let previewsOpen = Atomic<Int>(0)
+    /// The ``readFailurePolicy`` (0: trap, 1: log and use the fallback).
+    let failurePolicy = Atomic<UInt8>(0)
 
     /// Makes an empty registry.
     public init() {

@@ -140,15 +140,17 @@ final class ResolvingCell<Value>: SpellCellNaming, ProducedCell {
         state.store(hasValue ? Self.published : Self.unresolved, ordering: .releasing)
     }
 
-    /// The cold path of a read that traps on error (property getters
-    /// cannot throw); the message is `SpellError`'s.
+    /// The cold path of a getter's read (property getters cannot throw): an
+    /// error traps with `SpellError`'s message, or under the registry's
+    /// ``ReadFailurePolicy/logAndUseFallback`` is logged and the property's
+    /// fallback read (see `recover`).
     @inlinable
     @inline(never)
     func resolveOrTrap(object: AnyObject, keyPath: AnyKeyPath? = nil) -> ResolvedValue<Value> {
         do {
             return try resolve(object: object, keyPath: keyPath)
         } catch {
-            trap(error)
+            return recover(from: error, object: object, keyPath: keyPath)
         }
     }
 

@@ -90,7 +90,7 @@ public final class StaticSpellCell<Value>: Sendable {
         do {
             return try value()
         } catch {
-            fatalError("\(error)")
+            return recover(from: error)
         }
     }
 

@@ -148,8 +148,8 @@ public final class ScriptHost: Sendable {
     }
 
     deinit {
-        // The watcher stops with the host.
-        stopWatching()
+        // The watcher stops with the host, and says so (ScriptHost+Watch).
+        stopWatchingAsFreed()
     }
 
     /// Removes everything the scripts registered (initializers, hooks,

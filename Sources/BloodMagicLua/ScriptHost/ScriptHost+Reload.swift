@@ -85,6 +85,7 @@ extension ScriptHost {
             registry.discardStage(stage)
             return failure([error as? LuaError ?? LuaError(.runtime, "cannot make a Lua state: \(error)")], changed: noticed)
         }
+        fresh.generation = old.generation + 1
         fresh.loadsDirectory = old.loadsDirectory
         fresh.explicitFiles = old.explicitFiles
         fresh.loadedFiles = PathList(files)
@@ -113,7 +114,7 @@ extension ScriptHost {
         }
         let report = ScriptReloadReport(
             changedFiles: changed, added: changes.added, removed: changes.removed, replaced: changes.replaced,
-            unchangedCount: changes.unchangedCount)
+            unchangedCount: changes.unchangedCount, generation: fresh.generation)
         let kept = keptSingletons(changes.unchangedSingletons, into: next.state)
         let isReplaced = { (handle: SpellHandle) in oldScripts[handle.id] != nil || oldHost.contains(handle) }
         // Before it commits: what the app declared, resolved through the new

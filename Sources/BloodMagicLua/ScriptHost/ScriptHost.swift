@@ -161,10 +161,14 @@ public final class ScriptHost: Sendable {
     /// initializers, on another thread, gets an error saying it was
     /// unloaded, never a crash. The host stays usable: scripts run or
     /// loaded afterwards register again. Once the host is unloaded and
-    /// released, its Lua state is freed. Watching stops.
+    /// released, its Lua state is freed. Watching stops, and the
+    /// ``generation`` moves on.
     public func unload() {
         stopWatching()
-        reloadGate.run { module.unload() }
+        reloadGate.run {
+            module.unload()
+            wiring.withLock { $0.generation += 1 }
+        }
     }
 
     /// The startup scripts of the scripts directory: every `*.lua` file

@@ -70,7 +70,7 @@ extension Registry {
     }
 
     /// Whether `stage` is still open (not committed, discarded, or dropped
-    /// by `reset()`).
+    /// by `removeAll()`).
     package func isOpen(_ stage: RegistryStage) -> Bool {
         state.withLock { $0.stages[stage.id] != nil }
     }

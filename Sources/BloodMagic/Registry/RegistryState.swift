@@ -31,7 +31,7 @@ struct RegistryState {
     /// scans the candidates for its type, not every registration.
     var initializersByType: [SpellTypeKey: [InitializerRecord]] = [:]
     /// The Swift types known by name, to match script names to them. Kept
-    /// by `reset` and `removeAll`: it describes types, not registrations.
+    /// by `removeAll`: it describes types, not registrations.
     var catalog = TypeCatalog()
     /// Registrations staged by a script host's reload, by stage id, not in
     /// force until the stage is committed (see Registry+Staging).
@@ -67,6 +67,24 @@ struct RegistryState {
             latestInitializer[InitializerSlotKey(type: record.type, rule: record.container.rule)] = record
             initializersByType[record.type, default: []].append(record)
         }
+    }
+
+    /// No registration, no diagnostic and no open stage any more (see
+    /// `Registry.removeAll()`); the catalog of types, the handle counter and
+    /// the settings stay.
+    mutating func removeAllRegistrations() {
+        initializers.removeAll()
+        initializersByType.removeAll()
+        latestInitializer.removeAll()
+        hooks.removeAll()
+        preferenceOverrides.removeAll()
+        templateProviders.removeAll()
+        customSpells.removeAll()
+        resolvers.removeAll()
+        preferenceKeyGenerators.removeAll()
+        diagnostics.removeAll()
+        stages.removeAll()
+        invalidateCaches()
     }
 
     var count: Int {

@@ -19,7 +19,7 @@ import Synchronization
 /// in the registry, and keeps the host's Lua state alive, after the last
 /// reference to the host goes away, so a host made in a setup function
 /// keeps serving the app. ``unload()`` removes it all; so do
-/// `registry.removeAll()`, `registry.reset()` and unregistering the
+/// `registry.removeAll()` and unregistering the
 /// handles. The state is freed once the registry no longer holds any of
 /// its registrations and no one holds the host.
 ///

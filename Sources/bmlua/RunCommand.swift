@@ -51,8 +51,7 @@ struct RunCommand: ParsableCommand {
 
     func run() throws {
         if watch, let script = scriptAndArguments.first {
-            let initial = WatchTargets(
-                luaDirectories: host.scripts.map { [$0, ScriptPath.join($0, "partials")] } ?? [], files: [script])
+            let initial = WatchTargets(luaTrees: host.scripts.map { [$0] } ?? [], files: [script])
             let session = WatchedHost()
             defer { session.host?.unload() }
             try WatchSession().run(watching: initial) { runWatched(script, session: session) }
@@ -105,7 +104,7 @@ struct RunCommand: ParsableCommand {
     /// modules the round required.
     ///
     /// With `--scripts`, once the startup scripts have loaded, later rounds
-    /// reload them into the same host (``ScriptHost/reload()``: a fresh
+    /// reload them into the same host (``ScriptHost/reload()-6v5ua``: a fresh
     /// state), which first resolves every injected property of every Lua
     /// class through the new wiring, as `bmlua check`'s dry run does. Scripts
     /// that would fail are refused: their errors are reported with their

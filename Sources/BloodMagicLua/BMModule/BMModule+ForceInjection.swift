@@ -1,5 +1,3 @@
-import CLua
-
 // The Swift half of `bm.resolver` (force injection) and `bm.preference_keys`:
 // Lua functions registered in the registry, called from Swift with what they
 // are asked, and their answers checked before Swift uses them.
@@ -14,7 +12,7 @@ extension BMModule {
     /// `fn` and returns its answer (nil for skip).
     func registerResolver(_ lua: LuaStack) throws -> Int32 {
         let registry = try liveRegistry()
-        guard lua.type(at: 1) == LUA_TFUNCTION else { throw BMError("bm.resolver: bad arguments") }
+        guard lua.valueType(at: 1) == .function else { throw BMError("bm.resolver: bad arguments") }
         // What Swift keeps for it is charged to the script's memory budget.
         var charge = try registrationBytes(lua, "bm.resolver", [])
         let ask = lua.reference(at: 1)
@@ -75,7 +73,7 @@ extension BMModule {
     /// preference keys for the registry.
     func registerPreferenceKeys(_ lua: LuaStack) throws -> Int32 {
         let registry = try liveRegistry()
-        guard lua.type(at: 1) == LUA_TFUNCTION else { throw BMError("bm.preference_keys: bad arguments") }
+        guard lua.valueType(at: 1) == .function else { throw BMError("bm.preference_keys: bad arguments") }
         var charge = try registrationBytes(lua, "bm.preference_keys", [])
         let function = lua.reference(at: 1)
         let source = registrationSource(lua, charge: &charge)
@@ -105,11 +103,10 @@ extension BMModule {
             defer { lua.pop() }
             let what = "bm.preference_keys: the key function registered at \(source) returned"
             let target = "for \(container).\(property)"
-            guard lua.type(at: -1) == LUA_TSTRING else {
+            guard lua.valueType(at: -1) == .string else {
                 throw BMError("\(what) \(lua.typeName(at: -1)) \(target) (expected a string)")
             }
-            var length = 0
-            _ = lua_tolstring(lua.pointer, -1, &length)
+            let length = lua.rawLength(at: -1)
             guard length > 0 else { throw BMError("\(what) an empty string \(target)") }
             guard length <= BMModule.maxPreferenceKeyLength else {
                 throw BMError("\(what) a key of \(length) bytes \(target) (at most \(BMModule.maxPreferenceKeyLength))")

@@ -1,5 +1,3 @@
-import CLua
-
 // The Swift half of preference properties of Lua classes: reading and
 // writing the store (a stored value charged to the memory budget while it is
 // the script's), and checking a suite name.
@@ -81,7 +79,7 @@ extension BMModule {
     /// ``PreferenceSuiteName``, else the message that says why not (the
     /// prelude raises it at the line of the definition).
     static func suiteProblem(_ lua: LuaStack) throws -> Int32 {
-        guard lua.type(at: 1) == LUA_TSTRING else {
+        guard lua.valueType(at: 1) == .string else {
             lua.push("a suite must be a string, got \(lua.typeName(at: 1))")
             return 1
         }

@@ -1,4 +1,3 @@
-import CLua
 import Foundation
 
 // The Swift half of the `bm` functions that register: initializers and
@@ -59,12 +58,11 @@ extension BMModule {
     /// reading it into a `String` first cost a tenth of a registration's
     /// Swift side.
     private static func namesSingletonScope(_ lua: LuaStack, at index: Int32, of fname: String) throws -> Bool {
-        var length = 0
-        guard lua_type(lua.pointer, index) == LUA_TSTRING, let bytes = lua_tolstring(lua.pointer, index, &length) else {
+        guard let singleton = lua.string(at: index, is: "singleton") else {
             let _: String = try lua.argument(index, of: fname)  // its error for anything but a string
             return false
         }
-        return length == 9 && memcmp(bytes, "singleton", 9) == 0
+        return singleton
     }
 
     func registerHook(_ lua: LuaStack) throws -> Int32 {

@@ -1,5 +1,3 @@
-import CLua
-
 // Resolutions asked for from Lua: `core.resolve` (`bm.resolve` on a cache
 // miss), `core.resolve_property` (a spelled property of a Lua class) and
 // `core.run_hooks`. The prelude's resolution cache (BMFastResolution.swift)
@@ -10,7 +8,7 @@ extension BMModule {
     private func sender(at index: Int32, _ lua: LuaStack, className: String?) throws -> AnyObject? {
         if lua.isNil(at: index) { return nil }
         if let object = try crossing.swiftObject(at: index, lua) { return object }
-        if lua.type(at: index) == LUA_TTABLE {
+        if lua.valueType(at: index) == .table {
             return LuaObjectHandle(reference: lua.reference(at: index), className: className ?? "table")
         }
         return nil

@@ -1,5 +1,3 @@
-import CLua
-
 /// How values produced by the registry cross into Lua, and how senders
 /// (container objects) are handed to Lua functions.
 ///
@@ -76,7 +74,7 @@ final class BMValueCrossing: Sendable {
 
     /// The Swift object at `index`, if the value is one.
     func swiftObject(at index: Int32, _ lua: LuaStack) throws -> AnyObject? {
-        guard lua.type(at: index) == LUA_TUSERDATA else { return nil }
+        guard lua.valueType(at: index) == .userdata else { return nil }
         return lua.exposedObject(at: index, as: AnyObject.self)
     }
 

@@ -1,5 +1,3 @@
-import CLua
-
 /// What a Lua initializer returns to the registry: the Lua value, and what is
 /// needed to turn it into the type of a Swift property — exposed userdata
 /// becomes its object, a table a `Decodable` value, a scalar its Swift type.

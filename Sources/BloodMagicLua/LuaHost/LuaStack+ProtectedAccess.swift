@@ -73,15 +73,6 @@ extension LuaStack {
 }
 
 extension LuaStack {
-    /// Pushes `table[name]`, read raw (no metamethod: it never raises).
-    func pushRawField(_ name: String, of table: LuaReference) {
-        ensureSpace(2)
-        push(table)
-        push(name)
-        lua_rawget(L, -2)
-        lua_remove(L, -2)
-    }
-
     /// `table[name]`, to push (read raw) where a value is expected: a
     /// function of a table to ``call(_:results:)``.
     func field(_ name: String, of table: LuaReference) -> LuaTableField {
@@ -89,7 +80,8 @@ extension LuaStack {
     }
 }
 
-/// The field `name` of a table, read raw when pushed (see ``LuaStack/field(_:of:)``).
+/// The field `name` of a table, read raw when pushed (``LuaStack/pushRawField(_:of:)``;
+/// see ``LuaStack/field(_:of:)``).
 struct LuaTableField: LuaPushable {
     let table: LuaReference
     let name: String

@@ -1,4 +1,3 @@
-import CLua
 import Foundation
 
 /// One run of ``ScriptChecker``: the inspection host, what the run found,
@@ -237,12 +236,8 @@ final class ScriptCheckRun {
     ) throws -> T {
         try host.state.withStack { (lua) throws -> T in
             let top = lua.top
-            defer { lua_settop(lua.L, top) }
-            lua.push(table)
-            lua.push(name)
-            lua_rawget(lua.L, -2)
-            lua_rotate(lua.L, -2, 1)
-            lua.pop()
+            defer { lua.setTop(top) }
+            lua.pushRawField(name, of: table)
             let count = try push(lua)
             try lua.call(arguments: count, results: results)
             return try read(lua)

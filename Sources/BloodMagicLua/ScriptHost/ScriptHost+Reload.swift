@@ -194,6 +194,7 @@ extension ScriptHost {
             logger.error("\(message)")
         }
         for observer in observers { observer(outcome) }
+        publishReloadEvent(outcome)
     }
 
     /// Replaces where a failed reload is logged (tests capture it).

@@ -46,7 +46,7 @@ extension ScriptHost {
     /// container was declared. Nothing is stored in the instances, no hook
     /// runs; values made are dropped, singletons made are kept.
     ///
-    /// ``reload()`` (and so a watched change) does the same with the new
+    /// ``reload()-6v5ua`` (and so a watched change) does the same with the new
     /// wiring before it commits it, and refuses the wiring when anything
     /// fails. Call this after ``loadStartupScripts()`` to find at startup
     /// what would otherwise fail on the first request:

@@ -3,12 +3,16 @@ import Logging
 extension ScriptHost {
     /// Watches the scripts and reloads them (``reload()``) when they change.
     ///
-    /// Watched: every `*.lua` directly in the scripts directory (created,
-    /// changed, removed, or renamed over — an editor's atomic save), every
-    /// module loaded with `require` (including ones first required later,
-    /// by an initializer), the `partials/` templates, and the files given to
-    /// ``load(files:)``. A burst of writes is one reload. The outcome goes to
-    /// ``onReload(_:)`` and `bm.on_reload` callbacks, on the watcher's thread.
+    /// Watched: every `*.lua` in the scripts directory and its
+    /// subdirectories (created, changed, removed, or renamed over — an
+    /// editor's atomic save), so every module `require` loads or could load
+    /// and the `partials/` templates, and the files given to
+    /// ``load(files:)``. Links are resolved again on every look: a
+    /// Kubernetes volume's `..data` swapped, a release link re-pointed, a
+    /// directory replaced are changes too; hidden names (editors' lock and
+    /// swap files) never are. A burst of writes is one reload, in force
+    /// within a second. The outcome goes to ``onReload(_:)``, `bm.on_reload`
+    /// callbacks and ``reloads``, on the watcher's thread.
     ///
     /// ```swift
     /// let host = try ScriptHost(options: .init(scriptsDirectory: "Scripts"))

@@ -79,22 +79,19 @@ struct HostWiring: Sendable {
         return names.compactMap { ModuleFiles.file(of: $0, in: directory) }
     }
 
-    /// What a watcher of this wiring watches: the scripts directory and
-    /// its `partials/` (any `*.lua`), the startup files given explicitly,
-    /// and the modules required so far.
+    /// What a watcher of this wiring watches: the scripts directory's tree
+    /// (any `*.lua`: its startup scripts, `partials/`, and every module
+    /// `require` could load, including ones that do not exist yet), the
+    /// startup files given explicitly, and the modules required so far.
     func watchTargets(scriptsDirectory: String?) -> WatchTargets {
-        var directories: [String] = []
-        if let scriptsDirectory {
-            directories = [scriptsDirectory, ScriptPath.join(scriptsDirectory, "partials")]
-        }
         let files = explicitFiles.paths + requiredModuleFiles(scriptsDirectory: scriptsDirectory)
-        return WatchTargets(luaDirectories: directories, files: files)
+        return WatchTargets(luaTrees: scriptsDirectory.map { [$0] } ?? [], files: files)
     }
 }
 
 extension ScriptHost {
     /// The generation of the host's wiring: 1 for the wiring a new host
-    /// starts with, one more for each ``reload()`` that commits (a watched
+    /// starts with, one more for each ``reload()-6v5ua`` that commits (a watched
     /// change's included; a refused one changes nothing) and for each
     /// ``unload()``. Loading more into the wiring in force
     /// (``loadStartupScripts()``, ``load(files:)``, ``run(_:name:)``) adds
@@ -159,7 +156,7 @@ struct ScriptSources: Sendable, Equatable {
         guard let directory else { return }
         let partials = ScriptPath.join(directory, "partials")
         let names = (try? FileManager.default.contentsOfDirectory(atPath: partials)) ?? []
-        for name in names.sorted().prefix(FileStampSnapshot.maxFilesPerDirectory) where name.hasSuffix(".lua") {
+        for name in names.sorted().prefix(FileStampSnapshot.maxFilesPerDirectory) where ScriptPath.isScriptName(name) {
             let file = ScriptPath.join(partials, name)
             if contents[file] == nil, let bytes = try? ScriptFile.read(file, shownAs: file) { contents[file] = bytes }
         }

@@ -53,7 +53,7 @@ public final class ScriptHost: Sendable {
         /// ``ScriptHost/watch(_:)``), from the end of
         /// ``ScriptHost/loadStartupScripts()`` on; nil (the default): no watching.
         public var watch: ScriptWatchMode?
-        /// Whether validating new wiring (``ScriptHost/reload()``,
+        /// Whether validating new wiring (``ScriptHost/reload()-6v5ua``,
         /// ``ScriptHost/validate()``) also makes an instance of each Lua class
         /// and reads its injected properties, as `bmlua check`'s dry run does
         /// (`bmlua --watch` does; an app's host validates what it declared).
@@ -115,6 +115,9 @@ public final class ScriptHost: Sendable {
     let liveReload = Mutex(LiveReloadRecords())
     /// What the app declared for its manifest: containers and globals.
     let manifestRecords = Mutex(ManifestRecords())
+    /// The queue `reload() async` and signals reload on, the signals, and
+    /// the subscribers to ``reloads``.
+    let reloadChannel = ReloadChannel()
 
     /// Opens the state, installs `bm`, confines `require` to the scripts
     /// directory, and makes the options' preference store the registry's
@@ -161,10 +164,11 @@ public final class ScriptHost: Sendable {
     /// initializers, on another thread, gets an error saying it was
     /// unloaded, never a crash. The host stays usable: scripts run or
     /// loaded afterwards register again. Once the host is unloaded and
-    /// released, its Lua state is freed. Watching stops, and the
-    /// ``generation`` moves on.
+    /// released, its Lua state is freed. Watching stops, and so does
+    /// reloading on signals; the ``generation`` moves on.
     public func unload() {
         stopWatching()
+        stopReloadingOnSignals()
         reloadGate.run {
             module.unload()
             wiring.withLock { $0.generation += 1 }
@@ -172,7 +176,9 @@ public final class ScriptHost: Sendable {
     }
 
     /// The startup scripts of the scripts directory: every `*.lua` file
-    /// directly in it, in lexical (byte) order of their names.
+    /// directly in it, in lexical (byte) order of their names. Names that
+    /// begin with `.` are left out, as a shell's `*.lua` leaves them out:
+    /// editors' lock files (`.#x.lua`) and other hidden files are not scripts.
     public func startupScripts() throws(ScriptLoadError) -> [String] {
         guard let directory = options.scriptsDirectory else { return [] }
         let names: [String]
@@ -187,7 +193,7 @@ public final class ScriptHost: Sendable {
             throw ScriptLoadError(failures: [LuaError(.io, "cannot read the scripts directory \(directory): \(PathProblem.directory(directory) ?? "cannot list it")")])
         }
         return names
-            .filter { $0.hasSuffix(".lua") }
+            .filter(ScriptPath.isScriptName)
             .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
             .map { ScriptPath.join(directory, $0) }
             .filter { path in
@@ -206,6 +212,14 @@ public final class ScriptHost: Sendable {
         // watcher), even when it cannot be read now.
         reloadGate.run { wiring.withLock { $0.loadsDirectory = true } }
         try load(files: startupScripts(), asDirectory: true)
+    }
+
+    /// Whether scripts were loaded into this host: ``loadStartupScripts()``
+    /// or ``load(files:)`` was called (whether or not a file failed), so a
+    /// reload knows what to load again; ``unload()`` does not reset it. For
+    /// the lifecycle product, which loads a host only when the app has not.
+    package var hasLoadedScripts: Bool {
+        wiring.withLock { $0.loadsDirectory || !$0.loadedFiles.isEmpty }
     }
 
     /// Loads the given files as startup scripts, in the order given.

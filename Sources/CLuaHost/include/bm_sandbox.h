@@ -29,8 +29,9 @@ struct lua_State;
 int bm_sandbox_install(struct lua_State *L);
 
 /*
- * Caught errors read as uncaught ones (protected_calls.c): the sandbox's
- * pcall, xpcall, coroutine.resume and coroutine.close name the limit a
+ * Caught errors read as uncaught ones (protected_calls.c, with the
+ * explanation of error_messages.c): the sandbox's pcall, xpcall,
+ * coroutine.resume and coroutine.close name the limit a
  * refused allocation was for, instead of Lua's "not enough memory"; an
  * error raised in the bm module's own Lua code carries the nearest
  * script's position; and a stack overflow through bm.resolve names the

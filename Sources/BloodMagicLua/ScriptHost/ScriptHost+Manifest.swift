@@ -29,13 +29,12 @@ extension ScriptHost {
     /// Each type is made with `init()` and its spelled properties are read
     /// by reflection (`Mirror`), superclasses' included: every BloodMagic
     /// spell describes itself (``SpellDescribing``). Declaring resolves
-    /// nothing and drops the instance, so `init()` should have no side
-    /// effects: ``reload()-6v5ua`` and ``validate()`` make a fresh instance of each
-    /// declared type and resolve its properties through the wiring (see
-    /// <doc:LiveReload>).
+    /// nothing, so `init()` should have no side effects. The host keeps the
+    /// instance: ``reload()-6v5ua`` and ``validate()`` resolve its properties
+    /// through the wiring (storing nothing in it; see <doc:LiveReload>).
     public func declare(_ types: any (AnyObject & DefaultConstructible).Type..., fileID: String = #fileID, line: Int = #line) {
         for type in types {
-            record(declaring: type.init(), source: spellSource(fileID, line), instance: { type.init() })
+            record(declaring: type.init(), source: spellSource(fileID, line))
         }
     }
 
@@ -46,13 +45,12 @@ extension ScriptHost {
     /// its properties through the wiring (storing nothing in it) and hand it
     /// to the initializers they run as their sender.
     public func declare(instance: AnyObject, fileID: String = #fileID, line: Int = #line) {
-        let kept = DeclaredInstance(instance)
-        record(declaring: instance, source: spellSource(fileID, line), instance: { kept.object })
+        record(declaring: instance, source: spellSource(fileID, line))
     }
 
     /// Records the container `sample` is an instance of, for the manifest
-    /// and for validations (which get an instance from `instance`).
-    private func record(declaring sample: AnyObject, source: String, instance: @escaping @Sendable () -> AnyObject) {
+    /// and for validations (which resolve its properties on `sample`).
+    private func record(declaring sample: AnyObject, source: String) {
         let type: AnyClass = Swift.type(of: sample)
         let container = AppManifest.Container(
             name: SpellTypeKey(type).name,
@@ -60,7 +58,7 @@ extension ScriptHost {
             source: source,
             properties: SpellReflection.properties(of: sample).map(AppManifest.ContainerProperty.init)
                 .sorted { $0.name < $1.name })
-        let declared = DeclaredContainer(name: container.name, source: source, instance: instance)
+        let declared = DeclaredContainer(name: container.name, source: source, instance: DeclaredInstance(sample))
         manifestRecords.withLock { records in
             records.containers[container.name] = container
             records.declared[container.name] = declared

@@ -14,12 +14,11 @@ struct DeclaredContainer: Sendable {
     let name: String
     /// Where it was declared (`fileID:line`).
     let source: String
-    /// A fresh instance (a `DefaultConstructible` type's `init()`), or the
-    /// one given to `declare(instance:)`.
-    let instance: @Sendable () -> AnyObject
+    /// The instance declaring it made (`init()`) or was given.
+    let instance: DeclaredInstance
 }
 
-/// The object given to `ScriptHost.declare(instance:)`, kept to validate
+/// The instance `ScriptHost.declare` made or was given, kept to validate
 /// reloads with. Unchecked: the object is the app's, of any class. Only a
 /// validation uses it, on the thread that reloads (inside the host's reload
 /// gate, so one at a time): it reads the object's spelled properties without
@@ -36,10 +35,10 @@ final class DeclaredInstance: @unchecked Sendable {
 
 extension ScriptHost {
     /// Resolves every `@Lazy`, `@Injectable` and `@Partial` property of the
-    /// containers the app declared (``declare(_:fileID:line:)``) through
-    /// the wiring in force, as each one's first read would — a fresh
-    /// instance of each (the instance given to ``declare(instance:fileID:line:)``),
-    /// its initializers run, each value cast to its property's type — and
+    /// containers the app declared (``declare(_:fileID:line:)``,
+    /// ``declare(instance:fileID:line:)``) through the wiring in force, as
+    /// each one's first read would — on the instance declaring made or was
+    /// given, its initializers run, each value cast to its property's type — and
     /// throws every failure, each as `file:line: message` at the script
     /// line to blame (the registration that returned the wrong value, the
     /// misspelled registration closest to a missing one), else where the
@@ -71,7 +70,7 @@ extension ScriptHost {
         }
         var failures: [LuaError] = []
         for container in declared {
-            let object = Registry.withCurrent(registry) { container.instance() }
+            let object = container.instance.object
             let found = Registry.withCurrent(registry) { SpellReflection.trialResolve(object) }
             for (property, error) in found {
                 failures.append(validationError(

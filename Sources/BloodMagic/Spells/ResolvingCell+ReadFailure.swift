@@ -48,7 +48,7 @@ extension ResolvingCell {
         while true {
             let (claimed, found) = state.compareExchange(
                 expected: Self.unresolved, desired: me | Self.producing, ordering: .acquiringAndReleasing)
-            if claimed { return .produced(made, hooks: nil) }
+            if claimed { return .produced(made) }
             if found == Self.published { return .readStorage }
             do {
                 if try waitForProduction(object: object, keyPath: keyPath, me: me) { return .readStorage }

@@ -8,10 +8,13 @@ import Synchronization
 ///
 /// A produced value comes with the lookup it was made by when something
 /// must run after it is stored (`needsHooks`): the hooks that run are that
-/// lookup's, of the same registry generation as the initializer.
+/// lookup's, of the same registry generation as the initializer. (Two cases,
+/// not an Optional lookup: the common case then carries no reference to
+/// release.)
 @usableFromInline
 enum ResolvedValue<Value> {
-    case produced(Value, hooks: CachedResolution?)
+    case produced(Value)
+    indirect case producedWithHooks(Value, hooks: CachedResolution)
     case absent
     case readStorage
 }
@@ -251,7 +254,8 @@ final class ResolvingCell<Value>: SpellCellNaming, ProducedCell {
                 }
                 if let made {
                     // The lookup goes with the value only when something runs after it.
-                    return .produced(made, hooks: resolution.needsHooks ? resolution : nil)
+                    if resolution.needsHooks { return .producedWithHooks(made, hooks: resolution) }
+                    return .produced(made)
                 }
                 releaseClaim()
                 return .absent

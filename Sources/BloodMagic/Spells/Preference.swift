@@ -143,8 +143,9 @@ public struct PreferenceProjection<Value: Codable> {
         var key = ownKey
         var store = ownStore
         var fallback: PreferenceValue?
-        if registry.hasPreferenceOverrides,
-           let override = registry.preferenceOverride(container: container, property: property) {
+        // The override, key generator and default store of one generation.
+        let settings = registry.preferenceSettings(container: container, property: property)
+        if let override = settings.override {
             key = override.key ?? key
             store = override.store ?? store
             fallback = override.defaultValue
@@ -152,13 +153,13 @@ public struct PreferenceProjection<Value: Codable> {
         var keyProblem: (any Error)?
         if key == nil {
             do {
-                key = try registry.preferenceKey(container: containerName, property: property)
+                key = try settings.key(container: containerName, property: property)
             } catch {
                 keyProblem = error
             }
         }
         return PreferenceProjection(
-            key: key ?? property, store: store ?? registry.defaultPreferenceStore, defaultValue: defaultValue,
+            key: key ?? property, store: store ?? settings.fallbackStore, defaultValue: defaultValue,
             overriddenDefault: fallback, property: property, container: containerName, keyProblem: keyProblem,
             log: registry.log.mayReport ? registry.log : nil)
     }

@@ -62,8 +62,9 @@ extension BMModule {
         let key: String? = try lua.argument(3, of: "preference")
         let suite: String? = try lua.argument(suiteAt, of: "preference")
         let registry = try liveRegistry()
-        let override = registry.preferenceOverride(
-            container: container(named: containerName, object: nil), property: property)
+        // The override and key generator of one generation of the registry.
+        let settings = registry.preferenceSettings(container: container(named: containerName, object: nil), property: property)
+        let override = settings.override
         var defaultValue = override?.defaultValue
         if defaultValue == nil, let defaultAt, !lua.isNil(at: defaultAt) {
             defaultValue = try PreferenceValue.read(
@@ -71,7 +72,7 @@ extension BMModule {
         }
         let store = try override?.store ?? self.store(forSuite: suite)
         if let key = override?.key ?? key { return (store, key, defaultValue) }
-        return (store, try registry.preferenceKey(container: containerName, property: property), defaultValue)
+        return (store, try settings.key(container: containerName, property: property), defaultValue)
     }
 
     /// `core.suite_problem(suite)`: nil when `suite` is a valid

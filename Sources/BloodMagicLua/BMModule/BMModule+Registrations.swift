@@ -76,12 +76,16 @@ extension BMModule {
         let state = retainedState
         let token = currentLoadToken
         try lua.chargeSwiftMemory(charge, for: "bm.hook")
+        // The registration keeps the module and its state alive; the hook
+        // holds them weakly, so that a copy of it kept in this state's
+        // resolution cache (see SpellLookup) does not keep the state alive.
         let handle = registry.addHook(
             container: container.map { .exactly(SpellTypeKey(name: $0)) } ?? .any,
             property: property,
-            source: source
-        ) { [self] sender, _, value in
-            guard !token.isRevoked else { return }
+            source: source,
+            keepingAlive: HookKeeper(module: self, state: state)
+        ) { [weak self, weak state] sender, _, value in
+            guard let self, let state, !token.isRevoked else { return }
             do {
                 try withExtendedLifetime(state) {
                     try self.callHook(function, sender: sender, value: value)
@@ -216,5 +220,17 @@ extension BMModule {
         let name: String = try lua.argument(1, of: "bm.define_spell")
         tracking.withLock { _ = $0.loading?.spells.insert(name) }
         return 0
+    }
+}
+
+/// What a script's hook registration keeps alive: the module and its state,
+/// which the hook itself holds weakly.
+private final class HookKeeper: Sendable {
+    let module: BMModule
+    let state: LuaState
+
+    init(module: BMModule, state: LuaState) {
+        self.module = module
+        self.state = state
     }
 }

@@ -36,9 +36,10 @@ extension BMModule {
     }
 
     /// `core.resolve_property(type, protocols, container, object, property, kind, optional)`:
-    /// `true, value` when an initializer or a resolver served the property,
-    /// else `false, message`. An initializer that returns nil for a property
-    /// that is not `optional` is an error naming it.
+    /// `true, value, hooks` when an initializer or a resolver served the
+    /// property (`hooks`: those of the same registry generation, for
+    /// `core.run_hooks`, or nil), else `false, message`. An initializer that
+    /// returns nil for a property that is not `optional` is an error naming it.
     func resolveProperty(_ lua: LuaStack) throws -> Int32 {
         let fname = "bm.spell"
         let registry = try liveRegistry()
@@ -50,9 +51,9 @@ extension BMModule {
         let object = LuaObjectHandle(reference: lua.reference(at: 4), className: containerName)
         let container = container(named: containerName, object: object)
         let spell: ResolvedSpellKind = kind == "lazy" ? .lazy : .injectable
-        let found = try registry.resolveNamed(type: key, container: container, property: property)
-            ?? registry.resolveFromResolvers(type: key, container: container, property: property, spell: spell)
-        guard let (value, source) = found else {
+        // The initializer or resolvers, and the hooks, of one generation.
+        let found = try registry.resolveSpelled(type: key, container: container, property: property, spell: spell)
+        guard let (value, source, lookup) = found else {
             // The ranking of the closest registrations is charged, as in resolve.
             var work = SwiftWorkMeter(lua)
             let error = try registry.noInitializerError(
@@ -67,7 +68,8 @@ extension BMModule {
         }
         lua.push(true)
         try crossing.push(value, lua)
-        return 2
+        if let hooks = lookup.hooks(for: property) { lua.pushBox(hooks) } else { lua.pushNil() }
+        return 3
     }
 
     /// Whether a value the registry produced is nil (in Lua or in Swift).
@@ -80,7 +82,10 @@ extension BMModule {
         }
     }
 
-    /// `core.run_hooks(container, property, object, value)`.
+    /// `core.run_hooks(container, property, object, value, hooks)`: the
+    /// hooks a lookup or a resolution handed out (`core.lookup`,
+    /// `core.resolve_property`: those of the generation that made the
+    /// value), or with `hooks` true, the hooks in force now.
     func runHooks(_ lua: LuaStack) throws -> Int32 {
         let registry = try liveRegistry()
         try BMScriptBudget.checkNames(lua, "hook", [(1, "container"), (2, "property")])
@@ -88,11 +93,16 @@ extension BMModule {
         let property: String = try lua.argument(2, of: "hook")
         let object = LuaObjectHandle(reference: lua.reference(at: 3), className: containerName)
         let value = LuaValue(stack: lua, at: 4)
+        let chosen = lua.boxedObject(at: 5) as? SpellHookList
         let thread = currentThreadID()
         tracking.withLock { $0.hookCollectors[thread, default: 0] += 1 }
-        registry.runHooks(
-            sender: object, container: container(named: containerName, object: object),
-            property: property, value: value)
+        if let chosen {
+            registry.runHooks(chosen, sender: object, containerName: containerName, property: property, value: value)
+        } else {
+            registry.runHooks(
+                sender: object, container: container(named: containerName, object: object),
+                property: property, value: value)
+        }
         tracking.withLock { tracking in
             let depth = (tracking.hookCollectors[thread] ?? 1) - 1
             tracking.hookCollectors[thread] = depth > 0 ? depth : nil

@@ -6,6 +6,9 @@ struct ManifestRecords {
     var containers: [String: AppManifest.Container] = [:]
     /// The shapes of the globals set with `setGlobal`, by name.
     var globals: [String: AppManifest.ValueShape] = [:]
+    /// How a validation gets an instance of each declared container, by
+    /// registry name (see ScriptHost+Validation).
+    var declared: [String: DeclaredContainer] = [:]
 }
 
 extension ScriptHost {
@@ -17,29 +20,49 @@ extension ScriptHost {
     /// host.declare(HeadlinesController.self, DigestController.self, Settings.self)
     /// ```
     ///
-    /// Each type is made once with `init()` and its spelled properties are
-    /// read by reflection (`Mirror`), superclasses' included: every
-    /// BloodMagic spell describes itself (``SpellDescribing``). Nothing is
-    /// resolved and the instance is dropped, so `init()` should have no side
-    /// effects. For a class without `init()`, use ``declare(instance:fileID:line:)``.
+    /// The types are classes the host can make with `init()`: a class
+    /// with an `init()` that takes no arguments, declared
+    /// ``DefaultConstructible`` (an empty extension says so:
+    /// `extension HeadlinesController: DefaultConstructible {}`). For any
+    /// other class, use ``declare(instance:fileID:line:)``.
+    ///
+    /// Each type is made with `init()` and its spelled properties are read
+    /// by reflection (`Mirror`), superclasses' included: every BloodMagic
+    /// spell describes itself (``SpellDescribing``). Declaring resolves
+    /// nothing, so `init()` should have no side effects. The host keeps the
+    /// instance: ``reload()-6v5ua`` and ``validate()`` resolve its properties
+    /// through the wiring (storing nothing in it; see <doc:LiveReload>).
     public func declare(_ types: any (AnyObject & DefaultConstructible).Type..., fileID: String = #fileID, line: Int = #line) {
         for type in types {
-            declare(instance: type.init(), fileID: fileID, line: line)
+            record(declaring: type.init(), source: spellSource(fileID, line))
         }
     }
 
     /// Declares the class of `instance` as a container (see
     /// ``declare(_:fileID:line:)``), reading its spelled properties from
     /// this instance: `host.declare(instance: ProfileScreen(user: .preview))`.
+    /// The host keeps the instance: ``reload()-6v5ua`` and ``validate()`` resolve
+    /// its properties through the wiring (storing nothing in it) and hand it
+    /// to the initializers they run as their sender.
     public func declare(instance: AnyObject, fileID: String = #fileID, line: Int = #line) {
-        let type: AnyClass = Swift.type(of: instance)
+        record(declaring: instance, source: spellSource(fileID, line))
+    }
+
+    /// Records the container `sample` is an instance of, for the manifest
+    /// and for validations (which resolve its properties on `sample`).
+    private func record(declaring sample: AnyObject, source: String) {
+        let type: AnyClass = Swift.type(of: sample)
         let container = AppManifest.Container(
             name: SpellTypeKey(type).name,
-            superclasses: SpellReflection.superclasses(of: instance),
-            source: spellSource(fileID, line),
-            properties: SpellReflection.properties(of: instance).map(AppManifest.ContainerProperty.init)
+            superclasses: SpellReflection.superclasses(of: sample),
+            source: source,
+            properties: SpellReflection.properties(of: sample).map(AppManifest.ContainerProperty.init)
                 .sorted { $0.name < $1.name })
-        manifestRecords.withLock { $0.containers[container.name] = container }
+        let declared = DeclaredContainer(name: container.name, source: source, instance: DeclaredInstance(sample))
+        manifestRecords.withLock { records in
+            records.containers[container.name] = container
+            records.declared[container.name] = declared
+        }
     }
 
     /// The app as its scripts see it: the types it exposed, the containers

@@ -1,3 +1,5 @@
+import Logging
+
 extension ScriptHost {
     /// Watches the scripts and reloads them (``reload()``) when they change.
     ///
@@ -21,8 +23,12 @@ extension ScriptHost {
     ///
     /// Watching again replaces the watcher. It stops with ``stopWatching()``,
     /// ``unload()``, or when the host goes away; it never keeps the host
-    /// alive. When the files changed between the load and this call, it
-    /// reloads at once.
+    /// alive. The wiring the host loaded outlives it (it serves for as long
+    /// as it is registered), unwatched: so a host freed while it watches
+    /// logs a warning that watching stopped (swift-log, label `BloodMagic`).
+    /// Keep a reference to a host for as long as it should watch (a
+    /// server: for its lifetime). When the files changed between the load
+    /// and this call, it reloads at once.
     public func watch(_ mode: ScriptWatchMode = .native) throws {
         stopWatching()
         let host = WeakHost(self)
@@ -38,6 +44,23 @@ extension ScriptHost {
             })
         liveReload.withLock { $0.watcher = watcher }
         if hasChangedSinceLoad() { reloadAfterChange([]) }
+    }
+
+    /// Stops watching for a host being freed; when it watched, logs that
+    /// watching stops while the wiring it loaded stays in force, unwatched.
+    func stopWatchingAsFreed() {
+        let (watcher, logger) = liveReload.withLock { records -> (FileChangeWatcher?, Logger) in
+            defer { records.watcher = nil }
+            return (records.watcher, records.logger)
+        }
+        guard let watcher else { return }
+        watcher.stop()
+        let (scripts, host) = wiring.withLock { $0.module.madeHandles }
+        let registrations = scripts.count + host.count
+        let directory = options.scriptsDirectory ?? "(no scripts directory)"
+        logger.warning(
+            "a ScriptHost watching \(directory) was freed: watching stops, and the \(registrations) registrations its scripts made stay in force, unwatched (keep a reference to the host for as long as it should watch; stopWatching() or unload() before letting it go says it is meant)",
+            metadata: ["scripts": .string(directory), "registrations": .stringConvertible(registrations)])
     }
 
     /// Stops watching (nothing happens when the host does not watch).

@@ -7,6 +7,8 @@ import Synchronization
 struct HostWiring: Sendable {
     let state: LuaState
     let module: BMModule
+    /// Which wiring this is (``ScriptHost/generation``).
+    var generation: UInt64 = 1
     /// The contents of the files loaded, as they were read.
     var sources = ScriptSources()
     /// Whether the scripts directory's startup scripts were loaded (a
@@ -85,6 +87,31 @@ struct HostWiring: Sendable {
         let files = explicitFiles.paths + requiredModuleFiles(scriptsDirectory: scriptsDirectory)
         return WatchTargets(luaTrees: scriptsDirectory.map { [$0] } ?? [], files: files)
     }
+}
+
+extension ScriptHost {
+    /// The generation of the host's wiring: 1 for the wiring a new host
+    /// starts with, one more for each ``reload()-6v5ua`` that commits (a watched
+    /// change's included; a refused one changes nothing) and for each
+    /// ``unload()``. Loading more into the wiring in force
+    /// (``loadStartupScripts()``, ``load(files:)``, ``run(_:name:)``) adds
+    /// to it without replacing it, and leaves the generation alone.
+    ///
+    /// A cache derived from injected values can tell it is stale: remember
+    /// the generation it was built in, and build again when it moved.
+    ///
+    /// ```swift
+    /// if cachedGeneration != host.generation {
+    ///     cachedTitles = controller.titles()    // values resolved since the reload
+    ///     cachedGeneration = host.generation
+    /// }
+    /// ```
+    ///
+    /// Values already injected into objects stay what they were (see
+    /// <doc:LiveReload>); the generation says that the wiring behind new
+    /// resolutions changed. A ``ScriptReloadReport`` carries the generation
+    /// its reload put in force.
+    public var generation: UInt64 { wiring.withLock { $0.generation } }
 }
 
 /// Paths in the order first added, each once: appending is linear in what

@@ -19,7 +19,7 @@ import Synchronization
 /// in the registry, and keeps the host's Lua state alive, after the last
 /// reference to the host goes away, so a host made in a setup function
 /// keeps serving the app. ``unload()`` removes it all; so do
-/// `registry.removeAll()`, `registry.reset()` and unregistering the
+/// `registry.removeAll()` and unregistering the
 /// handles. The state is freed once the registry no longer holds any of
 /// its registrations and no one holds the host.
 ///
@@ -53,6 +53,11 @@ public final class ScriptHost: Sendable {
         /// ``ScriptHost/watch(_:)``), from the end of
         /// ``ScriptHost/loadStartupScripts()`` on; nil (the default): no watching.
         public var watch: ScriptWatchMode?
+        /// Whether validating new wiring (``ScriptHost/reload()-6v5ua``,
+        /// ``ScriptHost/validate()``) also makes an instance of each Lua class
+        /// and reads its injected properties, as `bmlua check`'s dry run does
+        /// (`bmlua --watch` does; an app's host validates what it declared).
+        package var validatesLuaClasses = false
 
         /// Creates options; the registry defaults to the shared one and the
         /// preferences to the registry's default store (the platform's user
@@ -146,8 +151,8 @@ public final class ScriptHost: Sendable {
     }
 
     deinit {
-        // The watcher stops with the host.
-        stopWatching()
+        // The watcher stops with the host, and says so (ScriptHost+Watch).
+        stopWatchingAsFreed()
     }
 
     /// Removes everything the scripts registered (initializers, hooks,
@@ -160,11 +165,14 @@ public final class ScriptHost: Sendable {
     /// unloaded, never a crash. The host stays usable: scripts run or
     /// loaded afterwards register again. Once the host is unloaded and
     /// released, its Lua state is freed. Watching stops, and so does
-    /// reloading on signals.
+    /// reloading on signals; the ``generation`` moves on.
     public func unload() {
         stopWatching()
         stopReloadingOnSignals()
-        reloadGate.run { module.unload() }
+        reloadGate.run {
+            module.unload()
+            wiring.withLock { $0.generation += 1 }
+        }
     }
 
     /// The startup scripts of the scripts directory: every `*.lua` file

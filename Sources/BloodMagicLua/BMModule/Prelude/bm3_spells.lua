@@ -272,7 +272,7 @@ local function with_cycle_check(object, property, meta, produce, spell)
   local d = depth + 1
   depth = d
   stack_object[d], stack_property[d], stack_thread[d] = object, property, false
-  local ok, value = pcall(produce, object, property, meta, spell)
+  local ok, value, hooks = pcall(produce, object, property, meta, spell)
   if not ok and is_overflow(value) and depth > 1 then
     -- Lua ran out of stack above this step: the frames from here up are
     -- the chain that did it. A repeating chain is a cycle; otherwise the
@@ -283,15 +283,18 @@ local function with_cycle_check(object, property, meta, produce, spell)
   end
   pop(d)
   if not ok then error(value, 0) end
-  return value
+  return value, hooks
 end
 
 -- What runs once a value is stored in an injected property: the registry's
--- hooks (`hooks`: whether any may apply), then the class's method named
--- `injected` (`<property>Injected`) and its `propertyInjected`. Returns
--- whether there was nothing at all to run (see entry.plain).
+-- hooks, then the class's method named `injected` (`<property>Injected`) and
+-- its `propertyInjected`. `hooks` is the registry's hooks of the generation
+-- whose lookup made the value (a box from core.lookup, core.resolve_property
+-- or core.partial), `true` for those in force now (a value nothing in the
+-- registry made), or nil/false for none. Returns whether there was nothing
+-- at all to run (see entry.plain).
 local function after_inject(object, property, meta, value, hooks, injected)
-  if hooks then core.run_hooks(meta.name, property, object, value) end
+  if hooks then core.run_hooks(meta.name, property, object, value, hooks) end
   local class = meta.class
   local specific = class[injected]
   if specific ~= nil and type(specific) == "function" then specific(object, value) end
@@ -321,12 +324,13 @@ local function returned_nil(meta, property, spell, source)
     .. " (return a value, or declare the spell with optional = true)")
 end
 
+-- Each producer returns the value and the hooks that follow it (see after_inject).
 local function lazy_value(object, property, meta, spell)
-  local found, value = core.resolve_property(spell.type, spell.protocols, meta.name, object, property, spell.kind,
-    spell.optional == true)
-  if found then return value end
+  local found, value, hooks = core.resolve_property(spell.type, spell.protocols, meta.name, object, property,
+    spell.kind, spell.optional == true)
+  if found then return value, hooks end
   local served, default = fallback(spell)
-  if served then return default end
+  if served then return default, true end
   fail(value)
 end
 
@@ -340,7 +344,7 @@ local produce = { lazy = lazy_value, injectable = lazy_value, partial = partial_
 -- Swift's answer (the message).
 local function default_value(object, property, meta, spell)
   local served, value = fallback(spell)
-  if served then return value end
+  if served then return value, true end
   return lazy_value(object, property, meta, spell)
 end
 
@@ -349,7 +353,8 @@ end
 -- property of that class with, for as long as the registry's generation is
 -- `gen` (core.generation reads it). `init` is a Lua initializer, called from
 -- the class's __index; `value` a singleton already made. An entry with none
--- of them sends the read to Swift. `hooks`: whether registry hooks may run.
+-- of them sends the read to Swift. `hooks`: the registry hooks of the
+-- entry's generation (a box for core.run_hooks), or false when none apply.
 local function refill(meta, property, spell)
   local gen, how, payload, hooks, source = lookup(spell.type, spell.protocols, meta.name, property)
   local entry = { gen = gen, hooks = hooks, injected = property .. "Injected", source = source }
@@ -389,19 +394,21 @@ local function get_injected(object, property, meta, spell)
         return value
       end
       if entry.none then
-        value = with_cycle_check(object, property, meta, default_value, spell)
+        local hooks
+        value, hooks = with_cycle_check(object, property, meta, default_value, spell)
         if value ~= nil then
           rawset(object, property, value)
-          after_inject(object, property, meta, value, true, property .. "Injected")
+          after_inject(object, property, meta, value, hooks, property .. "Injected")
         end
         return value
       end
     end
   end
-  value = with_cycle_check(object, property, meta, produce[spell.kind], spell)
+  local hooks
+  value, hooks = with_cycle_check(object, property, meta, produce[spell.kind], spell)
   if value ~= nil then
     rawset(object, property, value)
-    after_inject(object, property, meta, value, true, property .. "Injected")
+    after_inject(object, property, meta, value, hooks, property .. "Injected")
   end
   return value
 end

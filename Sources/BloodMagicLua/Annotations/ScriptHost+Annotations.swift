@@ -53,8 +53,18 @@ extension ScriptHost {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
-            throw LuaError(.io, "cannot write \(path): \(error.localizedDescription)")
+            throw LuaError(.io, "cannot write \(path): \(Self.reason(error))")
         }
         return path
+    }
+
+    /// The file system's own words for why `error` happened (`not a
+    /// directory`), never a Foundation domain and code when it has them.
+    private static func reason(_ error: any Error) -> String {
+        let underlying = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? any Error).map { $0 as NSError }
+        if let underlying, underlying.domain == NSPOSIXErrorDomain, let text = strerror(Int32(underlying.code)) {
+            return String(cString: text).lowercased()
+        }
+        return error.localizedDescription
     }
 }

@@ -35,6 +35,25 @@ private final class Counter {
     @Preference var label: String?
 }
 
+// The example of the article "Wiring mistakes in scripts" (Which error a
+// read throws), as written there.
+
+private struct ArticleOutOfStock: Error {
+    var item: String
+}
+
+private final class ArticleWarehouse: LuaExposable {
+    func pageSize() throws -> Int { throw ArticleOutOfStock(item: "pages") }
+}
+
+private struct ArticleFeedConfig: Decodable {
+    var pageSize: Int = 20
+}
+
+private final class ArticleFeedScreen {
+    @Injectable var config: ArticleFeedConfig
+}
+
 /// A host with `Warehouse` exposed, on its own registry, running `script` as `wiring.lua`.
 private func makeStockHost(_ script: String) throws -> ScriptHost {
     let host = try makeHost()
@@ -135,6 +154,31 @@ struct SwiftErrorsThroughScriptsTests {
         #expect(error.message.hasPrefix("wiring.lua:2: "), "\(error.message)")
     }
 
+    @Test func theArticlesExampleCatchesTheAppsError() throws {
+        let wiring = try ScriptHost(options: .init(registry: Registry()))
+        defer { wiring.unload() }
+        wiring.expose(LuaExposedType(ArticleWarehouse.self, name: "Warehouse")
+            .constructor { _ in ArticleWarehouse() }
+            .method("pageSize") { (warehouse: ArticleWarehouse) throws -> Int in try warehouse.pageSize() })
+        _ = try wiring.run("""
+            bm.initializer { type = "ArticleFeedConfig", init = function()
+              return { pageSize = Warehouse.new():pageSize() }
+            end }
+            """, name: "@wiring.lua")
+        var caught = ""
+        do {
+            let config = try Registry.withCurrent(wiring.registry) { try ArticleFeedScreen().$config.value() }
+            caught = "page size \(config.pageSize)"
+        } catch let error as LuaError where error.cause is ArticleOutOfStock {
+            caught = "out of \(error.cause(as: ArticleOutOfStock.self)?.item ?? "?") at \(error.message)"
+        } catch let error as LuaError {
+            caught = "the script failed: \(error.message)"
+        } catch let error as SpellError {
+            caught = "the wiring is wrong: \(error)"
+        }
+        #expect(caught == "out of pages at wiring.lua:2: ArticleOutOfStock(item: \"pages\")")
+    }
+
     // MARK: - Wiring mistakes of scripts are SpellErrors
 
     @Test func aLuaValueOfTheWrongTypeIsASpellError() throws {
@@ -195,6 +239,6 @@ struct SwiftErrorsThroughScriptsTests {
             try host.writeAnnotations(toDirectory: "/dev/null/annotations")
         }
         #expect(error.kind == .io)
-        #expect(error.message.contains("/dev/null/annotations"), "\(error.message)")
+        #expect(error.message == "cannot write /dev/null/annotations/\(LuaAnnotations.fileName): not a directory")
     }
 }

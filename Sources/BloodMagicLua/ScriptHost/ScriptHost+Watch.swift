@@ -22,8 +22,9 @@ extension ScriptHost {
     /// Watching again replaces the watcher. It stops with ``stopWatching()``,
     /// ``unload()``, or when the host goes away; it never keeps the host
     /// alive. When the files changed between the load and this call, it
-    /// reloads at once.
-    public func watch(_ mode: ScriptWatchMode = .native) throws {
+    /// reloads at once. Fails with a ``LuaError`` of kind `.io` when the
+    /// system cannot watch.
+    public func watch(_ mode: ScriptWatchMode = .native) throws(LuaError) {
         stopWatching()
         let host = WeakHost(self)
         let directory = options.scriptsDirectory

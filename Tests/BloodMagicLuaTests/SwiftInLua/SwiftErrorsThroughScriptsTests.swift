@@ -231,6 +231,26 @@ struct SwiftErrorsThroughScriptsTests {
         #expect(reason == "the bm.preference_keys function registered at wiring.lua:1 returned an empty string")
     }
 
+    /// The host's narrow APIs say what they throw: a caller handles a
+    /// LuaError without casting.
+    @Test func narrowHostAPIsThrowLuaErrorsTyped() throws {
+        let make: () throws(LuaError) -> ScriptHost = { () throws(LuaError) in
+            try ScriptHost(options: .init(registry: Registry(), preferences: InMemoryPreferenceStore()))
+        }
+        let host = try make()
+        let describe: () throws(LuaError) -> String = { () throws(LuaError) in
+            try host.annotations(manifest: nil) + "\(try host.apiDescription().functions.count)"
+        }
+        #expect(try describe().contains("---@meta"))
+        let inspect: () throws(LuaError) -> ScriptHost = { () throws(LuaError) in
+            try ScriptChecker.inspectionHost(scriptsDirectory: nil)
+        }
+        #expect(try inspect().registry.entries.isEmpty)
+        let watch: () throws(LuaError) -> Void = { () throws(LuaError) in try host.watch(.polling(interval: .seconds(1))) }
+        try watch()
+        host.stopWatching()
+    }
+
     /// Writing annotations fails with a LuaError that names the file, not
     /// with whatever the file system threw.
     @Test func annotationsThrowLuaErrors() throws {

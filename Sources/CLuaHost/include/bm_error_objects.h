@@ -10,7 +10,7 @@
  *
  * A script sees only the message: `tostring(e)`, `e .. "x"`, `#e` and the
  * string methods (`e:find(...)`) read it; `getmetatable(e)` is the string
- * "bm.error". It cannot read the id, cannot make an error object (Lua code
+ * "Swift error". It cannot read the id, cannot make an error object (Lua code
  * cannot make a userdata or set one's metatable), and a string with the
  * same text carries nothing. It can pass the object on (`error(e)`,
  * `error(e, 0)`, a coroutine's error, pcall inside pcall): the same value
@@ -35,7 +35,7 @@
 #include "bm_limits.h"
 
 /* The name error objects show (__name, and __metatable for getmetatable). */
-#define BM_ERROR_OBJECT_NAME "bm.error"
+#define BM_ERROR_OBJECT_NAME "Swift error"
 
 /* The bytes of an error object's block: its id, and what Swift keeps for
    it (a side-table slot and the error's box), charged to the memory limit

@@ -106,12 +106,12 @@ struct LuaErrorCauseTests {
         let expected: [LuaValue] = [
             .string("userdata"), .string(message), .string("! " + message), .string(message + " !"),
             .integer(message.utf8.count), .integer(26), .string(message.uppercased()),
-            .string("bm.error"), .nil, .boolean(false),
+            .string("Swift error"), .nil, .boolean(false),
         ]
         #expect(values == expected)
         // Lua's own string functions take strings only: tostring first.
         let strict = try #require(throws: LuaError.self) { try state.run("local ok, e = pcall(charge, 9) return string.len(e)") }
-        #expect(strict.message.contains("string expected, got bm.error"), "\(strict.message)")
+        #expect(strict.message.contains("string expected, got Swift error"), "\(strict.message)")
         #expect(strict.cause == nil)
     }
 

@@ -379,7 +379,11 @@ static void count_traceback(lua_State *L, stack_walk *w) {
 int bm_sandbox_message_handler(lua_State *L) {
     bm_explain_error(L, L, 1, 1);
     stack_walk walk = {L, 0};
-    if (lua_tostring(L, 1) == NULL) {
+    if (bm_is_error_object(L, 1)) {
+        /* A Swift error carried through Lua: Swift reads its message and
+           its cause from the object itself (bm_error_objects.h). */
+        lua_settop(L, 1);
+    } else if (lua_tostring(L, 1) == NULL) {
         if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) {
             lua_replace(L, 1);
         } else {

@@ -181,7 +181,15 @@ extension Registry {
                 actual: actual, source: source
             )
         }
-        return try convertible.converted(to: Value.self)
+        do {
+            return try convertible.converted(to: Value.self)
+        } catch SpellError.wrongValueType(let unnamed, _, _, let actual, let source) where unnamed.isEmpty {
+            // The value says what it is and where it came from; the
+            // property, its container and its type are named here.
+            throw SpellError.wrongValueType(
+                property: property, container: SpellNames.containerName(of: sender),
+                expected: SpellTypeKey(Value.self).name, actual: actual, source: source)
+        }
     }
 
     /// The error for a missing initializer, with the closest registrations.

@@ -47,6 +47,10 @@ public enum SpellError: Error, Equatable, Sendable, CustomStringConvertible {
     /// to several Swift types; `candidates` are their qualified names.
     /// `source`, when known, is where the name was used ("file:line").
     case ambiguousTypeName(name: String, candidates: [String], source: String?)
+    /// A read had found an initializer for `type` (registered at `source`,
+    /// "file:line") just as the script host that registered it was
+    /// unloaded: the read fails rather than run what was removed.
+    case initializerUnloaded(type: String, source: String)
 
     /// The human message.
     public var description: String {
@@ -92,6 +96,8 @@ public enum SpellError: Error, Equatable, Sendable, CustomStringConvertible {
             let listed = candidates.count == 2 ? candidates.joined(separator: " or ") : candidates.joined(separator: ", ")
             let used = source.map { " (used at \($0))" } ?? ""
             return "type name \"\(name)\"\(used) is ambiguous: it may mean \(listed); use a qualified name such as \"\(candidates.first ?? name)\""
+        case let .initializerUnloaded(type, source):
+            return "\(source): the initializer for \(type) was unloaded with its script host"
         }
     }
 }

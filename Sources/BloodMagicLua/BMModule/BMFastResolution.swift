@@ -51,7 +51,7 @@ extension BMModule {
     /// init, value }`) itself and hands everything else to the Lua `resolve`.
     func makeCachedResolve(_ lua: LuaStack) throws -> Int32 {
         guard lua.type(at: 1) == LUA_TTABLE, lua.type(at: 2) == LUA_TFUNCTION else {
-            throw BMError("cached_resolve: bad arguments")
+            throw LuaError(.usage, "cached_resolve: bad arguments")
         }
         lua.ensureSpace(5)
         pushGenerationSource(lua)
@@ -160,7 +160,7 @@ extension BMModule {
         let L = lua.pointer
         guard lua.type(at: 1) == LUA_TFUNCTION, lua.type(at: 2) == LUA_TTABLE, lua.type(at: 3) == LUA_TTABLE,
               lua.type(at: 4) == LUA_TTABLE else {
-            throw BMError("live_frames: bad arguments")
+            throw LuaError(.usage, "live_frames: bad arguments")
         }
         let depth: Int = try lua.argument(5, of: "live_frames")
         lua.ensureSpace(8)

@@ -48,7 +48,7 @@ extension BMModule {
             // so reaching it then traps. bm refuses instead: Lua turns the
             // finalizer's error into a warning, and the close goes on.
             lua.push(function: { lua in
-                if lua.isClosing { throw BMError("bm cannot be used while the Lua state closes") }
+                if lua.isClosing { throw LuaError(.usage, "bm cannot be used while the Lua state closes") }
                 return try body(lua)
             })
             lua.setField(name)

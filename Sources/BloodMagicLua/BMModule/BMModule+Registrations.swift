@@ -13,8 +13,8 @@ extension BMModule {
         func check(_ field: String, _ key: SpellTypeKey) throws {
             guard let ambiguity = registry.ambiguity(of: key) else { return }
             let listed = ambiguity.candidates.joined(separator: ", ")
-            throw BMError(
-                "\(fname): \(field) \"\(ambiguity.name)\" is ambiguous: it may mean \(listed); use a qualified name such as \"\(ambiguity.candidates[0])\"")
+            throw LuaError(
+                .usage, "\(fname): \(field) \"\(ambiguity.name)\" is ambiguous: it may mean \(listed); use a qualified name such as \"\(ambiguity.candidates[0])\"")
         }
         if let type { try check("type", type) }
         if let container { try check("container", SpellTypeKey(name: container)) }
@@ -45,7 +45,7 @@ extension BMModule {
             source: source
         ) { [self] sender in
             guard !binding.token.isRevoked else {
-                throw BMError("\(binding.source): the initializer for \(binding.typeName) was unloaded with its script host")
+                throw SpellError.initializerUnloaded(type: binding.typeName, source: binding.source)
             }
             return try self.callInitializer(binding, sender: sender)
         }
@@ -126,7 +126,7 @@ extension BMModule {
         do {
             try PreferenceSuiteName.validate(suite)
         } catch {
-            throw BMError(error.description)
+            throw LuaError(.usage, error.description)
         }
         return tracking.withLock { tracking in
             if let store = tracking.suites[suite] { return store }
@@ -178,7 +178,7 @@ extension BMModule {
     /// made (a userdata no script can forge); anything else is an error.
     func unregister(_ lua: LuaStack) throws -> Int32 {
         guard let id = BMRegistrationToken.id(at: 1, lua) else {
-            throw BMError("unregister: expected a registration made by bm (call it as registration:unregister()), got \(lua.typeName(at: 1))")
+            throw LuaError(.usage, "unregister: expected a registration made by bm (call it as registration:unregister()), got \(lua.typeName(at: 1))")
         }
         let (handle, charged) = tracking.withLock { tracking in
             let removed = tracking.handles.removeValue(forKey: id)

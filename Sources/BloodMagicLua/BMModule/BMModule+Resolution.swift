@@ -29,7 +29,7 @@ extension BMModule {
             let closest = try registry.closestRegistrations(to: key, charging: { try work.add($0) })
             try work.flush()
             if !closest.isEmpty { message += " (closest: " + closest.map(\.closestDescription).joined(separator: "; ") + ")" }
-            throw BMError(message)
+            throw LuaError(.usage, message)
         }
         try crossing.push(value, lua)
         return 1

@@ -226,7 +226,7 @@ final class BMModule: Sendable {
     /// The registry, or the error that it is gone (a state reached after
     /// its host and registry were released).
     func liveRegistry() throws -> Registry {
-        guard let registry else { throw BMError("the registry of this script host no longer exists") }
+        guard let registry else { throw LuaError(.usage, "the registry of this script host no longer exists") }
         return registry
     }
 

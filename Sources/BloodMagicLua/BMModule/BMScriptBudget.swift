@@ -59,7 +59,7 @@ enum BMScriptBudget {
     private static func checkNameList(_ lua: LuaStack, at index: Int32, fname: String, field: StaticString) throws -> Int {
         let count = lua.rawLength(at: index)
         guard count <= maxProtocols else {
-            throw BMError("\(fname): field '\(field)' lists \(count) names; the limit is \(maxProtocols)")
+            throw LuaError(.usage, "\(fname): field '\(field)' lists \(count) names; the limit is \(maxProtocols)")
         }
         var total = 0
         for position in 0..<count {
@@ -75,8 +75,8 @@ enum BMScriptBudget {
         return total
     }
 
-    private static func tooLong(_ length: Int, fname: String, field: String) -> BMError {
-        BMError("\(fname): field '\(field)' is \(length) bytes long; the limit is \(maxNameBytes) bytes")
+    private static func tooLong(_ length: Int, fname: String, field: String) -> LuaError {
+        LuaError(.usage, "\(fname): field '\(field)' is \(length) bytes long; the limit is \(maxNameBytes) bytes")
     }
 }
 
@@ -86,8 +86,8 @@ extension LuaStack {
     func chargeSwiftMemory(_ bytes: Int, for fname: String) throws {
         guard chargeSwiftMemoryWithinLimit(bytes) else {
             let limit = limits.maxMemory ?? 0
-            throw BMError(
-                "\(fname): memory limit exceeded (limit \(LuaLimits.formatSize(limit))): what Swift keeps for the script is charged to its budget")
+            throw LuaError(
+                .memoryLimit, callerPrefix() + "\(fname): memory limit exceeded (limit \(LuaLimits.formatSize(limit))): what Swift keeps for the script is charged to its budget")
         }
     }
 }
@@ -101,7 +101,7 @@ extension LuaStack {
     /// Loops charge through a ``SwiftWorkMeter``.
     func chargeSwiftWork(_ units: Int) throws {
         guard let refusal = chargeSwiftWorkWithinLimits(units) else { return }
-        throw BMError(refusal)
+        throw LuaError(refusal.hasPrefix("time limit") ? .timeLimit : .instructionLimit, callerPrefix() + refusal)
     }
 }
 

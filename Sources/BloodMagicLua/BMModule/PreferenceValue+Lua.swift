@@ -55,7 +55,7 @@ extension PreferenceValue {
             try walk.work.flush()
             return value
         } catch let error as PreferenceConversionError {
-            throw BMError("\(what): \(error.message)")
+            throw LuaError(.conversion, "\(what): \(error.message)")
         }
     }
 

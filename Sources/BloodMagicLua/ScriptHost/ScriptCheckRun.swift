@@ -129,7 +129,7 @@ final class ScriptCheckRun {
 
     /// Loads `[bm check]` (`bm_check.lua`, embedded at build time) into the host.
     private func installSupport() throws {
-        guard let prelude = module.preludeTable else { throw BMError("the bm module is not installed") }
+        guard let prelude = module.preludeTable else { throw LuaError(.usage, "the bm module is not installed") }
         support = try host.state.withStack { (lua) throws -> LuaReference in
             try lua.load(script: PackageResources.bm_check_lua, name: "=[bm check]")
             lua.push(prelude)
@@ -159,7 +159,7 @@ final class ScriptCheckRun {
                     type: key, container: container, scope: registration.kind == "singleton" ? .singleton : .instance,
                     source: source
                 ) { _ in
-                    throw BMError("\(key.name) at \(source) \(ScriptCheckRun.swiftPlaceholderMarker)")
+                    throw LuaError(.usage, "\(key.name) at \(source) \(ScriptCheckRun.swiftPlaceholderMarker)")
                 }
             case "partial":
                 if let key = registration.typeKey { swiftTemplateTypes.insert(key.name) } else { swiftTemplatesForEveryType = true }
@@ -250,7 +250,7 @@ final class ScriptCheckRun {
     }
 
     func callPrelude<T: Decodable>(_ function: String, as type: T.Type) throws -> T {
-        guard let prelude = module.preludeTable else { throw BMError("the bm module is not installed") }
+        guard let prelude = module.preludeTable else { throw LuaError(.usage, "the bm module is not installed") }
         return try call(prelude, function, results: 1) { lua in try lua.decode(T.self, at: -1) }
     }
 }

@@ -28,8 +28,9 @@ extension ScriptHost {
     /// logs a warning that watching stopped (swift-log, label `BloodMagic`).
     /// Keep a reference to a host for as long as it should watch (a
     /// server: for its lifetime). When the files changed between the load
-    /// and this call, it reloads at once.
-    public func watch(_ mode: ScriptWatchMode = .native) throws {
+    /// and this call, it reloads at once. Fails with a ``LuaError`` of kind
+    /// `.io` when the system cannot watch.
+    public func watch(_ mode: ScriptWatchMode = .native) throws(LuaError) {
         stopWatching()
         let host = WeakHost(self)
         let directory = options.scriptsDirectory

@@ -122,7 +122,8 @@ public final class ScriptHost: Sendable {
     /// Opens the state, installs `bm`, confines `require` to the scripts
     /// directory, and makes the options' preference store the registry's
     /// default, so Lua and Swift preference properties share one store.
-    public init(options: Options = Options()) throws {
+    /// Fails with the ``LuaError`` of a state that cannot be made.
+    public init(options: Options = Options()) throws(LuaError) {
         self.options = options
         self.registry = options.registry
         options.registry.defaultPreferenceStore = options.preferences
@@ -132,7 +133,7 @@ public final class ScriptHost: Sendable {
     /// A state with `bm` installed and `require` confined, its module, and
     /// the host's `partials/` provider registered (into the stage a reload
     /// runs in, if any).
-    static func makeWiring(_ options: Options) throws -> HostWiring {
+    static func makeWiring(_ options: Options) throws(LuaError) -> HostWiring {
         let state = try LuaState(libraries: options.libraries, limits: options.limits)
         let module = BMModule(
             state: state, registry: options.registry, scriptsDirectory: options.scriptsDirectory,

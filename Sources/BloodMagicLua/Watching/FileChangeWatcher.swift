@@ -60,7 +60,7 @@ package final class FileChangeWatcher: Sendable {
         refreshInterval: Duration = .seconds(1),
         targets: @escaping @Sendable () -> WatchTargets,
         onChange: @escaping Handler
-    ) throws {
+    ) throws(LuaError) {
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else {
             throw LuaError(.io, "cannot watch the scripts: no pipe (\(String(cString: strerror(errno))))")

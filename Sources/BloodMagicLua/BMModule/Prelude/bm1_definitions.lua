@@ -87,6 +87,15 @@ local function typeof(v)
   return t
 end
 
+-- The text of a caught error: a string as it is; the message of an error
+-- object that carries a Swift error (a userdata whose getmetatable is
+-- "Swift error": scripts cannot make userdata, so none can pass for one).
+local function error_text(e)
+  if type(e) == "string" then return e end
+  if type(e) == "userdata" and getmetatable(e) == "Swift error" then return tostring(e) end
+  return "(error object is a " .. typeof(e) .. " value)"
+end
+
 ---------------------------------------------------------------------------
 -- Definition tables
 ---------------------------------------------------------------------------

@@ -307,8 +307,7 @@ function internal.run_reload_callbacks(changes)
     local entry = reload_callbacks[i]
     local ok, message = pcall(entry.fn, copy_changes(changes))
     if not ok then
-      local text = type(message) == "string" and message or ("(error object is a " .. typeof(message) .. " value)")
-      errors[#errors + 1] = text .. " (bm.on_reload callback registered at " .. entry.source .. ")"
+      errors[#errors + 1] = error_text(message) .. " (bm.on_reload callback registered at " .. entry.source .. ")"
     end
   end
   return errors

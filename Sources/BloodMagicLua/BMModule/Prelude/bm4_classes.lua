@@ -220,7 +220,7 @@ function internal.dry_read_all(name, properties)
       if ok then
         nils[i] = value == nil
       else
-        errors[i] = type(value) == "string" and value or ("(error object is a " .. typeof(value) .. " value)")
+        errors[i] = error_text(value)
         chains[i] = internal.dry_settle() or false
       end
     end

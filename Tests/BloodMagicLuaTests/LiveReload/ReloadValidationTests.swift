@@ -87,10 +87,10 @@ private func zone(_ host: ScriptHost) -> String? {
 @Suite("Live reload: a reload is validated before it commits", .serialized)
 struct ReloadValidationTests {
     @Test(arguments: [
-        (#"return "a string""#, 1, "returned a string, which is not a ValidatedClock"),
+        (#"return "a string""#, 1, "returned a string (ValidatedClock is neither an exposed class, LuaReadable nor Decodable), expected ValidatedClock"),
         ("return nil", 1, "returned nil, but the property is a non-optional ValidatedClock"),
         ("error(\"no clock today\")", 2, "no clock today (resolving ValidatedController.clock"),
-        ("return 42", 1, "returned an integer, which is not a ValidatedClock"),
+        ("return 42", 1, "returned an integer (ValidatedClock is neither an exposed class, LuaReadable nor Decodable), expected ValidatedClock"),
     ])
     func aReloadWhoseInitializerWouldFailIsRefusedAtItsLine(body: String, line: Int, reason: String) throws {
         let folder = try ScriptFolder(["10-clock.lua": goodClock, "20-greeting.lua": greetingScript])

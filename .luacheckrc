@@ -15,3 +15,12 @@ files["Examples/FeedReader/Scripts"] = {
     "RefreshingFeedLoader", "CachedFeedLoader",
   },
 }
+
+-- The server example's scripts construct the Greeter it exposes
+-- (Examples/Server/Sources/Server/ScriptWiring.swift).
+files["Examples/Server/scripts"] = {
+  read_globals = { "Greeter" },
+}
+
+-- A build of an example in its own folder holds its packages' checkouts.
+exclude_files = { "Examples/**/.build/**", "Examples/**/.build-*/**" }

@@ -23,6 +23,10 @@ let package = Package(
         // The Lua host, the bridge, the `bm` module, ScriptHost and
         // ScriptChecker, on top of the engine (which it re-exports).
         .library(name: "BloodMagicLua", targets: ["BloodMagicLua"]),
+        // A ScriptHost as a swift-service-lifecycle Service (loads, watches,
+        // stops watching on graceful shutdown). A product of its own, so an
+        // app that does not use it neither builds nor links ServiceLifecycle.
+        .library(name: "BloodMagicServiceLifecycle", targets: ["BloodMagicServiceLifecycle"]),
         .executable(name: "bmlua", targets: ["bmlua"]),
     ],
     dependencies: [
@@ -31,6 +35,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.11.0"),
         // `swift package generate-documentation` builds the DocC catalogs.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
+        // Only BloodMagicServiceLifecycle depends on it.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // liblua5.4 from the system, and a header (CLua.h) that re-declares
@@ -72,9 +78,23 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             resources: [
-                .embedInCode("BMModule/bm.lua"),
+                // The prelude, one chunk in five parts (BMPreludeChunk.swift joins them).
+                .embedInCode("BMModule/Prelude/bm1_definitions.lua"),
+                .embedInCode("BMModule/Prelude/bm2_registry.lua"),
+                .embedInCode("BMModule/Prelude/bm3_spells.lua"),
+                .embedInCode("BMModule/Prelude/bm4_classes.lua"),
+                .embedInCode("BMModule/Prelude/bm5_api.lua"),
                 // The Lua half of ScriptChecker (stand-ins, dry-run helpers).
                 .embedInCode("BMModule/bm_check.lua"),
+            ]
+        ),
+        // ScriptHostService: the Service a server's ServiceGroup runs.
+        .target(
+            name: "BloodMagicServiceLifecycle",
+            dependencies: [
+                "BloodMagicLua",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
@@ -90,6 +110,13 @@ let package = Package(
             name: "bm-preference-probe",
             dependencies: ["BloodMagic"],
             path: "Tests/PreferenceProbe"
+        ),
+        // A helper process the live-reload tests send signals to: a host
+        // that reloads on SIGHUP, as a server opts in.
+        .executableTarget(
+            name: "bm-reload-probe",
+            dependencies: ["BloodMagicLua"],
+            path: "Tests/ReloadProbe"
         ),
         // The feed reader example: its wiring lives in
         // Examples/FeedReader/Scripts/*.lua (an executable target, not a product).
@@ -128,8 +155,16 @@ let package = Package(
         .testTarget(
             name: "BloodMagicLuaTests",
             dependencies: [
-                "BloodMagicLua", "BloodMagicFuzzTargets", "TestSupport",
+                "BloodMagicLua", "BloodMagicFuzzTargets", "TestSupport", "bm-reload-probe",
                 // Live reload's tests capture what a failed reload logs.
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "BloodMagicServiceLifecycleTests",
+            dependencies: [
+                "BloodMagicServiceLifecycle", "BloodMagicLua", "TestSupport",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

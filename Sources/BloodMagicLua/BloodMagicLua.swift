@@ -3,7 +3,8 @@
 // Layers, each in its own folder:
 // - LuaHost/: the sandboxed, limited Lua state (its C is Sources/CLuaHost, over Sources/CLua).
 // - LuaBridge/: Codable values and exposed Swift classes.
-// - BMModule/: the `bm` module (its Lua half is bm.lua, embedded at build
-//   time; bm_check.lua, ScriptChecker's Lua half, is embedded from there too).
+// - BMModule/: the `bm` module (its Lua half is the prelude, one chunk in the
+//   files of BMModule/Prelude, embedded at build time; bm_check.lua,
+//   ScriptChecker's Lua half, is embedded from BMModule too).
 // - ScriptHost/: the front door: ScriptHost, ScriptChecker, AppManifest.
 @_exported import BloodMagic

@@ -80,6 +80,9 @@ static int run_finalizer(lua_State *L) {
         lua_pushliteral(L, "attempt to yield across a C-call boundary");
     } else {
         lua_xmove(co, L, 1);
+        /* Lua's warning shows a string only: a Swift error carried
+           through Lua (bm_error_objects.h) is shown by its message. */
+        if (bm_push_error_message(L, -1)) lua_replace(L, -2);
     }
     return lua_error(L);
 }

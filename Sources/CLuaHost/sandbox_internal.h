@@ -158,6 +158,21 @@ void bm_put_front_end(lua_State *L, const char *name, lua_CFunction front, lua_C
 void bm_sandbox_finalizers(lua_State *L);
 
 /* ------------------------------------------------------------------------ */
+/* Error messages (error_messages.c)                                         */
+/* ------------------------------------------------------------------------ */
+
+/* Replaces the value at `idx` by the message of the limit the allocator last
+   refused a block for, when the value is Lua's memory-error string. Pushes
+   at most two values; allocates nothing. */
+void bm_name_refused_limit(lua_State *L, int idx);
+
+/* Makes the error value at `idx` of L, raised on `co` (whose stack is read
+   from `first_level` up), say what it should: a refused limit named, the
+   nearest script position instead of the bm module's, the resolution chain
+   of a stack overflow through bm.resolve. The stack levels read are charged. */
+void bm_explain_error(lua_State *L, lua_State *co, int idx, int first_level);
+
+/* ------------------------------------------------------------------------ */
 /* Protected calls (protected_calls.c)                                       */
 /* ------------------------------------------------------------------------ */
 

@@ -90,7 +90,7 @@ struct CheckCommand: ParsableCommand {
     private var watchTargets: WatchTargets {
         var isDirectory: ObjCBool = false
         if paths.count == 1, FileManager.default.fileExists(atPath: paths[0], isDirectory: &isDirectory), isDirectory.boolValue {
-            return WatchTargets(luaDirectories: WatchTargets.directoryTree(paths[0]))
+            return WatchTargets(luaTrees: [paths[0]])
         }
         return WatchTargets(files: paths)
     }

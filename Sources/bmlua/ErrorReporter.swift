@@ -19,6 +19,12 @@ struct ErrorReporter {
     func report(_ error: ScriptLoadError) {
         for failure in error.failures { report(failure) }
     }
+
+    /// Writes a note (not an error) on standard error.
+    func note(_ message: String) {
+        fflush(nil)
+        FileHandle.standardError.write(Data((style.bold("bmlua:") + " " + message + "\n").utf8))
+    }
 }
 
 /// ANSI styling that switches itself off when the stream is not a terminal

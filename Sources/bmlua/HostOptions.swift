@@ -99,13 +99,19 @@ struct HostOptions: ParsableArguments {
     /// current one for -e and standard input). Any script path works here
     /// (`.`, `/`, `dir/`, an empty one): path arithmetic is plain string
     /// work, and a path that is not a script file is reported when it is run.
-    func makeHost(scriptPath: String? = nil) throws -> ScriptHost {
+    ///
+    /// With `validatingLuaClasses`, a reload of the host also makes an
+    /// instance of each Lua class and reads its injected properties before
+    /// it commits (what `--watch` reloads with).
+    func makeHost(scriptPath: String? = nil, validatingLuaClasses: Bool = false) throws -> ScriptHost {
         let registry = Registry()
         // --log-level wins over BMLUA_LOG (which main applies to every logger).
         if let logLevel { registry.logger = DiagnosticLogging.logger(program: "bmlua", level: logLevel) }
-        let host = try ScriptHost(options: .init(
+        var options = ScriptHost.Options(
             scriptsDirectory: scripts, libraries: unsafe ? .unsafe : .safe, limits: limits,
-            registry: registry, preferences: preferenceStore))
+            registry: registry, preferences: preferenceStore)
+        options.validatesLuaClasses = validatingLuaClasses
+        let host = try ScriptHost(options: options)
         if scripts == nil && !unsafe {
             var directory = "."
             if let scriptPath, scriptPath != "-" {

@@ -27,7 +27,7 @@ struct RunCommand: ParsableCommand {
     var showVersion = false
 
     @Flag(help: ArgumentHelp(
-        "Run the script again, in a fresh state, each time it, a startup script or a module it requires changes; Ctrl-C ends."))
+        "Run the script again, in a fresh state, each time it, a startup script or a module it requires changes (startup scripts that would fail are refused: the previous wiring stays); Ctrl-C ends."))
     var watch = false
 
     @Argument(
@@ -51,9 +51,10 @@ struct RunCommand: ParsableCommand {
 
     func run() throws {
         if watch, let script = scriptAndArguments.first {
-            let initial = WatchTargets(
-                luaDirectories: host.scripts.map { [$0, ScriptPath.join($0, "partials")] } ?? [], files: [script])
-            try WatchSession().run(watching: initial) { runWatched(script) }
+            let initial = WatchTargets(luaTrees: host.scripts.map { [$0] } ?? [], files: [script])
+            let session = WatchedHost()
+            defer { session.host?.unload() }
+            try WatchSession().run(watching: initial) { runWatched(script, session: session) }
             return
         }
         if showVersion {
@@ -97,24 +98,46 @@ struct RunCommand: ParsableCommand {
         }
     }
 
-    /// One round of `--watch`: a fresh host, the startup scripts, `-l`,
-    /// `-e` and the script; errors are reported and the watch goes on.
+    /// One round of `--watch`: the startup scripts, `-l`, `-e` and the
+    /// script, in a fresh state; errors are reported and the watch goes on.
     /// Returns what to watch: the script, the scripts directory and the
     /// modules the round required.
-    private func runWatched(_ script: String) -> WatchTargets {
+    ///
+    /// With `--scripts`, once the startup scripts have loaded, later rounds
+    /// reload them into the same host (``ScriptHost/reload()-6v5ua``: a fresh
+    /// state), which first resolves every injected property of every Lua
+    /// class through the new wiring, as `bmlua check`'s dry run does. Scripts
+    /// that would fail are refused: their errors are reported with their
+    /// positions, the previous wiring stays, and the script is not run again
+    /// until a change fixes them.
+    private func runWatched(_ script: String, session: WatchedHost) -> WatchTargets {
         let reporter = ErrorReporter()
         let scriptTargets = WatchTargets(files: [script])
         let scriptHost: ScriptHost
-        do {
-            scriptHost = try host.makeHost(scriptPath: script)
-        } catch {
-            reporter.report(LuaError(.io, String(describing: error)))
-            return scriptTargets
+        if let kept = session.host {
+            do {
+                try kept.reload()
+            } catch {
+                reporter.report(error)
+                reporter.note("the startup scripts were not reloaded: the previous wiring stays in force, and \(script) runs again once they are fixed")
+                return scriptTargets.union(kept.watchTargets)
+            }
+            scriptHost = kept
+        } else {
+            do {
+                scriptHost = try host.makeHost(scriptPath: script, validatingLuaClasses: true)
+            } catch {
+                reporter.report(LuaError(.io, String(describing: error)))
+                return scriptTargets
+            }
+            guard host.loadStartupScripts(into: scriptHost, reporter: reporter) else {
+                scriptHost.unload()
+                return scriptTargets.union(scriptHost.watchTargets)
+            }
+            // Later rounds reload these scripts, validated, into this host.
+            if host.scripts != nil { session.host = scriptHost }
         }
-        defer { scriptHost.unload() }
-        guard host.loadStartupScripts(into: scriptHost, reporter: reporter) else {
-            return scriptTargets.union(scriptHost.watchTargets)
-        }
+        defer { if session.host !== scriptHost { scriptHost.unload() } }
         let state = scriptHost.state
         do {
             try state.withStack { (lua) throws(LuaError) in
@@ -134,6 +157,12 @@ struct RunCommand: ParsableCommand {
             reporter.report(LuaError(.runtime, String(describing: error)))
         }
         return scriptTargets.union(scriptHost.watchTargets)
+    }
+
+    /// The host a `--watch` session with `--scripts` keeps from one round to
+    /// the next (rounds run one at a time, on the session's thread).
+    final class WatchedHost {
+        var host: ScriptHost?
     }
 
     /// A `-l` or `-e`, in command-line order.

@@ -4,19 +4,24 @@ import Foundation
 import Synchronization
 
 /// `--watch`: does the work once, then again after each change of the files
-/// it names, until Ctrl-C.
+/// it names, and on SIGHUP, until Ctrl-C.
 ///
 /// The files are watched by a ``FileChangeWatcher`` (inotify, Dispatch
 /// sources, or polling). Each round prints a one-line separator with the
-/// time and the files that changed. SIGINT is handled by a Dispatch signal
-/// source (no Swift code runs in a signal handler): it wakes the loop, which
-/// stops the watcher and returns, so the command exits 0. When a round is
-/// still running (a script that does not end), the process exits 0 a moment
-/// later without waiting for it.
+/// time and the files that changed (or `SIGHUP`). SIGINT and SIGHUP are
+/// handled by Dispatch signal sources (no Swift code runs in a signal
+/// handler). SIGINT wakes the loop, which stops the watcher and returns, so
+/// the command exits 0; when a round is still running (a script that does
+/// not end), the process exits 0 a moment later without waiting for it.
+/// SIGHUP runs a round again, as servers reload on it; but when it comes
+/// because the terminal the command ran in went away, it ends the watch
+/// as Ctrl-C does.
 final class WatchSession: Sendable {
     private struct Pending {
         var changed: Set<String> = []
         var interrupted = false
+        /// SIGHUP came: run a round.
+        var hungUp = false
     }
 
     private let pending = Mutex(Pending())
@@ -37,6 +42,23 @@ final class WatchSession: Sendable {
         interrupt.setEventHandler { [self] in self.interrupted() }
         interrupt.resume()
         defer { interrupt.cancel() }
+        let terminal = ControllingTerminal()
+        signal(SIGHUP, SIG_IGN)
+        let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
+        hangup.setEventHandler { [self] in
+            if terminal.isGone {
+                self.interrupted()
+            } else {
+                self.pending.withLock { $0.hungUp = true }
+                self.wake.signal()
+            }
+        }
+        let registered = DispatchSemaphore(value: 0)
+        hangup.setRegistrationHandler { registered.signal() }
+        hangup.resume()
+        defer { hangup.cancel() }
+        // A SIGHUP before Dispatch set the source up would be lost.
+        _ = registered.wait(timeout: .now() + .seconds(2))
 
         // Watching starts before the first round (what it requires is
         // added after it), so that no change after its output is missed.
@@ -52,19 +74,23 @@ final class WatchSession: Sendable {
         _ = runRound(round, watcher: watcher)
         while true {
             wake.wait()
-            let (changed, interrupted) = pending.withLock { pending -> ([String], Bool) in
-                defer { pending.changed = [] }
-                return (pending.changed.sorted(), pending.interrupted)
+            let (changed, interrupted, hungUp) = pending.withLock { pending -> ([String], Bool, Bool) in
+                defer {
+                    pending.changed = []
+                    pending.hungUp = false
+                }
+                return (pending.changed.sorted(), pending.interrupted, pending.hungUp)
             }
             if interrupted {
                 roundDone.signal()  // a watcher waiting for a round goes on, and stops
                 return
             }
-            guard !changed.isEmpty else { continue }
-            printSeparator(changed)
+            guard !changed.isEmpty || hungUp else { continue }
+            printSeparator(changed.isEmpty ? ["SIGHUP"] : changed)
             let next = runRound(round, watcher: nil)
             targets.withLock { $0 = next }
-            roundDone.signal()
+            // Only a change has the watcher waiting for its round.
+            if !changed.isEmpty { roundDone.signal() }
         }
     }
 
@@ -108,5 +134,28 @@ final class WatchSession: Sendable {
         let style = TerminalStyle(for: STDOUT_FILENO)
         print(style.dim("── \(clock) · \(names.joined(separator: ", ")) ──"))
         fflush(nil)
+    }
+}
+
+/// Whether the command's controlling terminal went away (its window
+/// closed, the SSH session ended): the SIGHUP that follows ends the watch
+/// rather than running it again. A command started without a terminal (a
+/// service, a test) has none to lose.
+private struct ControllingTerminal: Sendable {
+    /// Whether `/dev/tty` could be opened when the watch began.
+    private let hadOne: Bool
+
+    init() {
+        hadOne = Self.canOpen()
+    }
+
+    /// Whether the terminal it had is gone.
+    var isGone: Bool { hadOne && !Self.canOpen() }
+
+    private static func canOpen() -> Bool {
+        let descriptor = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        close(descriptor)
+        return true
     }
 }

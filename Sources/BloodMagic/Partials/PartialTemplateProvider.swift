@@ -22,7 +22,8 @@ extension Registry {
     ) -> SpellHandle {
         state.withLock { state in
             if let type { _ = state.catalog.note(type) }
-            return state.add(into: \.templateProviders, invalidatingCaches: false) { handle in
+            // Lookups carry the providers of their generation: drop them.
+            return state.add(into: \.templateProviders, invalidatingCaches: true) { handle in
                 TemplateProviderRecord(handle: handle, type: type, provider: provider, source: source)
             }
         }
@@ -41,13 +42,18 @@ extension Registry {
 
     /// The providers to try for `type`, in order.
     public func templateProviders(for type: SpellTypeKey) -> [any PartialTemplateProvider] {
-        state.withLock { state in
-            let specific = state.templateProviders.filter { record in
-                record.type.map { state.catalog.match($0, type).isUnambiguous } ?? false
-            }.reversed().map(\.provider)
-            let general = state.templateProviders.filter { $0.type == nil }.reversed().map(\.provider)
-            return specific + general
-        }
+        withResolvingState { $0.templateProviders(for: type) }
+    }
+
+    /// ``instantiateTemplate(_:type:sender:property:providers:)`` for a
+    /// container known by name (a script bridge's classes), with the
+    /// providers of one lookup, returned with it (its hooks follow).
+    package func instantiateTemplate(
+        _ valueType: Any.Type, type: SpellTypeKey, container: ContainerDescriptor, sender: AnyObject, property: String
+    ) throws -> (value: Any, lookup: SpellLookup) {
+        let resolution = namedResolution(type: type, container: container)
+        let value = try instantiateTemplate(valueType, type: type, sender: sender, property: property, providers: resolution.templates)
+        return (value, SpellLookup(resolution))
     }
 
     /// Builds a `type` value for `property` of `sender` from the first

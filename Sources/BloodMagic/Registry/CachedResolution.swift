@@ -1,10 +1,28 @@
-/// A cached lookup: the winning initializer (if any) and whether any hook
-/// could apply to this container type. A class, so that a cached lookup is
-/// handed out with one retain.
+/// A cached lookup: the winning initializer (if any), and everything else a
+/// resolution of this (type, container type) uses, as the registry held it
+/// in one generation: the hooks that may follow the injection, the
+/// resolvers (asked when no initializer won) and the template providers of
+/// the type. A resolution takes one of these once and uses nothing else,
+/// so a reload that commits while it runs cannot hand a value made by one
+/// generation's initializer to another generation's hooks. A class, so
+/// that a cached lookup is handed out with one retain.
 @usableFromInline
 final class CachedResolution: Sendable {
     @usableFromInline let record: InitializerRecord?
     @usableFromInline let hooksMayApply: Bool
+    /// The registry's generation this lookup was made in (read under the
+    /// lock that made it); `CachedResolution.previewGeneration` for a lookup
+    /// made in a reload's preview, which no cache may keep.
+    let generation: UInt64
+    /// The hooks in force then that may run after an injection into this
+    /// container type (for any property), in registration order.
+    let hooks: [HookRecord]
+    /// The resolvers in force then, when no initializer won (the only case
+    /// that asks them); empty otherwise.
+    let resolvers: [ResolverRecord]
+    /// The template providers in force then for the property's type, in the
+    /// order they are tried (a `@Partial` builds from them).
+    @usableFromInline let templates: [any PartialTemplateProvider]
     @usableFromInline let containerObserves: Bool
     @usableFromInline let valueIsOptional: Bool
     /// The winning initializer's typed form, when a spell of its exact
@@ -26,10 +44,16 @@ final class CachedResolution: Sendable {
     @usableFromInline let needsHooks: Bool
 
     init(
-        record: InitializerRecord?, hooksMayApply: Bool, containerObserves: Bool, valueIsOptional: Bool = false,
+        record: InitializerRecord?, generation: UInt64, hooks: [HookRecord] = [], resolvers: [ResolverRecord] = [],
+        templates: [any PartialTemplateProvider] = [], containerObserves: Bool, valueIsOptional: Bool = false,
         failure: SpellError? = nil, reports: Bool = false
     ) {
         self.record = record
+        self.generation = generation
+        self.hooks = hooks
+        self.resolvers = resolvers
+        self.templates = templates
+        let hooksMayApply = !hooks.isEmpty
         self.hooksMayApply = hooksMayApply
         self.containerObserves = containerObserves
         self.valueIsOptional = valueIsOptional
@@ -67,7 +91,17 @@ final class CachedResolution: Sendable {
     /// in a registry that does (or does not) report resolution events.
     func with(valueIsOptional: Bool, reports: Bool = false) -> CachedResolution {
         CachedResolution(
-            record: record, hooksMayApply: hooksMayApply, containerObserves: containerObserves,
-            valueIsOptional: valueIsOptional, failure: failure, reports: reports)
+            record: record, generation: generation, hooks: hooks, resolvers: resolvers, templates: templates,
+            containerObserves: containerObserves, valueIsOptional: valueIsOptional, failure: failure, reports: reports)
+    }
+
+    /// The generation of lookups made in a reload's preview (never equal to
+    /// a registry's: nothing tagged with it is ever current).
+    static let previewGeneration = UInt64.max
+
+    /// The hooks of this lookup that run after `property` is injected, in
+    /// registration order.
+    func hooks(for property: String) -> [HookRecord] {
+        hooks.filter { $0.property == nil || $0.property == property }
     }
 }

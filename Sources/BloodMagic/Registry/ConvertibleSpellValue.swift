@@ -7,8 +7,11 @@
 /// known. Spells ask a returned value that conforms to this protocol for the
 /// property's type before they give up with `SpellError.wrongValueType`.
 public protocol ConvertibleSpellValue {
-    /// This value as a `T`, or an error that names both types and where the
-    /// value came from.
+    /// This value as a `T`. A value that is not one throws
+    /// ``SpellError/wrongValueType(property:container:expected:actual:source:)``
+    /// with what it is as `actual` and where it came from as `source`; left
+    /// empty, `property` (and `container` and `expected`) are filled in by
+    /// the spell, which knows them.
     func converted<T>(to type: T.Type) throws -> T
 
     /// Whether the value stands for nothing (a script's nil): the spells

@@ -9,9 +9,22 @@ struct HookRecord: Sendable {
     let property: String?
     let source: String
     let run: @Sendable (AnyObject, String, Any) -> Void
+    /// What the hook's code needs alive while it is registered, when `run`
+    /// holds it weakly (a script's hook: its Lua state), so that a copy of
+    /// the record without it (``detached``) keeps nothing alive.
+    var keepAlive: (any AnyObject & Sendable)?
 
     var entry: SpellEntry {
         SpellEntry(handle: handle, kind: .hook, type: nil, container: container, property: property, scope: nil, source: source)
+    }
+
+    /// The record without what it keeps alive: for a copy kept where it
+    /// could keep its own keeper alive (a script's cache, in that script's
+    /// state). Its hook does nothing once that is gone.
+    var detached: HookRecord {
+        var copy = self
+        copy.keepAlive = nil
+        return copy
     }
 }
 

@@ -19,9 +19,22 @@ extension Registry {
         source: String,
         _ hook: @escaping @Sendable (_ sender: AnyObject, _ property: String, _ value: Any) -> Void
     ) -> SpellHandle {
+        addHook(container: container, property: property, source: source, keepingAlive: nil, hook)
+    }
+
+    /// ``addHook(container:property:source:_:)`` for a hook that holds what
+    /// it runs weakly: the registration keeps `keeper` alive instead, and a
+    /// bridge's copy of a lookup's hooks (``SpellLookup/hooks(for:)``) does
+    /// not. A script host's hooks hold their Lua state so, since that state
+    /// keeps such copies in its resolution cache.
+    @discardableResult
+    package func addHook(
+        container: ContainerMatch = .any, property: String, source: String, keepingAlive keeper: (any AnyObject & Sendable)?,
+        _ hook: @escaping @Sendable (_ sender: AnyObject, _ property: String, _ value: Any) -> Void
+    ) -> SpellHandle {
         state.withLock { state in
             state.add(into: \.hooks, invalidatingCaches: true) { handle in
-                HookRecord(handle: handle, container: container, property: property, source: source, run: hook)
+                HookRecord(handle: handle, container: container, property: property, source: source, run: hook, keepAlive: keeper)
             }
         }
     }
@@ -50,23 +63,31 @@ extension Registry {
     /// matching registry hook, in registration order. Spells call this once
     /// per injection; a script bridge calls it after storing a value.
     public func runHooks(sender: AnyObject, container: ContainerDescriptor, property: String, value: Any) {
-        let hooks = state.withLock { Array($0.hooks(matching: container, property: property)) }
+        let hooks = withResolvingState { Array($0.hooks(matching: container, property: property)) }
+        runHooks(hooks, sender: sender, containerName: container.key.name, property: property, value: value)
+    }
+
+    /// Runs the container's `propertyInjected(name:value:)`, then `hooks`
+    /// (those of one lookup, already chosen for `property`), in order.
+    func runHooks(_ hooks: [HookRecord], sender: AnyObject, containerName: @autoclosure () -> String, property: String, value: Any) {
         if let observer = sender as? any PropertyInjectionObserving {
             observer.propertyInjected(name: property, value: value)
-            if log.mayReport { log.observerRan(container: container.key.name, property: property) }
+            if log.mayReport { log.observerRan(container: containerName(), property: property) }
         }
         for hook in hooks {
             hook.run(sender, property, value)
-            if log.mayReport { log.hookRan(container: container.key.name, property: property, source: hook.source) }
+            if log.mayReport { log.hookRan(container: containerName(), property: property, source: hook.source) }
         }
     }
 
-    /// The hook step used by the spells: skips the lock when the cached
-    /// lookup says no registry hook can apply to this container type.
+    /// The hook step used by the spells: the hooks of the lookup that made
+    /// the value (one generation's, whatever committed since), and no lock.
     @usableFromInline
     func runHooks(after resolution: CachedResolution, sender: AnyObject, property: String, value: Any) {
         if resolution.hooksMayApply {
-            runHooks(sender: sender, container: ContainerDescriptor(sender), property: property, value: value)
+            runHooks(
+                resolution.hooks(for: property), sender: sender, containerName: SpellNames.containerName(of: sender),
+                property: property, value: value)
         } else if resolution.containerObserves, let observer = sender as? any PropertyInjectionObserving {
             observer.propertyInjected(name: property, value: value)
             if log.mayReport { log.observerRan(container: SpellNames.containerName(of: sender), property: property) }

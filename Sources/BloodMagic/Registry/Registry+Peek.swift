@@ -4,8 +4,8 @@
 /// class and property): the answer holds for as long as the registry's
 /// generation equals `generation`.
 package struct InitializerPeek {
-    /// The registry's generation read before the lookup: the answer is at
-    /// least as new as it.
+    /// The registry's generation the lookup was made in: the answer holds
+    /// while the registry's generation is the same.
     package let generation: UInt64
     /// The winning initializer, or nil when nothing matches.
     package let handle: SpellHandle?
@@ -23,6 +23,8 @@ package struct InitializerPeek {
     package let failed: Bool
     /// Whether a resolver is registered (it may serve what nothing else does).
     package let resolversMayApply: Bool
+    /// The lookup all of the above comes from (one generation's), with its hooks.
+    package let lookup: SpellLookup
 }
 
 extension Registry {
@@ -35,19 +37,18 @@ extension Registry {
     /// would run for `type` in `container`, and whether hooks could follow,
     /// without running it (the same lookup and cache as resolution).
     package func peekInitializer(type: SpellTypeKey, container: ContainerDescriptor, property: String?) -> InitializerPeek {
-        // Read the generation first: the lookup below is at least as new.
-        let generation = self.generation.current
+        // One lookup, one generation: the initializer, hooks and resolvers
+        // it names were all in force together.
         let resolution = namedResolution(type: type, container: container)
         let record = resolution.record
-        let (hooks, resolvers) = state.withLock {
-            (!$0.hooks(matching: container, property: property).isEmpty, !$0.resolvers.isEmpty)
-        }
+        let lookup = SpellLookup(resolution)
         // The singleton's own lock is taken after the registry's is released:
         // a singleton being made holds it while its initializer resolves.
         return InitializerPeek(
-            generation: generation, handle: record?.handle, scope: record?.scope ?? .instance,
-            existingSingleton: record?.slot?.existing, hooksMayApply: hooks, source: record?.source,
-            failed: resolution.failure != nil, resolversMayApply: resolvers)
+            generation: resolution.generation, handle: record?.handle, scope: record?.scope ?? .instance,
+            existingSingleton: record?.slot?.existing, hooksMayApply: lookup.hasHooks(for: property),
+            source: record?.source, failed: resolution.failure != nil,
+            resolversMayApply: !resolution.resolvers.isEmpty, lookup: lookup)
     }
 
     /// Whether a resolution is in progress on the calling thread (its cycle

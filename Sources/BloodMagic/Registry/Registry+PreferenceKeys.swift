@@ -54,7 +54,13 @@ extension Registry {
     /// ``SpellError/preferenceKeyInvalid(property:container:reason:)`` for an
     /// empty key.
     public func preferenceKey(container: String, property: String) throws -> String {
-        guard let generator = state.withLock({ $0.preferenceKeyGenerators.last }) else { return property }
+        try Registry.preferenceKey(
+            container: container, property: property, generator: withResolvingState { $0.preferenceKeyGenerators.last })
+    }
+
+    /// The key `generator` makes (the property name without one).
+    static func preferenceKey(container: String, property: String, generator: PreferenceKeyGeneratorRecord?) throws -> String {
+        guard let generator else { return property }
         let key = try generator.generate(container, property)
         if key.isEmpty {
             throw SpellError.preferenceKeyInvalid(

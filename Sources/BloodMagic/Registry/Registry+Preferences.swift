@@ -57,30 +57,68 @@ extension Registry {
     /// The override in force for `property` of `container`: the most
     /// specific match, the later between equals; nil when none.
     public func preferenceOverride(container: ContainerDescriptor, property: String) -> PreferenceOverride? {
-        state.withLock { state in
-            // An override registered by name (from a script) matches the
-            // Swift class through the catalog, which must know the class
-            // even when none of its properties was ever resolved.
-            if state.catalog.note(container.key) { state.invalidateCaches() }
-            var best: PreferenceOverrideRecord?
-            var bestScore = Int.min
-            for record in state.preferenceOverrides where record.property == property {
-                guard let score = record.container.specificity(for: container, catalog: state.catalog), score >= bestScore
-                else { continue }
-                best = record
-                bestScore = score
-            }
-            return best.map { record in
-                var override = record.override
-                override.source = record.source
-                return override
-            }
-        }
+        withResolvingState { $0.preferenceOverride(container: container, property: property) }
     }
 
     /// Whether any preference override is registered (lets @Preference skip the lookup).
     var hasPreferenceOverrides: Bool {
-        state.withLock { !$0.preferenceOverrides.isEmpty }
+        withResolvingState { !$0.preferenceOverrides.isEmpty }
+    }
+
+    /// What a preference property of `container` takes from the registry —
+    /// its override, the key generator and the default store — read under
+    /// one lock, so all three come from one generation of the registry.
+    package func preferenceSettings(container: ContainerDescriptor, property: String) -> PreferenceSettings {
+        withResolvingState { state in
+            PreferenceSettings(
+                override: state.preferenceOverrides.isEmpty
+                    ? nil : state.preferenceOverride(container: container, property: property),
+                keyGenerator: state.preferenceKeyGenerators.last, defaultStore: state.defaultPreferenceStore)
+        }
+    }
+}
+
+/// What one preference property uses from the registry, from one
+/// generation (see `Registry.preferenceSettings(container:property:)`).
+package struct PreferenceSettings: Sendable {
+    /// The override in force for the property, if any.
+    package let override: PreferenceOverride?
+    /// The newest key generator, if any.
+    let keyGenerator: PreferenceKeyGeneratorRecord?
+    /// The registry's default store, if one was set.
+    let defaultStore: (any PreferenceStore)?
+
+    /// The store to use when neither the property nor the override names one.
+    package var fallbackStore: any PreferenceStore { defaultStore ?? standardPreferenceStore }
+
+    /// The key for `property` of `container` when neither the property nor
+    /// the override names one (see `Registry.preferenceKey(container:property:)`).
+    package func key(container: String, property: String) throws -> String {
+        try Registry.preferenceKey(container: container, property: property, generator: keyGenerator)
+    }
+}
+
+extension RegistryState {
+    /// The most specific override for `property` of `container`, the later
+    /// between equals; nil when none.
+    mutating func preferenceOverride(container: ContainerDescriptor, property: String) -> PreferenceOverride? {
+        // An override registered by name (from a script) matches the Swift
+        // class through the catalog, which must know the class even when
+        // none of its properties was ever resolved.
+        if catalog.note(container.key) { invalidateCaches() }
+        var best: PreferenceOverrideRecord?
+        var bestScore = Int.min
+        for record in preferenceOverrides where record.property == property {
+            guard let score = record.container.specificity(for: container, catalog: catalog), score >= bestScore
+            else { continue }
+            best = record
+            bestScore = score
+        }
+        return best.map { record in
+            var override = record.override
+            override.source = record.source
+            return override
+        }
     }
 }
 
@@ -88,7 +126,7 @@ extension Registry {
     /// The store @Preference properties use when they name none and no
     /// override applies. Defaults to `UserDefaultsPreferenceStore()`.
     public var defaultPreferenceStore: any PreferenceStore {
-        get { state.withLock { $0.defaultPreferenceStore } ?? standardPreferenceStore }
+        get { withResolvingState { $0.defaultPreferenceStore } ?? standardPreferenceStore }
         set { state.withLock { $0.defaultPreferenceStore = newValue } }
     }
 }

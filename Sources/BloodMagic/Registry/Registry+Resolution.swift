@@ -32,21 +32,57 @@ extension Registry {
     /// `resolveIfRegistered`, with where the initializer that ran was
     /// registered ("file:line"), for messages about its value.
     package func resolveNamed(type: SpellTypeKey, container: ContainerDescriptor, property: String) throws -> (value: Any, source: String)? {
-        guard let record = namedResolution(type: type, container: container).record else {
-            return try resolveIfRegistered(type: type, container: container, property: property).map { ($0, "?") }
+        try resolveNamed(type: type, container: container, property: property, in: namedResolution(type: type, container: container))
+    }
+
+    /// `resolveIfRegistered` with the lookup `resolution` (one generation's),
+    /// and where its initializer was registered.
+    func resolveNamed(
+        type: SpellTypeKey, container: ContainerDescriptor, property: String, in resolution: CachedResolution
+    ) throws -> (value: Any, source: String)? {
+        guard let record = resolution.record else {
+            if let failure = resolution.failure { throw failure }
+            return nil
         }
-        guard let value = try resolveIfRegistered(type: type, container: container, property: property) else { return nil }
+        let stack = ResolutionStack.currentPointer
+        let value: Any
+        if let sender = container.object {
+            value = try Registry.trackResolution(container: container.key.name, property: property, object: sender) {
+                try ResolutionStack.whileResolving(self, on: stack) { try record.produce(for: sender) }
+            }
+        } else {
+            value = try ResolutionStack.whileResolving(self, on: stack) { try record.produce(for: NoSender.instance) }
+        }
+        if log.mayReport { log.served(container: container.key.name, property: property, type: type.name, by: record) }
         return (value, record.source)
+    }
+
+    /// What serves a spelled property of a container known by name (a
+    /// script bridge's classes): its registered initializer, else the
+    /// resolvers, all from one generation of the registry; with the lookup,
+    /// whose hooks (``runHooks(of:sender:property:value:)``) follow the
+    /// injection. Nil when neither serves it.
+    package func resolveSpelled(
+        type: SpellTypeKey, container: ContainerDescriptor, property: String, spell: ResolvedSpellKind
+    ) throws -> (value: Any, source: String, lookup: SpellLookup)? {
+        let resolution = namedResolution(type: type, container: container)
+        let lookup = SpellLookup(resolution)
+        if let (value, source) = try resolveNamed(type: type, container: container, property: property, in: resolution) {
+            return (value, source, lookup)
+        }
+        guard let (value, source) = try resolveFromResolvers(
+            resolution.resolvers, type: type, container: container, property: property, spell: spell) else { return nil }
+        return (value, source, lookup)
     }
 
     /// The cached lookup for `type` in a container known by name (one hash
     /// lookup under the lock when cached).
     func namedResolution(type: SpellTypeKey, container: ContainerDescriptor) -> CachedResolution {
         let key = NamedResolutionKey(type: type, container: container.key)
-        if let hit = state.withLock({ $0.namedCache[key] }) { return hit }
+        if let hit = withResolvingState({ $0.namedCache[key] }) { return hit }
         // The conformance check is costly: only on a miss.
         let observes = container.object is any PropertyInjectionObserving
-        return state.withLock { state -> CachedResolution in
+        return withResolvingState { state -> CachedResolution in
             let found = state.lookup(type: type, container: container, observes: observes)
             if state.namedCache.count >= RegistryState.maxCachedResolutions { state.namedCache.removeAll(keepingCapacity: true) }
             state.namedCache[key] = found
@@ -145,7 +181,15 @@ extension Registry {
                 actual: actual, source: source
             )
         }
-        return try convertible.converted(to: Value.self)
+        do {
+            return try convertible.converted(to: Value.self)
+        } catch SpellError.wrongValueType(let unnamed, _, _, let actual, let source) where unnamed.isEmpty {
+            // The value says what it is and where it came from; the
+            // property, its container and its type are named here.
+            throw SpellError.wrongValueType(
+                property: property, container: SpellNames.containerName(of: sender),
+                expected: SpellTypeKey(Value.self).name, actual: actual, source: source)
+        }
     }
 
     /// The error for a missing initializer, with the closest registrations.
@@ -200,7 +244,7 @@ extension Registry {
             .prefix(Self.similarNamesCompared).map(NameSimilarity.Pattern.init)
         var best: [(score: Int, record: InitializerRecord)] = []
         var work = 0
-        try state.withLock { state in
+        try withResolvingState { state in
             for record in state.initializers {
                 // Its names are scanned and hashed (the catalog's match):
                 // a unit per 16 bytes.
@@ -280,13 +324,13 @@ extension Registry {
     /// The lookup behind the registry's lock (cached per registry).
     @usableFromInline
     func lockedResolution(key: FastResolutionKey, valueType: Any.Type, object: AnyObject) -> CachedResolution {
-        if let hit = state.withLock({ $0.fastCache[key] }) { return hit }
+        if let hit = withResolvingState({ $0.fastCache[key] }) { return hit }
         let optional = valueType as? any OptionalProtocol.Type
         let typeKey = SpellTypeKey(optional?.wrappedType ?? valueType)
         let container = ContainerDescriptor(object)
         let observes = object is any PropertyInjectionObserving
         let reports = log.isEnabled
-        return state.withLock { state in
+        return withResolvingState { state in
             let found = state.lookup(type: typeKey, container: container, observes: observes)
                 .with(valueIsOptional: optional != nil, reports: reports)
             if state.fastCache.count >= RegistryState.maxCachedResolutions { state.fastCache.removeAll(keepingCapacity: true) }

@@ -147,7 +147,7 @@ extension Registry {
 
     /// Whether any resolver is registered.
     package var hasResolvers: Bool {
-        state.withLock { !$0.resolvers.isEmpty }
+        withResolvingState { !$0.resolvers.isEmpty }
     }
 
     /// Asks the resolvers, newest first, about `request`: the first value
@@ -155,7 +155,11 @@ extension Registry {
     /// skips (or none is registered). Runs them outside the registry's lock,
     /// so a resolver may resolve other properties.
     public func consultResolvers(_ request: SpellResolutionRequest) throws -> (value: Any, source: String)? {
-        let resolvers = state.withLock { $0.resolvers }
+        try Registry.consult(withResolvingState { $0.resolvers }, request)
+    }
+
+    /// Asks `resolvers` (one generation's), newest first, about `request`.
+    static func consult(_ resolvers: [ResolverRecord], _ request: SpellResolutionRequest) throws -> (value: Any, source: String)? {
         for resolver in resolvers.reversed() {
             if case .value(let value) = try resolver.resolve(request) {
                 return (value, resolver.source)
@@ -183,13 +187,23 @@ extension Registry {
     package func resolveFromResolvers(
         type: SpellTypeKey, container: ContainerDescriptor, property: String, spell: ResolvedSpellKind
     ) throws -> (value: Any, source: String)? {
-        guard hasResolvers else { return nil }
+        try resolveFromResolvers(
+            withResolvingState { $0.resolvers }, type: type, container: container, property: property, spell: spell)
+    }
+
+    /// ``resolveFromResolvers(type:container:property:spell:)``, asking
+    /// `resolvers` (those of the generation the resolution looked up in).
+    func resolveFromResolvers(
+        _ resolvers: [ResolverRecord], type: SpellTypeKey, container: ContainerDescriptor, property: String,
+        spell: ResolvedSpellKind
+    ) throws -> (value: Any, source: String)? {
+        guard !resolvers.isEmpty else { return nil }
         let request = SpellResolutionRequest(
             container: container.key, property: property, type: type, valueType: nil, spell: spell,
             sender: container.object)
         let stack = ResolutionStack.currentPointer
         let found = try Registry.trackResolution(container: container.key.name, property: property, object: container.object) {
-            try ResolutionStack.whileResolving(self, on: stack) { try consultResolvers(request) }
+            try ResolutionStack.whileResolving(self, on: stack) { try Registry.consult(resolvers, request) }
         }
         if let found, log.mayReport {
             log.served(container: container.key.name, property: property, type: type.name, by: .resolver(found.source))
@@ -207,15 +221,17 @@ extension ResolvingCell {
     @usableFromInline
     @inline(never)
     func produceFromResolvers(
-        object: AnyObject, keyPath: AnyKeyPath?, registry: Registry, spell: ResolvedSpellKind
+        object: AnyObject, keyPath: AnyKeyPath?, registry: Registry, resolution: CachedResolution, spell: ResolvedSpellKind
     ) throws -> Value?? {
-        guard registry.hasResolvers else { return nil }
+        // The resolvers of the lookup's generation, not those in force now.
+        let resolvers = resolution.resolvers
+        guard !resolvers.isEmpty else { return nil }
         let wrapped = (Value.self as? any OptionalProtocol.Type)?.wrappedType ?? Value.self
         let property = propertyName(keyPath, in: object)
         let request = SpellResolutionRequest(
             container: ContainerDescriptor(object).key, property: property, type: SpellTypeKey(wrapped),
             valueType: wrapped, spell: spell, sender: object)
-        guard let (value, source) = try registry.consultResolvers(request) else { return nil }
+        guard let (value, source) = try Registry.consult(resolvers, request) else { return nil }
         let made = try Registry.castResolved(value, to: Value.self, property: property, sender: object, source: source)
         if registry.log.mayReport {
             registry.log.served(container: request.container.name, property: property, type: SpellTypeKey(Value.self).name, by: .resolver(source))

@@ -70,7 +70,7 @@ extension Registry {
     }
 
     /// Whether `stage` is still open (not committed, discarded, or dropped
-    /// by `reset()`).
+    /// by `removeAll()`).
     package func isOpen(_ stage: RegistryStage) -> Bool {
         state.withLock { $0.stages[stage.id] != nil }
     }
@@ -86,6 +86,15 @@ extension Registry {
     /// Drops the registrations staged in `stage` and closes it.
     package func discardStage(_ stage: RegistryStage) {
         state.withLock { _ = $0.stages.removeValue(forKey: stage.id) }
+    }
+
+    /// Starts the staged singletons whose handles are in `values` with
+    /// those values instead of making them (see `commitStage`), before the
+    /// stage is previewed or committed. Nothing changes when the stage is
+    /// not open.
+    package func presetSingletons(in stage: RegistryStage, _ values: [SpellHandle: Any]) {
+        guard !values.isEmpty else { return }
+        state.withLock { state in state.stages[stage.id]?.presetSingletons(values) }
     }
 
     /// The values already made by the singletons among `handles`, by handle.
@@ -132,30 +141,9 @@ extension Registry {
             // The old lists, so that the registrations removed are released
             // (their closures, a Lua state's last references) after the lock.
             let released = state.snapshot()
-            let initializersBefore = state.initializers.count
-            state.initializers.removeAll { isReplaced($0.handle) }
-            state.hooks.removeAll { isReplaced($0.handle) }
-            state.preferenceOverrides.removeAll { isReplaced($0.handle) }
-            state.templateProviders.removeAll { isReplaced($0.handle) }
-            state.customSpells.removeAll { isReplaced($0.handle) }
-            state.resolvers.removeAll { isReplaced($0.handle) }
-            state.preferenceKeyGenerators.removeAll { isReplaced($0.handle) }
-            state.diagnostics.removeAll { $0.handles.contains(where: isReplaced) }
-            if state.initializers.count != initializersBefore { state.indexInitializers() }
             // Not in force yet, so nothing reads these slots: fill them now.
-            if !presetSingletons.isEmpty {
-                for record in staged.initializers {
-                    if let value = presetSingletons[record.handle] { record.presetSingleton(value) }
-                }
-            }
-            state.mergeStagedInitializers(of: staged)
-            state.hooks += staged.hooks
-            state.preferenceOverrides += staged.preferenceOverrides
-            state.templateProviders += staged.templateProviders
-            state.customSpells += staged.customSpells
-            state.resolvers += staged.resolvers
-            state.preferenceKeyGenerators += staged.preferenceKeyGenerators
-            state.invalidateCaches()
+            staged.presetSingletons(presetSingletons)
+            state.applyCommit(of: staged, replacingWhere: isReplaced)
             return (true, released)
         }
         guard committed, let released else { return nil }
@@ -169,6 +157,39 @@ package struct ReleasedRegistrations: Sendable {
 }
 
 extension RegistryState {
+    /// Removes the registrations for which `isReplaced` is true and puts
+    /// those of `staged` in force after the others, with one generation
+    /// bump: what a commit does (and a preview of one, to a copy).
+    mutating func applyCommit(of staged: RegistryState, replacingWhere isReplaced: (SpellHandle) -> Bool) {
+        let initializersBefore = initializers.count
+        initializers.removeAll { isReplaced($0.handle) }
+        hooks.removeAll { isReplaced($0.handle) }
+        preferenceOverrides.removeAll { isReplaced($0.handle) }
+        templateProviders.removeAll { isReplaced($0.handle) }
+        customSpells.removeAll { isReplaced($0.handle) }
+        resolvers.removeAll { isReplaced($0.handle) }
+        preferenceKeyGenerators.removeAll { isReplaced($0.handle) }
+        diagnostics.removeAll { $0.handles.contains(where: isReplaced) }
+        if initializers.count != initializersBefore { indexInitializers() }
+        mergeStagedInitializers(of: staged)
+        hooks += staged.hooks
+        preferenceOverrides += staged.preferenceOverrides
+        templateProviders += staged.templateProviders
+        customSpells += staged.customSpells
+        resolvers += staged.resolvers
+        preferenceKeyGenerators += staged.preferenceKeyGenerators
+        invalidateCaches()
+    }
+
+    /// Starts this stage's singletons whose handles are in `values` with
+    /// those values (the stage is not in force: nothing reads its slots).
+    func presetSingletons(_ values: [SpellHandle: Any]) {
+        guard !values.isEmpty else { return }
+        for record in initializers {
+            if let value = values[record.handle] { record.presetSingleton(value) }
+        }
+    }
+
     /// Where the stage registrations made now on this thread go to sits in
     /// `stages`, if that stage is open in this registry (a thread-local
     /// read and one lookup; nothing while no stage is open). Mutating

@@ -19,6 +19,11 @@ public final class Registry: Sendable {
     @usableFromInline let serial = GenerationCounter.nextRegistrySerial()
     /// Resolution events through swift-log (see `logger`, Registry+Logging).
     @usableFromInline package let log = ResolutionLog()
+    /// How many threads preview a commit of this registry now (see
+    /// Registry+Preview): while 0, a lookup checks no thread-local state.
+    let previewsOpen = Atomic<Int>(0)
+    /// The ``readFailurePolicy`` (0: trap, 1: log and use the fallback).
+    let failurePolicy = Atomic<UInt8>(0)
 
     /// Makes an empty registry.
     public init() {
@@ -241,40 +246,33 @@ public final class Registry: Sendable {
         }
     }
 
-    /// Removes every registration of every kind (singletons made so far are dropped).
+    /// Removes every registration of every kind and every diagnostic, as
+    /// Swinject's `removeAll()` does: singletons made so far are dropped,
+    /// and a script host's reload staging its registrations meanwhile
+    /// commits nothing. The registry's settings stay (its default preference
+    /// store, logger and read-failure policy).
+    ///
+    /// Not to be confused with ``reset(_:)``, which forgets the values an
+    /// object's spelled properties hold and removes no registration.
     public func removeAll() {
-        state.withLock { state in
-            state.initializers.removeAll()
-            state.initializersByType.removeAll()
-            state.latestInitializer.removeAll()
-            state.hooks.removeAll()
-            state.preferenceOverrides.removeAll()
-            state.templateProviders.removeAll()
-            state.customSpells.removeAll()
-            state.resolvers.removeAll()
-            state.preferenceKeyGenerators.removeAll()
-            state.diagnostics.removeAll()
-            state.invalidateCaches()
-        }
+        state.withLock { $0.removeAllRegistrations() }
     }
 
-    /// Back to a new registry's state: no registrations and no diagnostics.
+    /// ``removeAll()``, with the default preference store forgotten too.
+    @available(*, deprecated, message: "use removeAll(): reset() is one typo away from reset(_:), which forgets one object's values")
     public func reset() {
         state.withLock { state in
-            let next = state.nextID
-            let catalog = state.catalog
-            state = RegistryState(generation: state.generation)
-            state.nextID = next
-            state.catalog = catalog
-            state.invalidateCaches()
+            state.removeAllRegistrations()
+            state.defaultPreferenceStore = nil
         }
     }
 
     // MARK: Introspection
 
-    /// Every registration, in registration order, for tools.
+    /// Every registration, in registration order, for tools (inside a
+    /// reload's validation, on its thread: as the reload would leave them).
     public var entries: [SpellEntry] {
-        state.withLock { state in
+        withResolvingState { state in
             var result: [SpellEntry] = []
             result += state.initializers.map(\.entry)
             result += state.hooks.map(\.entry)

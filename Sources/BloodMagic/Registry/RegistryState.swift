@@ -17,8 +17,9 @@ struct RegistryState {
     var preferenceKeyGenerators: [PreferenceKeyGeneratorRecord] = []
     var diagnostics: [SpellDiagnostic] = []
     var nextID: UInt64 = 1
-    /// The registry's own counter, bumped by `invalidateCaches`.
-    let generation: GenerationCounter
+    /// The registry's own counter, bumped by `invalidateCaches` (a
+    /// preview's has one of its own).
+    var generation: GenerationCounter
     var defaultPreferenceStore: (any PreferenceStore)?
     var fastCache: [FastResolutionKey: CachedResolution] = [:]
     var namedCache: [NamedResolutionKey: CachedResolution] = [:]
@@ -30,11 +31,14 @@ struct RegistryState {
     /// scans the candidates for its type, not every registration.
     var initializersByType: [SpellTypeKey: [InitializerRecord]] = [:]
     /// The Swift types known by name, to match script names to them. Kept
-    /// by `reset` and `removeAll`: it describes types, not registrations.
+    /// by `removeAll`: it describes types, not registrations.
     var catalog = TypeCatalog()
     /// Registrations staged by a script host's reload, by stage id, not in
     /// force until the stage is committed (see Registry+Staging).
     var stages: [UInt64: RegistryState] = [:]
+    /// Whether this is a reload's preview of the registrations after a
+    /// commit (see Registry+Preview), not the registry's own state.
+    var isPreview = false
 
     /// Appends an initializer, noting (as a diagnostic) the equally specific
     /// registration it overrides.
@@ -63,6 +67,24 @@ struct RegistryState {
             latestInitializer[InitializerSlotKey(type: record.type, rule: record.container.rule)] = record
             initializersByType[record.type, default: []].append(record)
         }
+    }
+
+    /// No registration, no diagnostic and no open stage any more (see
+    /// `Registry.removeAll()`); the catalog of types, the handle counter and
+    /// the settings stay.
+    mutating func removeAllRegistrations() {
+        initializers.removeAll()
+        initializersByType.removeAll()
+        latestInitializer.removeAll()
+        hooks.removeAll()
+        preferenceOverrides.removeAll()
+        templateProviders.removeAll()
+        customSpells.removeAll()
+        resolvers.removeAll()
+        preferenceKeyGenerators.removeAll()
+        diagnostics.removeAll()
+        stages.removeAll()
+        invalidateCaches()
     }
 
     var count: Int {
@@ -184,7 +206,9 @@ struct RegistryState {
             // found by a script's name) the lookup's.
             let failure = SpellError.ambiguousTypeName(
                 name: ambiguity.name, candidates: ambiguity.candidates, source: best.type.isSwiftType ? nil : best.source)
-            return CachedResolution(record: nil, hooksMayApply: false, containerObserves: observes, failure: failure)
+            return CachedResolution(
+                record: nil, generation: lookupGeneration, templates: templateProviders(for: type),
+                containerObserves: observes, failure: failure)
         }
         // Ties between registrations with the same key and rule were
         // already reported when the later one was registered.
@@ -195,7 +219,29 @@ struct RegistryState {
                 addDiagnostic(SpellDiagnostic(message: message, handles: tied.map(\.handle) + [best.handle]))
             }
         }
-        let hooksMayApply = !hooks(matching: container, property: nil).isEmpty
-        return CachedResolution(record: best, hooksMayApply: hooksMayApply, containerObserves: observes)
+        // Everything else the resolution may use, from this same generation
+        // (O(hooks + resolvers + providers), once per lookup of a generation).
+        return CachedResolution(
+            record: best, generation: lookupGeneration, hooks: Array(hooks(matching: container, property: nil)),
+            resolvers: best == nil ? resolvers : [], templates: templateProviders(for: type),
+            containerObserves: observes)
+    }
+
+    /// The generation a lookup made now belongs to: the registry's (read
+    /// under its lock, after the lookup noted its names), or the preview's
+    /// mark for a reload's preview state.
+    var lookupGeneration: UInt64 {
+        isPreview ? CachedResolution.previewGeneration : generation.current
+    }
+
+    /// The template providers to try for `type`, in order: the type's own
+    /// (newest first), then those for every type (newest first).
+    func templateProviders(for type: SpellTypeKey) -> [any PartialTemplateProvider] {
+        guard !templateProviders.isEmpty else { return [] }
+        let specific = templateProviders.filter { record in
+            record.type.map { catalog.match($0, type).isUnambiguous } ?? false
+        }.reversed().map(\.provider)
+        let general = templateProviders.filter { $0.type == nil }.reversed().map(\.provider)
+        return specific + general
     }
 }

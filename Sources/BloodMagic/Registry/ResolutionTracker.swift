@@ -98,6 +98,9 @@ final class ResolutionStack {
     /// whoever runs the initializer holds the registry), so that containers
     /// it creates resolve through it too (see `Registry.scopedRegistry`).
     @usableFromInline @exclusivity(unchecked) var resolvingRegistry: Unmanaged<Registry>?
+    /// A reload's preview of a registry that resolutions on this thread
+    /// see instead of the registry's own registrations (Registry+Preview).
+    var preview: RegistryPreview?
 
     init() {
         frames = .allocate(capacity: capacity)
@@ -124,6 +127,10 @@ final class ResolutionStack {
         pthread_setspecific(resolutionStackKey, raw)
         return raw
     }
+
+    /// The calling thread's stack as a raw pointer, or nil when the thread
+    /// has none yet (nothing is created).
+    static var existingPointer: UnsafeMutableRawPointer? { pthread_getspecific(resolutionStackKey) }
 
     /// The registry whose initializer runs on the calling thread, if any
     /// (without creating the thread's stack when it has none).

@@ -52,6 +52,10 @@ public enum SpellError: Error, Equatable, Sendable, CustomStringConvertible {
     /// type. `source` is where the override was registered, when known.
     case preferenceDefaultTypeMismatch(
         property: String, container: String, key: String, expected: String, found: String, source: String?)
+    /// A read had found an initializer for `type` (registered at `source`,
+    /// "file:line") just as the script host that registered it was
+    /// unloaded: the read fails rather than run what was removed.
+    case initializerUnloaded(type: String, source: String)
 
     /// The human message.
     public var description: String {
@@ -100,6 +104,8 @@ public enum SpellError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .preferenceDefaultTypeMismatch(property, container, key, expected, found, source):
             let at = source.map { " set at \($0)" } ?? ""
             return "\(container).\(property): the default for preference \"\(key)\"\(at) is a \(found), expected \(expected)"
+        case let .initializerUnloaded(type, source):
+            return "\(source): the initializer for \(type) was unloaded with its script host"
         }
     }
 }

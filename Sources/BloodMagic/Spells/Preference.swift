@@ -146,8 +146,9 @@ public struct PreferenceProjection<Value: Codable> {
         var store = ownStore
         var fallback: PreferenceValue?
         var fallbackSource: String?
-        if registry.hasPreferenceOverrides,
-           let override = registry.preferenceOverride(container: container, property: property) {
+        // The override, key generator and default store of one generation.
+        let settings = registry.preferenceSettings(container: container, property: property)
+        if let override = settings.override {
             key = override.key ?? key
             store = override.store ?? store
             fallback = override.defaultValue
@@ -156,13 +157,13 @@ public struct PreferenceProjection<Value: Codable> {
         var keyProblem: (any Error)?
         if key == nil {
             do {
-                key = try registry.preferenceKey(container: containerName, property: property)
+                key = try settings.key(container: containerName, property: property)
             } catch {
                 keyProblem = error
             }
         }
         return PreferenceProjection(
-            key: key ?? property, store: store ?? registry.defaultPreferenceStore, defaultValue: defaultValue,
+            key: key ?? property, store: store ?? settings.fallbackStore, defaultValue: defaultValue,
             overriddenDefault: fallback, overrideSource: fallbackSource, property: property, container: containerName,
             keyProblem: keyProblem, log: registry.log.mayReport ? registry.log : nil)
     }

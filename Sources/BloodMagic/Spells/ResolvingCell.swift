@@ -5,9 +5,16 @@ import Synchronization
 /// store for an Optional injectable without initializer (the caller stores
 /// nil), or "read the property's storage" (another thread published the
 /// value, or this thread is re-entering while it produces it).
+///
+/// A produced value comes with the lookup it was made by when something
+/// must run after it is stored (`needsHooks`): the hooks that run are that
+/// lookup's, of the same registry generation as the initializer. (Two cases,
+/// not an Optional lookup: the common case then carries no reference to
+/// release.)
 @usableFromInline
 enum ResolvedValue<Value> {
-    case produced(Value, needsHooks: Bool)
+    case produced(Value)
+    indirect case producedWithHooks(Value, hooks: CachedResolution)
     case absent
     case readStorage
 }
@@ -99,9 +106,9 @@ final class ResolvingCell<Value>: SpellCellNaming, ProducedCell {
     /// Runs the hooks for a value the caller has just stored in the
     /// wrapper, then publishes it.
     @inlinable
-    func finishProduction(object: AnyObject, value: Value, needsHooks: Bool, keyPath: AnyKeyPath? = nil) {
-        if needsHooks {
-            runHooks(object: object, value: value, keyPath: keyPath)
+    func finishProduction(object: AnyObject, value: Value, hooks: CachedResolution?, keyPath: AnyKeyPath? = nil) {
+        if let hooks {
+            runHooks(object: object, value: value, keyPath: keyPath, resolution: hooks)
         }
         publish()
     }
@@ -113,22 +120,20 @@ final class ResolvingCell<Value>: SpellCellNaming, ProducedCell {
         state.store(Self.published, ordering: .releasing)
     }
 
-    /// Runs the hooks (the lookup is cached, so finding it again is cheap,
-    /// and keeps the common, hook-free path from carrying it around).
+    /// Runs the hooks of `resolution`, the lookup the value was made by
+    /// (not the registry's lookup now: a reload may have committed since).
     @usableFromInline
-    func runHooks(object: AnyObject, value: Value, keyPath: AnyKeyPath?) {
+    func runHooks(object: AnyObject, value: Value, keyPath: AnyKeyPath?, resolution: CachedResolution) {
         state.store(UInt(bitPattern: ResolutionStack.currentPointer) | Self.runningHooks, ordering: .releasing)
         let registry = resolvingRegistry
         let property = propertyName(keyPath, in: object)
-        registry.withCachedResolution(valueType: Value.self, object: object, stack: ResolutionStack.currentPointer) { resolution in
-            // Reported here, off the first read's path: `needsHooks` says so.
-            if resolution.reports, let record = resolution.record {
-                registry.log.served(
-                    container: SpellNames.containerName(of: object), property: property,
-                    type: SpellTypeKey(Value.self).name, by: record)
-            }
-            registry.runHooks(after: resolution, sender: object, property: property, value: value)
+        // Reported here, off the first read's path: `needsHooks` says so.
+        if resolution.reports, let record = resolution.record {
+            registry.log.served(
+                container: SpellNames.containerName(of: object), property: property,
+                type: SpellTypeKey(Value.self).name, by: record)
         }
+        registry.runHooks(after: resolution, sender: object, property: property, value: value)
     }
 
     /// Records an assignment the caller has just stored in the wrapper:
@@ -138,15 +143,17 @@ final class ResolvingCell<Value>: SpellCellNaming, ProducedCell {
         state.store(hasValue ? Self.published : Self.unresolved, ordering: .releasing)
     }
 
-    /// The cold path of a read that traps on error (property getters
-    /// cannot throw); the message is `SpellError`'s.
+    /// The cold path of a getter's read (property getters cannot throw): an
+    /// error traps with `SpellError`'s message, or under the registry's
+    /// ``ReadFailurePolicy/logAndUseFallback`` is logged and the property's
+    /// fallback read (see `recover`).
     @inlinable
     @inline(never)
     func resolveOrTrap(object: AnyObject, keyPath: AnyKeyPath? = nil) -> ResolvedValue<Value> {
         do {
             return try resolve(object: object, keyPath: keyPath)
         } catch {
-            trap(error)
+            return recover(from: error, object: object, keyPath: keyPath)
         }
     }
 
@@ -246,7 +253,9 @@ final class ResolvingCell<Value>: SpellCellNaming, ProducedCell {
                     try produce(object: object, keyPath: keyPath, registry: registry, resolution: resolution)
                 }
                 if let made {
-                    return .produced(made, needsHooks: resolution.needsHooks)
+                    // The lookup goes with the value only when something runs after it.
+                    if resolution.needsHooks { return .producedWithHooks(made, hooks: resolution) }
+                    return .produced(made)
                 }
                 releaseClaim()
                 return .absent
@@ -280,13 +289,16 @@ final class ResolvingCell<Value>: SpellCellNaming, ProducedCell {
         case .partial(let providers):
             // A partial always builds from its template, even where an initializer is registered.
             let wrapped = (Value.self as? any OptionalProtocol.Type)?.wrappedType ?? Value.self
+            // The lookup's providers: those of the generation it was made in.
             let made = try registry.instantiateTemplate(
-                wrapped, type: SpellTypeKey(wrapped), sender: object, property: propertyName(keyPath, in: object), providers: providers
+                wrapped, type: SpellTypeKey(wrapped), sender: object, property: propertyName(keyPath, in: object),
+                providers: providers ?? resolution.templates
             )
             return try cast(made, object: object, keyPath: keyPath, source: "template provider")
         case .lazy:
             if let made = try produceRegistered(object: object, keyPath: keyPath, resolution: resolution) { return made }
-            if let made = try produceFromResolvers(object: object, keyPath: keyPath, registry: registry, spell: .lazy) {
+            if let made = try produceFromResolvers(
+                object: object, keyPath: keyPath, registry: registry, resolution: resolution, spell: .lazy) {
                 return made
             }
             if let fallback, let made = fallback() as? Value {
@@ -304,7 +316,8 @@ final class ResolvingCell<Value>: SpellCellNaming, ProducedCell {
             )
         case .injectable:
             if let made = try produceRegistered(object: object, keyPath: keyPath, resolution: resolution) { return made }
-            if let made = try produceFromResolvers(object: object, keyPath: keyPath, registry: registry, spell: .injectable) {
+            if let made = try produceFromResolvers(
+                object: object, keyPath: keyPath, registry: registry, resolution: resolution, spell: .injectable) {
                 return made
             }
             if resolution.valueIsOptional {

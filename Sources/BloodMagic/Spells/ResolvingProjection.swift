@@ -23,9 +23,12 @@ public struct ResolvingProjection<Value> {
     public func value() throws -> Value {
         if !cell.isResolved {
             switch try cell.resolve(object: object, keyPath: keyPath) {
-            case .produced(let made, let needsHooks):
+            case .produced(let made):
                 store(made)
-                cell.finishProduction(object: object, value: made, needsHooks: needsHooks, keyPath: keyPath)
+                cell.finishProduction(object: object, value: made, hooks: nil, keyPath: keyPath)
+            case .producedWithHooks(let made, let hooks):
+                store(made)
+                cell.finishProduction(object: object, value: made, hooks: hooks, keyPath: keyPath)
             case .absent:
                 return try absentValue()
             case .readStorage:

@@ -43,13 +43,15 @@ func readResolvingSpell<Container: AnyObject, Storage: ResolvingSpellStorage>(
         // storage that only the container's own code could replace, and
         // the caller holds the container.
         switch cell._withUnsafeGuaranteedRef({ $0.resolveOrTrap(object: object) }) {
-        case .produced(let made, let needsHooks):
-            // The value moves into storage; hooks (rare) read it back.
+        case .produced(let made):
+            // The value moves into storage.
             object[keyPath: storageKeyPath].value = consume made
-            if needsHooks {
-                let stored = object[keyPath: storageKeyPath].value.unsafelyUnwrapped
-                cell._withUnsafeGuaranteedRef { $0.runHooks(object: object, value: stored, keyPath: nil) }
-            }
+            cell._withUnsafeGuaranteedRef { $0.publish() }
+        case .producedWithHooks(let made, let hooks):
+            // The value moves into storage; the hooks (rare) read it back.
+            object[keyPath: storageKeyPath].value = consume made
+            let stored = object[keyPath: storageKeyPath].value.unsafelyUnwrapped
+            cell._withUnsafeGuaranteedRef { $0.runHooks(object: object, value: stored, keyPath: nil, resolution: hooks) }
             cell._withUnsafeGuaranteedRef { $0.publish() }
         case .absent:
             // An Optional @Injectable with no initializer reads nil and stays
@@ -71,9 +73,12 @@ func readResolvingSpellGuarded<Container: AnyObject, Storage: ResolvingSpellStor
     let cell = WrapperStorageLocks.withLock(for: object) { object[keyPath: storageKeyPath].cell }
     if !cell.isResolved {
         switch cell.resolveOrTrap(object: object) {
-        case .produced(let made, let needsHooks):
+        case .produced(let made):
             WrapperStorageLocks.withLock(for: object) { object[keyPath: storageKeyPath].value = made }
-            cell.finishProduction(object: object, value: made, needsHooks: needsHooks)
+            cell.finishProduction(object: object, value: made, hooks: nil)
+        case .producedWithHooks(let made, let hooks):
+            WrapperStorageLocks.withLock(for: object) { object[keyPath: storageKeyPath].value = made }
+            cell.finishProduction(object: object, value: made, hooks: hooks)
         case .absent:
             return WrapperStorageLocks.withLock(for: object) { () -> Storage.Value in
                 object[keyPath: storageKeyPath].value = Storage.nilValue

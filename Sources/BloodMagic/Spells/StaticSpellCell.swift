@@ -51,15 +51,19 @@ public final class StaticSpellCell<Value>: Sendable {
             try production.withLock { _ throws -> SharedValue? in
                 if let stored = slot.withLock({ $0 }) { return stored }
                 let registry = registryInUse
+                // One lookup: the initializer, resolvers and hooks of one generation.
+                let wrapped = (Value.self as? any OptionalProtocol.Type)?.wrappedType ?? Value.self
+                let resolution = registry.namedResolution(type: SpellTypeKey(wrapped), container: container.descriptor)
                 // Objects the initializer makes resolve through this registry too.
                 let made = try ResolutionStack.whileResolving(registry, on: ResolutionStack.currentPointer) {
-                    try produce(registry: registry)
+                    try produce(registry: registry, resolution: resolution)
                 }
                 guard let value = made else { return nil }
                 let shared = SharedValue(value)
                 slot.withLock { $0 = shared }
                 registry.runHooks(
-                    sender: container, container: container.descriptor, property: propertyName, value: value)
+                    resolution.hooks(for: propertyName), sender: container, containerName: container.spellContainerName,
+                    property: propertyName, value: value)
                 return shared
             }
         }
@@ -86,7 +90,7 @@ public final class StaticSpellCell<Value>: Sendable {
         do {
             return try value()
         } catch {
-            fatalError("\(error)")
+            return recover(from: error)
         }
     }
 
@@ -94,21 +98,21 @@ public final class StaticSpellCell<Value>: Sendable {
     /// the spell's fallback (`@StaticLazy`: the initial value or default
     /// construction; `@StaticInjectable`: nil for an Optional). Nil means
     /// "Optional, nothing serves it".
-    private func produce(registry: Registry) throws -> Value? {
+    private func produce(registry: Registry, resolution: CachedResolution) throws -> Value? {
         let wrapped = (Value.self as? any OptionalProtocol.Type)?.wrappedType ?? Value.self
         let type = SpellTypeKey(wrapped)
         let descriptor = container.descriptor
-        if let record = registry.namedResolution(type: type, container: descriptor).record {
+        if let record = resolution.record {
             let made = try record.produce(for: container)
             let value = try Registry.cast(made, to: Value.self, property: propertyName, sender: container, source: record.source)
             if registry.log.mayReport { registry.log.served(container: container.spellContainerName, property: propertyName, type: type.name, by: record) }
             return value
         }
-        if registry.hasResolvers {
+        if !resolution.resolvers.isEmpty {
             let request = SpellResolutionRequest(
                 container: descriptor.key, property: propertyName, type: type, valueType: wrapped, spell: spell,
                 sender: container)
-            if let (made, source) = try registry.consultResolvers(request) {
+            if let (made, source) = try Registry.consult(resolution.resolvers, request) {
                 let value = try Registry.castResolved(made, to: Value.self, property: propertyName, sender: container, source: source)
                 if registry.log.mayReport {
                     registry.log.served(container: container.spellContainerName, property: propertyName, type: type.name, by: .resolver(source))

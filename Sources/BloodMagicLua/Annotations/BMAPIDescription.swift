@@ -1,5 +1,5 @@
 /// The `bm` module's API as its Lua half describes it (`internal.api()` in
-/// bm.lua): the definition tables with the very schemas the runtime checks
+/// the prelude's `bm5_api.lua`): the definition tables with the very schemas the runtime checks
 /// use, each field with its Lua type and a one-line description; the
 /// functions with their parameters and results; and the other values.
 ///

@@ -20,7 +20,8 @@ public struct LuaAnnotations: Sendable {
 
     /// The `bm` module's API.
     public var api: BMAPIDescription
-    /// The Swift types scripts see, by name.
+    /// The Swift types scripts see, by name (in either syntax: those in
+    /// Swift syntax, a manifest's, are written in LuaCATS syntax).
     public var types: [LuaTypeDescription]
     /// The globals the app sets for its scripts, by name.
     public var globals: [LuaGlobalDescription]
@@ -106,6 +107,7 @@ public struct LuaAnnotations: Sendable {
     // MARK: - Exposed types
 
     private func renderTypes(into out: inout LuaAnnotationWriter) {
+        let types = LuaTypeDescription.inLuaSyntax(types)
         let usable = types.filter { LuaAnnotationWriter.isIdentifier($0.name) }
         for skipped in types where !LuaAnnotationWriter.isIdentifier(skipped.name) {
             out.blank()

@@ -6,8 +6,7 @@
 extension AppManifest {
     /// The exposed types as scripts see them, for editor annotations.
     public var luaTypeDescriptions: [LuaTypeDescription] {
-        let names = Set(types.map(\.name).filter(LuaAnnotationWriter.isIdentifier))
-        return types.map { LuaTypeDescription($0, typeNames: names) }
+        LuaTypeDescription.inLuaSyntax(types)
     }
 
     /// The globals the app sets, as scripts see them, for editor annotations.
@@ -29,48 +28,53 @@ extension AppManifest {
 }
 
 extension LuaTypeDescription {
-    /// An exposed type from its manifest entry; `typeNames` are the Lua
-    /// names of every exposed type (a member of such a type is annotated
-    /// with it, any other class as `any`).
-    public init(_ type: AppManifest.ExposedType, typeNames: Set<String>) {
-        func parameters(_ arguments: [AppManifest.Argument]?) -> [LuaParameterDescription]? {
-            arguments.map {
-                $0.map { argument in
-                    LuaParameterDescription(
-                        name: argument.name,
-                        type: argument.type.map { LuaAnnotationType.luaType(spelling: $0, typeNames: typeNames) } ?? "any",
-                        optional: argument.optional)
-                }
-            }
+    /// `types` in LuaCATS syntax, each member of one of them annotated with
+    /// its Lua name (see ``init(_:typeNames:)``).
+    static func inLuaSyntax(_ types: [LuaTypeDescription]) -> [LuaTypeDescription] {
+        let names = Set(types.map(\.name).filter(LuaAnnotationWriter.isIdentifier))
+        return types.map { LuaTypeDescription($0, typeNames: names) }
+    }
+
+    /// The description `type` in LuaCATS syntax, as annotations write it
+    /// (`type` itself when it is in that syntax already). `typeNames` are
+    /// the Lua names of every exposed type: a member of such a type is
+    /// annotated with it, any other class as `any`.
+    public init(_ type: LuaTypeDescription, typeNames: Set<String>) {
+        guard type.typeSyntax == .swift else {
+            self = type
+            return
+        }
+        func lua(_ spelling: String) -> String { LuaAnnotationType.luaType(spelling: spelling, typeNames: typeNames) }
+        func parameters(_ parameters: [LuaParameterDescription]?) -> [LuaParameterDescription]? {
+            parameters?.map { LuaParameterDescription(name: $0.name, type: lua($0.type), optional: $0.optional) }
         }
         let constructor = type.constructor.map { constructor in
             if let decodes = constructor.decodes {
                 return LuaFunctionDescription(
                     name: "new", parameters: [LuaParameterDescription(name: "config", type: "table")], returns: type.name,
-                    summary: "Makes a \(type.name) from a table decoded into \(decodes).")
+                    decodes: decodes, summary: constructor.summary ?? "Makes a \(type.name) from a table decoded into \(decodes).")
             }
-            return LuaFunctionDescription(
-                name: "new", parameters: parameters(constructor.arguments), returns: type.name,
-                acceptsNamedTable: constructor.acceptsNamedTable ?? false)
+            var described = constructor
+            described.parameters = parameters(constructor.parameters)
+            described.returns = constructor.returns.map(lua)
+            return described
         }
         self.init(
-            name: type.name, protocols: type.protocols, constructor: constructor,
+            name: type.name, swiftType: type.swiftType, summary: type.summary, protocols: type.protocols,
+            constructor: constructor,
             properties: type.properties.map { property in
-                LuaPropertyDescription(
-                    name: property.name,
-                    type: property.type.map { LuaAnnotationType.luaType(spelling: $0, typeNames: typeNames) } ?? "any",
-                    writable: property.writable)
+                var described = property
+                described.type = lua(property.type)
+                return described
             },
             methods: type.methods.map { method in
-                // The manifest says `Void` for a method that returns nothing
-                // and nil for one that pushes its own results.
-                let returns: String? = switch method.returns {
-                case nil: "any"
-                case "Void", "()": nil
-                case let spelling?: LuaAnnotationType.luaType(spelling: spelling, typeNames: typeNames)
-                }
-                return LuaFunctionDescription(name: method.name, parameters: parameters(method.arguments), returns: returns)
-            })
+                var described = method
+                described.parameters = parameters(method.parameters)
+                // A result spelled `Void` is none, however it came in.
+                described.returns = method.returns.flatMap { $0 == "Void" || $0 == "()" ? nil : lua($0) }
+                return described
+            },
+            typeSyntax: .lua)
     }
 }
 

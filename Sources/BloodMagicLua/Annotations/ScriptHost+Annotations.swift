@@ -3,9 +3,9 @@ import Foundation
 extension ScriptHost {
     /// The `bm` module's API as its Lua half describes it: the definition
     /// tables with the schemas its checks use, the functions, the values.
-    public func apiDescription() throws -> BMAPIDescription {
-        guard let prelude = module.preludeTable else { throw BMError("the bm module is not installed") }
-        return try state.withStack { (lua) throws -> BMAPIDescription in
+    public func apiDescription() throws(LuaError) -> BMAPIDescription {
+        guard let prelude = module.preludeTable else { throw LuaError(.usage, "the bm module is not installed") }
+        return try state.withStack { (lua) throws(LuaError) -> BMAPIDescription in
             lua.push(prelude)
             lua.push("api")
             try lua.getTable(at: -2)
@@ -20,7 +20,7 @@ extension ScriptHost {
     /// ``manifest()`` (the types it exposes, the globals it sets), else the
     /// `manifest` given — an app's manifest read from disk, as
     /// `bmlua types --manifest app.json` does. See ``LuaAnnotations``.
-    public func annotations(manifest: AppManifest? = nil) throws -> String {
+    public func annotations(manifest: AppManifest? = nil) throws(LuaError) -> String {
         let manifest = manifest ?? self.manifest()
         return LuaAnnotations(
             api: try apiDescription(), types: manifest.luaTypeDescriptions, globals: manifest.luaGlobalDescriptions,
@@ -43,28 +43,43 @@ extension ScriptHost {
     }
 
     /// Editor annotations for the `bm` module and the types described in `types`.
-    public func annotations(types: [LuaTypeDescription]) throws -> String {
+    public func annotations(types: [LuaTypeDescription]) throws(LuaError) -> String {
         LuaAnnotations(api: try apiDescription(), types: types).render()
     }
 
     /// Writes ``annotations(manifest:)`` to `directory`/``LuaAnnotations/fileName``
     /// (creating the directory), and returns the file's path. Point the
-    /// editor's `workspace.library` at `directory`.
+    /// editor's `workspace.library` at `directory`. A file that cannot be
+    /// written is a ``LuaError`` of kind `.io` naming it.
     @discardableResult
-    public func writeAnnotations(toDirectory directory: String, manifest: AppManifest? = nil) throws -> String {
+    public func writeAnnotations(toDirectory directory: String, manifest: AppManifest? = nil) throws(LuaError) -> String {
         try Self.write(annotations(manifest: manifest), toDirectory: directory)
     }
 
     /// Writes ``annotations(types:)`` to `directory`/``LuaAnnotations/fileName``.
     @discardableResult
-    public func writeAnnotations(toDirectory directory: String, types: [LuaTypeDescription]) throws -> String {
+    public func writeAnnotations(toDirectory directory: String, types: [LuaTypeDescription]) throws(LuaError) -> String {
         try Self.write(annotations(types: types), toDirectory: directory)
     }
 
-    private static func write(_ text: String, toDirectory directory: String) throws -> String {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    private static func write(_ text: String, toDirectory directory: String) throws(LuaError) -> String {
         let path = (directory as NSString).appendingPathComponent(LuaAnnotations.fileName)
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw LuaError(.io, "cannot write \(path): \(Self.reason(error))")
+        }
         return path
+    }
+
+    /// The file system's own words for why `error` happened (`not a
+    /// directory`), never a Foundation domain and code when it has them.
+    private static func reason(_ error: any Error) -> String {
+        let underlying = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? any Error).map { $0 as NSError }
+        if let underlying, underlying.domain == NSPOSIXErrorDomain, let text = strerror(Int32(underlying.code)) {
+            return String(cString: text).lowercased()
+        }
+        return error.localizedDescription
     }
 }

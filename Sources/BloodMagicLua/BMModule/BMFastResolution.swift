@@ -51,7 +51,7 @@ extension BMModule {
     /// init, value }`) itself and hands everything else to the Lua `resolve`.
     func makeCachedResolve(_ lua: LuaStack) throws -> Int32 {
         guard lua.type(at: 1) == LUA_TTABLE, lua.type(at: 2) == LUA_TFUNCTION else {
-            throw BMError("cached_resolve: bad arguments")
+            throw LuaError(.usage, "cached_resolve: bad arguments")
         }
         lua.ensureSpace(5)
         pushGenerationSource(lua)
@@ -74,10 +74,12 @@ extension BMModule {
     }
 
     /// `core.lookup(type, protocols, container, property)` →
-    /// `generation, how, payload, hooks`: what a resolution of the type in
-    /// the named Lua class (nil: no container, as `bm.resolve` without
-    /// options) would run. `generation` is -1 when the answer must not be
-    /// cached (a singleton not made yet).
+    /// `generation, how, payload, hooks, source`: what a resolution of the
+    /// type in the named Lua class (nil: no container, as `bm.resolve`
+    /// without options) would run, and the hooks of the same registry
+    /// generation that follow it (a box for `core.run_hooks`, or false).
+    /// `generation` is -1 when the answer must not be cached (a singleton
+    /// not made yet, a reload's preview).
     func lookup(_ lua: LuaStack) throws -> Int32 {
         let fname = "bm.spell"
         try BMScriptBudget.checkNames(lua, fname, [(1, "type"), (2, "protocols"), (3, "container"), (4, "property")])
@@ -94,7 +96,13 @@ extension BMModule {
             lua_rotate(lua.pointer, -2, 1)  // how below the payload
             lua.push(Int(generation))
             lua_rotate(lua.pointer, -3, 1)
-            lua.push(peek.hooksMayApply)
+            // The hooks of this lookup's generation, for `core.run_hooks`
+            // after the cached initializer ran (false: none apply).
+            if let property, containerName != nil, let hooks = peek.lookup.hooks(for: property) {
+                lua.pushBox(hooks)
+            } else {
+                lua.push(false)
+            }
             lua.push(peek.source)
             return 5
         }
@@ -152,7 +160,7 @@ extension BMModule {
         let L = lua.pointer
         guard lua.type(at: 1) == LUA_TFUNCTION, lua.type(at: 2) == LUA_TTABLE, lua.type(at: 3) == LUA_TTABLE,
               lua.type(at: 4) == LUA_TTABLE else {
-            throw BMError("live_frames: bad arguments")
+            throw LuaError(.usage, "live_frames: bad arguments")
         }
         let depth: Int = try lua.argument(5, of: "live_frames")
         lua.ensureSpace(8)

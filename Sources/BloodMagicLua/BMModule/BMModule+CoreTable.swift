@@ -1,7 +1,4 @@
-import CLua
-import CLuaHost
-
-// The core table: the Swift functions the prelude (bm.lua) is run with, by
+// The core table: the Swift functions the prelude (Prelude/bm*.lua) is run with, by
 // the names it calls them (`core.register_initializer`, `core.resolve`, ...).
 
 extension BMModule {
@@ -9,10 +6,10 @@ extension BMModule {
     /// `generation` (BMFastResolution.swift) and `max_depth`.
     func pushCoreTable(_ lua: LuaStack) {
         lua.ensureSpace(4)
-        lua_createtable(lua.pointer, 0, 24)
+        lua.pushNewTable(fields: 24)
         let functions: [(String, LuaFunctionBody)] = [
             ("where", { lua in
-                bm_push_location(lua.pointer, 1, 1)
+                lua.pushScriptPosition()
                 return 1
             }),
             ("location", { lua in
@@ -25,7 +22,7 @@ extension BMModule {
                 return 1
             }),
             ("keep_frame", { lua in
-                guard lua.type(at: 1) == LUA_TFUNCTION else { throw BMError("keep_frame: expected a function") }
+                guard lua.valueType(at: 1) == .function else { throw LuaError(.usage, "keep_frame: expected a function") }
                 lua.pushFrameKeeper(calling: 1)
                 return 1
             }),
@@ -58,15 +55,14 @@ extension BMModule {
             // so reaching it then traps. bm refuses instead: Lua turns the
             // finalizer's error into a warning, and the close goes on.
             lua.push(function: { lua in
-                if lua.limitsBlock.pointee.closing != 0 { throw BMError("bm cannot be used while the Lua state closes") }
+                if lua.isClosing { throw LuaError(.usage, "bm cannot be used while the Lua state closes") }
                 return try body(lua)
             })
-            lua_setfield(lua.pointer, -2, name)
+            lua.setField(name)
         }
         pushGenerationReader(lua)
-        lua_setfield(lua.pointer, -2, "generation")
-        lua.push(BMModule.maxLuaDepth)
-        lua_setfield(lua.pointer, -2, "max_depth")
+        lua.setField("generation")
+        lua.setField("max_depth", to: BMModule.maxLuaDepth)
     }
 
     /// How many resolutions of Lua class properties may nest (see the

@@ -1,5 +1,3 @@
-import CLua
-
 // The Swift half of `bm.resolver` (force injection) and `bm.preference_keys`:
 // Lua functions registered in the registry, called from Swift with what they
 // are asked, and their answers checked before Swift uses them.
@@ -14,7 +12,7 @@ extension BMModule {
     /// `fn` and returns its answer (nil for skip).
     func registerResolver(_ lua: LuaStack) throws -> Int32 {
         let registry = try liveRegistry()
-        guard lua.type(at: 1) == LUA_TFUNCTION else { throw BMError("bm.resolver: bad arguments") }
+        guard lua.valueType(at: 1) == .function else { throw LuaError(.usage, "bm.resolver: bad arguments") }
         // What Swift keeps for it is charged to the script's memory budget.
         var charge = try registrationBytes(lua, "bm.resolver", [])
         let ask = lua.reference(at: 1)
@@ -75,7 +73,7 @@ extension BMModule {
     /// preference keys for the registry.
     func registerPreferenceKeys(_ lua: LuaStack) throws -> Int32 {
         let registry = try liveRegistry()
-        guard lua.type(at: 1) == LUA_TFUNCTION else { throw BMError("bm.preference_keys: bad arguments") }
+        guard lua.valueType(at: 1) == .function else { throw LuaError(.usage, "bm.preference_keys: bad arguments") }
         var charge = try registrationBytes(lua, "bm.preference_keys", [])
         let function = lua.reference(at: 1)
         let source = registrationSource(lua, charge: &charge)
@@ -84,7 +82,9 @@ extension BMModule {
         let token = currentLoadToken
         let handle = registry.setPreferenceKeyGenerator(source: source) { [self] container, property in
             guard !token.isRevoked else {
-                throw BMError("\(source): the preference key function was unloaded with its script host")
+                throw SpellError.preferenceKeyInvalid(
+                    property: property, container: container,
+                    reason: "the bm.preference_keys function registered at \(source) was unloaded with its script host")
             }
             return try withExtendedLifetime(state) {
                 try self.callKeyGenerator(function, container: container, property: property, source: source)
@@ -103,19 +103,23 @@ extension BMModule {
             lua.push(property)
             try lua.call(arguments: 2, results: 1)
             defer { lua.pop() }
-            let what = "bm.preference_keys: the key function registered at \(source) returned"
-            let target = "for \(container).\(property)"
-            guard lua.type(at: -1) == LUA_TSTRING else {
-                throw BMError("\(what) \(lua.typeName(at: -1)) \(target) (expected a string)")
+            // A key it cannot use is the property's error, as a Swift
+            // generator's empty key is.
+            func invalid(_ problem: String) -> SpellError {
+                .preferenceKeyInvalid(
+                    property: property, container: container,
+                    reason: "the bm.preference_keys function registered at \(source) returned \(problem)")
             }
-            var length = 0
-            _ = lua_tolstring(lua.pointer, -1, &length)
-            guard length > 0 else { throw BMError("\(what) an empty string \(target)") }
+            guard lua.valueType(at: -1) == .string else {
+                throw invalid("\(lua.typeName(at: -1)) (expected a string)")
+            }
+            let length = lua.rawLength(at: -1)
+            guard length > 0 else { throw invalid("an empty string") }
             guard length <= BMModule.maxPreferenceKeyLength else {
-                throw BMError("\(what) a key of \(length) bytes \(target) (at most \(BMModule.maxPreferenceKeyLength))")
+                throw invalid("a key of \(length) bytes (at most \(BMModule.maxPreferenceKeyLength))")
             }
-            guard let key = lua.rawString(at: -1) else { throw BMError("\(what) a string that is not UTF-8 \(target)") }
-            guard !key.utf8.contains(0) else { throw BMError("\(what) a key with a NUL byte \(target)") }
+            guard let key = lua.rawString(at: -1) else { throw invalid("a string that is not UTF-8") }
+            guard !key.utf8.contains(0) else { throw invalid("a key with a NUL byte") }
             return key
         }
     }

@@ -1,5 +1,3 @@
-import CLua
-
 // The registrations as Lua sees them (`core.entries`, behind `bm.entries`)
 // and the names Lua uses for their kinds.
 
@@ -7,12 +5,7 @@ extension BMModule {
     /// `core.entries()`: one table per registration.
     func entries(_ lua: LuaStack) throws -> Int32 {
         let entries = try liveRegistry().entries
-        lua.ensureSpace(4)
-        lua_createtable(lua.pointer, Int32(clamping: entries.count), 0)
-        for (offset, entry) in entries.enumerated() {
-            pushEntry(entry, lua)
-            lua_rawseti(lua.pointer, -2, lua_Integer(offset + 1))
-        }
+        lua.pushSequence(entries) { pushEntry($0, lua) }
         return 1
     }
 

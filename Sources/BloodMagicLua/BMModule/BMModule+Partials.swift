@@ -2,19 +2,23 @@
 // providers), and the confined `partials/<Type>.lua` files.
 
 extension BMModule {
-    /// `core.partial(type, container, object, property)`: a new value from the
-    /// template providers for `type` — `bm.partial` templates, then
-    /// `partials/<type>.lua`, then any provider Swift registered.
+    /// `core.partial(type, container, object, property)` → `value, hooks`: a
+    /// new value from the template providers for `type` — `bm.partial`
+    /// templates, then `partials/<type>.lua`, then any provider Swift
+    /// registered — and the hooks of the same registry generation (for
+    /// `core.run_hooks`, or nil).
     func partial(_ lua: LuaStack) throws -> Int32 {
         try BMScriptBudget.checkNames(lua, "bm.spell.partial", [(1, "type"), (2, "container"), (4, "property")])
         let type: String = try lua.argument(1, of: "bm.spell.partial")
         let containerName: String = try lua.argument(2, of: "bm.spell.partial")
         let property: String = try lua.argument(4, of: "bm.spell.partial")
         let object = LuaObjectHandle(reference: lua.reference(at: 3), className: containerName)
-        let value = try liveRegistry().instantiateTemplate(
-            LuaValue.self, type: SpellTypeKey(name: type), sender: object, property: property)
+        let (value, lookup) = try liveRegistry().instantiateTemplate(
+            LuaValue.self, type: SpellTypeKey(name: type), container: container(named: containerName, object: object),
+            sender: object, property: property)
         try crossing.push(value, lua)
-        return 1
+        if let hooks = lookup.hooks(for: property) { lua.pushBox(hooks) } else { lua.pushNil() }
+        return 2
     }
 
     /// The compiled `partials/<type>.lua`, loaded once; nil when there is no

@@ -1,5 +1,3 @@
-import CLua
-
 // The Swift half of preference properties of Lua classes: reading and
 // writing the store (a stored value charged to the memory budget while it is
 // the script's), and checking a suite name.
@@ -64,8 +62,9 @@ extension BMModule {
         let key: String? = try lua.argument(3, of: "preference")
         let suite: String? = try lua.argument(suiteAt, of: "preference")
         let registry = try liveRegistry()
-        let override = registry.preferenceOverride(
-            container: container(named: containerName, object: nil), property: property)
+        // The override and key generator of one generation of the registry.
+        let settings = registry.preferenceSettings(container: container(named: containerName, object: nil), property: property)
+        let override = settings.override
         var defaultValue = override?.defaultValue
         if defaultValue == nil, let defaultAt, !lua.isNil(at: defaultAt) {
             defaultValue = try PreferenceValue.read(
@@ -73,14 +72,14 @@ extension BMModule {
         }
         let store = try override?.store ?? self.store(forSuite: suite)
         if let key = override?.key ?? key { return (store, key, defaultValue) }
-        return (store, try registry.preferenceKey(container: containerName, property: property), defaultValue)
+        return (store, try settings.key(container: containerName, property: property), defaultValue)
     }
 
     /// `core.suite_problem(suite)`: nil when `suite` is a valid
     /// ``PreferenceSuiteName``, else the message that says why not (the
     /// prelude raises it at the line of the definition).
     static func suiteProblem(_ lua: LuaStack) throws -> Int32 {
-        guard lua.type(at: 1) == LUA_TSTRING else {
+        guard lua.valueType(at: 1) == .string else {
             lua.push("a suite must be a string, got \(lua.typeName(at: 1))")
             return 1
         }

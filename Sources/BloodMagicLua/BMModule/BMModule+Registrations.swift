@@ -1,4 +1,3 @@
-import CLua
 import Foundation
 
 // The Swift half of the `bm` functions that register: initializers and
@@ -14,8 +13,8 @@ extension BMModule {
         func check(_ field: String, _ key: SpellTypeKey) throws {
             guard let ambiguity = registry.ambiguity(of: key) else { return }
             let listed = ambiguity.candidates.joined(separator: ", ")
-            throw BMError(
-                "\(fname): \(field) \"\(ambiguity.name)\" is ambiguous: it may mean \(listed); use a qualified name such as \"\(ambiguity.candidates[0])\"")
+            throw LuaError(
+                .usage, "\(fname): \(field) \"\(ambiguity.name)\" is ambiguous: it may mean \(listed); use a qualified name such as \"\(ambiguity.candidates[0])\"")
         }
         if let type { try check("type", type) }
         if let container { try check("container", SpellTypeKey(name: container)) }
@@ -46,7 +45,7 @@ extension BMModule {
             source: source
         ) { [self] sender in
             guard !binding.token.isRevoked else {
-                throw BMError("\(binding.source): the initializer for \(binding.typeName) was unloaded with its script host")
+                throw SpellError.initializerUnloaded(type: binding.typeName, source: binding.source)
             }
             return try self.callInitializer(binding, sender: sender)
         }
@@ -59,12 +58,11 @@ extension BMModule {
     /// reading it into a `String` first cost a tenth of a registration's
     /// Swift side.
     private static func namesSingletonScope(_ lua: LuaStack, at index: Int32, of fname: String) throws -> Bool {
-        var length = 0
-        guard lua_type(lua.pointer, index) == LUA_TSTRING, let bytes = lua_tolstring(lua.pointer, index, &length) else {
+        guard let singleton = lua.string(at: index, is: "singleton") else {
             let _: String = try lua.argument(index, of: fname)  // its error for anything but a string
             return false
         }
-        return length == 9 && memcmp(bytes, "singleton", 9) == 0
+        return singleton
     }
 
     func registerHook(_ lua: LuaStack) throws -> Int32 {
@@ -78,12 +76,16 @@ extension BMModule {
         let state = retainedState
         let token = currentLoadToken
         try lua.chargeSwiftMemory(charge, for: "bm.hook")
+        // The registration keeps the module and its state alive; the hook
+        // holds them weakly, so that a copy of it kept in this state's
+        // resolution cache (see SpellLookup) does not keep the state alive.
         let handle = registry.addHook(
             container: container.map { .exactly(SpellTypeKey(name: $0)) } ?? .any,
             property: property,
-            source: source
-        ) { [self] sender, _, value in
-            guard !token.isRevoked else { return }
+            source: source,
+            keepingAlive: HookKeeper(module: self, state: state)
+        ) { [weak self, weak state] sender, _, value in
+            guard let self, let state, !token.isRevoked else { return }
             do {
                 try withExtendedLifetime(state) {
                     try self.callHook(function, sender: sender, value: value)
@@ -124,7 +126,7 @@ extension BMModule {
         do {
             try PreferenceSuiteName.validate(suite)
         } catch {
-            throw BMError(error.description)
+            throw LuaError(.usage, error.description)
         }
         return tracking.withLock { tracking in
             if let store = tracking.suites[suite] { return store }
@@ -176,7 +178,7 @@ extension BMModule {
     /// made (a userdata no script can forge); anything else is an error.
     func unregister(_ lua: LuaStack) throws -> Int32 {
         guard let id = BMRegistrationToken.id(at: 1, lua) else {
-            throw BMError("unregister: expected a registration made by bm (call it as registration:unregister()), got \(lua.typeName(at: 1))")
+            throw LuaError(.usage, "unregister: expected a registration made by bm (call it as registration:unregister()), got \(lua.typeName(at: 1))")
         }
         let (handle, charged) = tracking.withLock { tracking in
             let removed = tracking.handles.removeValue(forKey: id)
@@ -211,5 +213,17 @@ extension BMModule {
             tracking.loading?.classes.insert(name)
         }
         return 0
+    }
+}
+
+/// What a script's hook registration keeps alive: the module and its state,
+/// which the hook itself holds weakly.
+private final class HookKeeper: Sendable {
+    let module: BMModule
+    let state: LuaState
+
+    init(module: BMModule, state: LuaState) {
+        self.module = module
+        self.state = state
     }
 }

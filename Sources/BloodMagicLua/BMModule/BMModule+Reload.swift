@@ -1,5 +1,3 @@
-import CLua
-
 // The module's side of a script host's reload: which registrations it
 // made (the ones a reload replaces), and the `bm.on_reload` callbacks the
 // prelude keeps.
@@ -18,7 +16,7 @@ extension BMModule {
             lua.ensureSpace(0)
             return 0
         } read: { lua in
-            Int(lua_tointegerx(lua.pointer, -1, nil))
+            (try? lua.value(at: -1, as: Int.self)) ?? 0
         }) ?? 0
     }
 
@@ -42,10 +40,9 @@ extension BMModule {
                 return 1
             } read: { lua in
                 var messages: [String] = []
-                let count = lua.type(at: -1) == LUA_TTABLE ? lua_rawlen(lua.pointer, -1) : 0
-                for index in 0..<min(count, 1000) {
-                    lua.ensureSpace(1)
-                    lua_rawgeti(lua.pointer, -1, lua_Integer(index + 1))
+                let count = lua.valueType(at: -1) == .table ? lua.rawLength(at: -1) : 0
+                for position in 0..<min(count, 1000) {
+                    lua.pushItem(position + 1, ofTableAt: -1)
                     messages.append(lua.displayString(at: -1) ?? "?")
                     lua.pop()
                 }
@@ -63,10 +60,7 @@ extension BMModule {
     ) throws(LuaError) -> Result {
         guard let prelude = preludeTable else { throw LuaError(.runtime, "the bm module is not installed") }
         return try state.withStack { (lua) throws(LuaError) -> Result in
-            lua.ensureSpace(3)
-            lua.push(prelude)
-            lua.push(name)
-            lua_rawget(lua.pointer, -2)
+            lua.pushRawField(name, of: prelude)
             let arguments = push(lua)
             try lua.call(arguments: arguments, results: results)
             return read(lua)
@@ -78,7 +72,7 @@ extension BMModule {
     /// `errors` (`file:line: message`, after a failed reload).
     private func pushChanges(_ outcome: Result<ScriptReloadReport, ScriptLoadError>, _ lua: LuaStack) {
         lua.ensureSpace(4)
-        lua_createtable(lua.pointer, 0, 6)
+        lua.pushNewTable(fields: 6)
         let files: [String]
         var lists: [(String, [SpellEntry])] = [("added", []), ("removed", []), ("replaced", [])]
         var errors: [String] = []
@@ -90,19 +84,12 @@ extension BMModule {
             files = failure.changedFiles
             errors = failure.failures.map(\.message)
         }
-        lua.push(outcome.isSuccess)
-        lua_setfield(lua.pointer, -2, "ok")
-        lua.push(files)
-        lua_setfield(lua.pointer, -2, "files")
-        lua.push(errors)
-        lua_setfield(lua.pointer, -2, "errors")
+        lua.setField("ok", to: outcome.isSuccess)
+        lua.setField("files", to: files)
+        lua.setField("errors", to: errors)
         for (field, entries) in lists {
-            lua_createtable(lua.pointer, Int32(clamping: entries.count), 0)
-            for (offset, entry) in entries.enumerated() {
-                pushEntry(entry, lua)
-                lua_rawseti(lua.pointer, -2, lua_Integer(offset + 1))
-            }
-            lua_setfield(lua.pointer, -2, field)
+            lua.pushSequence(entries) { pushEntry($0, lua) }
+            lua.setField(field)
         }
     }
 
@@ -110,11 +97,10 @@ extension BMModule {
     /// `added`, `removed` and `replaced`.
     func pushEntry(_ entry: SpellEntry, _ lua: LuaStack) {
         lua.ensureSpace(3)
-        lua_createtable(lua.pointer, 0, 7)
+        lua.pushNewTable(fields: 7)
         func set(_ field: String, _ value: (some LuaPushable)?) {
             guard let value else { return }
-            lua.push(value)
-            lua_setfield(lua.pointer, -2, field)
+            lua.setField(field, to: value)
         }
         set("kind", BMModule.luaKind(entry.kind))
         if let protocols = entry.type?.protocols {

@@ -1,5 +1,3 @@
-import CLua
-
 // Resolutions asked for from Lua: `core.resolve` (`bm.resolve` on a cache
 // miss), `core.resolve_property` (a spelled property of a Lua class) and
 // `core.run_hooks`. The prelude's resolution cache (BMFastResolution.swift)
@@ -10,7 +8,7 @@ extension BMModule {
     private func sender(at index: Int32, _ lua: LuaStack, className: String?) throws -> AnyObject? {
         if lua.isNil(at: index) { return nil }
         if let object = try crossing.swiftObject(at: index, lua) { return object }
-        if lua.type(at: index) == LUA_TTABLE {
+        if lua.valueType(at: index) == .table {
             return LuaObjectHandle(reference: lua.reference(at: index), className: className ?? "table")
         }
         return nil
@@ -31,16 +29,17 @@ extension BMModule {
             let closest = try registry.closestRegistrations(to: key, charging: { try work.add($0) })
             try work.flush()
             if !closest.isEmpty { message += " (closest: " + closest.map(\.closestDescription).joined(separator: "; ") + ")" }
-            throw BMError(message)
+            throw LuaError(.usage, message)
         }
         try crossing.push(value, lua)
         return 1
     }
 
     /// `core.resolve_property(type, protocols, container, object, property, kind, optional)`:
-    /// `true, value` when an initializer or a resolver served the property,
-    /// else `false, message`. An initializer that returns nil for a property
-    /// that is not `optional` is an error naming it.
+    /// `true, value, hooks` when an initializer or a resolver served the
+    /// property (`hooks`: those of the same registry generation, for
+    /// `core.run_hooks`, or nil), else `false, message`. An initializer that
+    /// returns nil for a property that is not `optional` is an error naming it.
     func resolveProperty(_ lua: LuaStack) throws -> Int32 {
         let fname = "bm.spell"
         let registry = try liveRegistry()
@@ -52,9 +51,9 @@ extension BMModule {
         let object = LuaObjectHandle(reference: lua.reference(at: 4), className: containerName)
         let container = container(named: containerName, object: object)
         let spell: ResolvedSpellKind = kind == "lazy" ? .lazy : .injectable
-        let found = try registry.resolveNamed(type: key, container: container, property: property)
-            ?? registry.resolveFromResolvers(type: key, container: container, property: property, spell: spell)
-        guard let (value, source) = found else {
+        // The initializer or resolvers, and the hooks, of one generation.
+        let found = try registry.resolveSpelled(type: key, container: container, property: property, spell: spell)
+        guard let (value, source, lookup) = found else {
             // The ranking of the closest registrations is charged, as in resolve.
             var work = SwiftWorkMeter(lua)
             let error = try registry.noInitializerError(
@@ -69,7 +68,8 @@ extension BMModule {
         }
         lua.push(true)
         try crossing.push(value, lua)
-        return 2
+        if let hooks = lookup.hooks(for: property) { lua.pushBox(hooks) } else { lua.pushNil() }
+        return 3
     }
 
     /// Whether a value the registry produced is nil (in Lua or in Swift).
@@ -82,7 +82,10 @@ extension BMModule {
         }
     }
 
-    /// `core.run_hooks(container, property, object, value)`.
+    /// `core.run_hooks(container, property, object, value, hooks)`: the
+    /// hooks a lookup or a resolution handed out (`core.lookup`,
+    /// `core.resolve_property`: those of the generation that made the
+    /// value), or with `hooks` true, the hooks in force now.
     func runHooks(_ lua: LuaStack) throws -> Int32 {
         let registry = try liveRegistry()
         try BMScriptBudget.checkNames(lua, "hook", [(1, "container"), (2, "property")])
@@ -90,11 +93,16 @@ extension BMModule {
         let property: String = try lua.argument(2, of: "hook")
         let object = LuaObjectHandle(reference: lua.reference(at: 3), className: containerName)
         let value = LuaValue(stack: lua, at: 4)
+        let chosen = lua.boxedObject(at: 5) as? SpellHookList
         let thread = currentThreadID()
         tracking.withLock { $0.hookCollectors[thread, default: 0] += 1 }
-        registry.runHooks(
-            sender: object, container: container(named: containerName, object: object),
-            property: property, value: value)
+        if let chosen {
+            registry.runHooks(chosen, sender: object, containerName: containerName, property: property, value: value)
+        } else {
+            registry.runHooks(
+                sender: object, container: container(named: containerName, object: object),
+                property: property, value: value)
+        }
         tracking.withLock { tracking in
             let depth = (tracking.hookCollectors[thread] ?? 1) - 1
             tracking.hookCollectors[thread] = depth > 0 ? depth : nil

@@ -1,10 +1,10 @@
-import CLua
 import Foundation
 import Synchronization
 
 /// The `bm` module in one Lua state, bound to one registry.
 ///
-/// The Lua half (`bm.lua`, embedded at build time) holds the class machinery and the
+/// The Lua half (the prelude: one chunk in `Prelude/bm1_definitions.lua` to
+/// `bm5_api.lua`, embedded at build time) holds the class machinery and the
 /// per-access logic of spelled properties; this Swift half holds the registry
 /// side: registrations, resolution, hooks, preferences and partial templates.
 /// Registrations made while a startup script loads are recorded so that a
@@ -145,17 +145,7 @@ final class BMModule: Sendable {
             lua.pushCopy(of: -1)
             lua.setRawGlobal("bm")
             // require("bm") gives the same table.
-            lua.ensureSpace(3)
-            lua.push(LUA_LOADED_TABLE)
-            if lua_rawget(lua.pointer, LUA_REGISTRYINDEX) == LUA_TTABLE {
-                lua_rotate(lua.pointer, -2, 1)
-                lua.push("bm")
-                lua_rotate(lua.pointer, -2, 1)
-                lua_rawset(lua.pointer, -3)
-                lua.pop()
-            } else {
-                lua.pop(2)  // no package library: there is no require
-            }
+            lua.setLoadedModule("bm")
         }
     }
 
@@ -196,12 +186,9 @@ final class BMModule: Sendable {
             // prelude.forget_class(name) / prelude.forget_spell(name), raw calls of our own functions.
             for (function, names) in [("forget_class", record.classes), ("forget_spell", record.spells)] as [(String, Set<String>)] {
                 for name in names {
-                    lua.push(prelude)
-                    lua.push(function)
-                    lua_rawget(lua.pointer, -2)
+                    lua.pushRawField(function, of: prelude)
                     lua.push(name)
                     try? lua.call(arguments: 1, results: 0)
-                    lua.pop()
                 }
             }
         }
@@ -239,7 +226,7 @@ final class BMModule: Sendable {
     /// The registry, or the error that it is gone (a state reached after
     /// its host and registry were released).
     func liveRegistry() throws -> Registry {
-        guard let registry else { throw BMError("the registry of this script host no longer exists") }
+        guard let registry else { throw LuaError(.usage, "the registry of this script host no longer exists") }
         return registry
     }
 

@@ -1,6 +1,3 @@
-import CLua
-import CLuaHost
-
 /// What a script may make Swift keep through `bm`, outside Lua's allocator.
 ///
 /// Names (types, protocols, containers, properties, keys, suites, classes,
@@ -42,15 +39,14 @@ enum BMScriptBudget {
     @discardableResult
     static func checkNames(_ lua: LuaStack, _ fname: String, _ fields: [(Int32, StaticString)]) throws -> Int {
         var total = 0
-        let L = lua.pointer
         for index in fields.indices {
             let position = fields[index].0
-            switch lua_type(L, position) {
-            case LUA_TSTRING:
-                let length = Int(lua_rawlen(L, position))
+            switch lua.valueType(at: position) {
+            case .string:
+                let length = lua.rawLength(at: position)
                 guard length <= maxNameBytes else { throw tooLong(length, fname: fname, field: "\(fields[index].1)") }
                 total += length
-            case LUA_TTABLE:
+            case .table:
                 total += try checkNameList(lua, at: position, fname: fname, field: fields[index].1)
             default:
                 break
@@ -61,17 +57,15 @@ enum BMScriptBudget {
 
     /// The names of a protocol list (a table at `index`).
     private static func checkNameList(_ lua: LuaStack, at index: Int32, fname: String, field: StaticString) throws -> Int {
-        let L = lua.pointer
-        let count = Int(lua_rawlen(L, index))
+        let count = lua.rawLength(at: index)
         guard count <= maxProtocols else {
-            throw BMError("\(fname): field '\(field)' lists \(count) names; the limit is \(maxProtocols)")
+            throw LuaError(.usage, "\(fname): field '\(field)' lists \(count) names; the limit is \(maxProtocols)")
         }
         var total = 0
-        lua.ensureSpace(1)
         for position in 0..<count {
             defer { lua.pop() }
-            if lua_rawgeti(L, index, lua_Integer(position + 1)) == LUA_TSTRING {
-                let length = Int(lua_rawlen(L, -1))
+            if lua.pushItem(position + 1, ofTableAt: index) == .string {
+                let length = lua.rawLength(at: -1)
                 guard length <= maxNameBytes else {
                     throw tooLong(length, fname: fname, field: "\(field)[\(position + 1)]")
                 }
@@ -81,8 +75,8 @@ enum BMScriptBudget {
         return total
     }
 
-    private static func tooLong(_ length: Int, fname: String, field: String) -> BMError {
-        BMError("\(fname): field '\(field)' is \(length) bytes long; the limit is \(maxNameBytes) bytes")
+    private static func tooLong(_ length: Int, fname: String, field: String) -> LuaError {
+        LuaError(.usage, "\(fname): field '\(field)' is \(length) bytes long; the limit is \(maxNameBytes) bytes")
     }
 }
 
@@ -90,21 +84,11 @@ extension LuaStack {
     /// Charges `bytes` that Swift keeps for the script to the state's memory
     /// budget; fails, naming the limit and `fname`, when they would pass it.
     func chargeSwiftMemory(_ bytes: Int, for fname: String) throws {
-        let block = limitsBlock
-        let limit = Int(block.pointee.memory_limit)
-        if limit != 0 && Int(block.pointee.used) + bytes > limit {
-            block.pointee.memory_limit_hit = 1
-            throw BMError(
-                "\(fname): memory limit exceeded (limit \(LuaLimits.formatSize(limit))): what Swift keeps for the script is charged to its budget")
+        guard chargeSwiftMemoryWithinLimit(bytes) else {
+            let limit = limits.maxMemory ?? 0
+            throw LuaError(
+                .memoryLimit, callerPrefix() + "\(fname): memory limit exceeded (limit \(LuaLimits.formatSize(limit))): what Swift keeps for the script is charged to its budget")
         }
-        block.pointee.used += size_t(bytes)
-        if block.pointee.used > block.pointee.peak { block.pointee.peak = block.pointee.used }
-    }
-
-    /// Gives back bytes charged with ``chargeSwiftMemory(_:for:)``.
-    func releaseSwiftMemory(_ bytes: Int) {
-        let block = limitsBlock
-        block.pointee.used -= size_t(min(bytes, Int(block.pointee.used)))
     }
 }
 
@@ -116,10 +100,8 @@ extension LuaStack {
     /// time limit's) when a budget is used up. A no-op when none is armed.
     /// Loops charge through a ``SwiftWorkMeter``.
     func chargeSwiftWork(_ units: Int) throws {
-        let which = bm_sandbox_charge_swift_work(pointer, Int64(units), 1)
-        guard which != 0 else { return }
-        let refused = Int(which) == Int(BM_LIMIT_TIME) ? BM_REFUSED_TIME : BM_REFUSED_INSTRUCTIONS
-        throw BMError(Self.limitMessage(refused: Int32(refused), limitsBlock.pointee))
+        guard let refusal = chargeSwiftWorkWithinLimits(units) else { return }
+        throw LuaError(refusal.hasPrefix("time limit") ? .timeLimit : .instructionLimit, callerPrefix() + refusal)
     }
 }
 

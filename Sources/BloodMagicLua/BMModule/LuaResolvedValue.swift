@@ -1,5 +1,3 @@
-import CLua
-
 /// What a Lua initializer returns to the registry: the Lua value, and what is
 /// needed to turn it into the type of a Swift property — exposed userdata
 /// becomes its object, a table a `Decodable` value, a scalar its Swift type.
@@ -62,7 +60,7 @@ final class LuaResolvedValue: ConvertibleSpellValue, Sendable, CustomStringConve
             if case .userdata = value {
                 if let object = lua.exposedObject(at: -1, as: AnyObject.self) {
                     if let cast = castObject(object, to: type) { return cast }
-                    throw mismatch(expected: "\(type)", detail: "got \(Swift.type(of: object))")
+                    throw mismatch(expected: "\(type)", detail: "\(Swift.type(of: object))")
                 }
             }
             if let readable = type as? any LuaReadable.Type {
@@ -90,12 +88,17 @@ final class LuaResolvedValue: ConvertibleSpellValue, Sendable, CustomStringConve
         return _openExistential(type, do: open)
     }
 
-    /// `file:line: the Lua initializer for T returned a table, which is not a T (details)`.
-    private func mismatch(expected: String, detail: String?) -> BMError {
-        let got = value.isNil ? "nil" : LuaResolvedValue.luaTypeName(value)
-        var message = "\(source): \(producer) for \(typeName) returned \(got), which is not a \(expected)"
-        if let detail { message += " (\(detail))" }
-        return BMError(message)
+    /// The value is not of the property's type: `SpellError.wrongValueType`
+    /// with what the value is ("a table (title: expected string, got
+    /// number)") and where the initializer or resolver was registered; the
+    /// spell names the property, its container and the type (see
+    /// ``ConvertibleSpellValue``), and makes it `wrongResolvedType` for a
+    /// resolver.
+    private func mismatch(expected: String, detail: String?) -> SpellError {
+        var got = value.isNil ? "nil" : LuaResolvedValue.luaTypeName(value)
+        // A conversion's "expected T, got string" says no more than this.
+        if let detail, !detail.hasPrefix("expected ") { got += " (\(detail))" }
+        return .wrongValueType(property: "", container: "", expected: expected, actual: got, source: source)
     }
 
     static func luaTypeName(_ value: LuaValue) -> String {

@@ -1,4 +1,3 @@
-import CLua
 import Foundation
 
 extension PreferenceValue {
@@ -56,7 +55,7 @@ extension PreferenceValue {
             try walk.work.flush()
             return value
         } catch let error as PreferenceConversionError {
-            throw BMError("\(what): \(error.message)")
+            throw LuaError(.conversion, "\(what): \(error.message)")
         }
     }
 
@@ -137,70 +136,60 @@ extension PreferenceValue {
     }
 
     private static func read(_ lua: LuaStack, _ index: Int32, walk: inout PreferenceWalk) throws -> PreferenceValue {
-        let L = lua.pointer
-        switch lua.type(at: index) {
-        case LUA_TBOOLEAN:
+        switch lua.valueType(at: index) {
+        case .boolean:
             try walk.count(16)
-            return .bool(lua_toboolean(L, index) != 0)
-        case LUA_TNUMBER:
+            return .bool(try lua.value(at: index, as: Bool.self))
+        case .number:
             try walk.count(16)
-            if lua_isinteger(L, index) != 0 { return .int(Int(lua_tointegerx(L, index, nil))) }
-            return .double(lua_tonumberx(L, index, nil))
-        case LUA_TSTRING:
+            if lua.isInteger(at: index) { return .int(try lua.value(at: index, as: Int.self)) }
+            return .double(try lua.value(at: index, as: Double.self))
+        case .string:
             // Counted before it is copied.
-            try walk.count(16 + Int(lua_rawlen(L, index)))
+            try walk.count(16 + lua.rawLength(at: index))
             if let string = lua.rawString(at: index) { return .string(string) }
             return .data(Data(try LuaBytes.read(from: lua, at: index).bytes))
-        case LUA_TTABLE:
+        case .table:
             do {
-                try walk.ancestry.enter(L, at: index)
+                try walk.ancestry.enter(lua, at: index)
             } catch {
                 throw walk.failure("cannot store it: \(error.reason)")
             }
             defer { walk.ancestry.leave() }
             try walk.count(16)
-            let count = Int(clamping: lua_rawlen(L, index))
+            let count = lua.rawLength(at: index)
             var array: [PreferenceValue] = []
             var dictionary: [String: PreferenceValue] = [:]
             var keys = 0
             try lua.requireSpace(3)
-            lua_pushnil(L)
-            while lua_next(L, index) != 0 {
+            // An error leaves the walk with the stack as it was.
+            try lua.forEachEntry(ofTableAt: index) { () throws -> Bool in
                 keys += 1
                 // Every entry counts at least 16 bytes: a table too large
                 // to store is refused before the rest of it is walked.
                 if walk.counted + 16 * (keys - dictionary.count) > BMScriptBudget.maxPreferenceValueBytes {
-                    lua.pop(2)
                     throw walk.tooLarge(walk.counted + 16 * (keys - dictionary.count))
                 }
                 let valueIndex = lua.top
-                if lua.type(at: -2) == LUA_TSTRING, let key = lua.rawString(at: -2) {
+                if lua.valueType(at: -2) == .string, let key = lua.rawString(at: -2) {
                     walk.path.append(.key(key))
-                    do {
-                        try walk.count(16 + key.utf8.count)
-                        dictionary[key] = try read(lua, valueIndex, walk: &walk)
-                    } catch {
-                        lua.pop(2)
-                        throw error
-                    }
+                    try walk.count(16 + key.utf8.count)
+                    dictionary[key] = try read(lua, valueIndex, walk: &walk)
                     walk.path.removeLast()
-                } else if lua.type(at: -2) == LUA_TSTRING {
-                    lua.pop(2)
+                } else if lua.valueType(at: -2) == .string {
                     throw walk.failure("cannot store a table with a key that is not valid UTF-8")
-                } else if lua.type(at: -2) != LUA_TNUMBER || lua_isinteger(L, -2) == 0 {
-                    let keyType = lua.typeName(at: -2)
-                    lua.pop(2)
-                    throw walk.failure("cannot store a table with a \(keyType) key (use string keys or a sequence)")
+                } else if !lua.isInteger(at: -2) {
+                    throw walk.failure("cannot store a table with a \(lua.typeName(at: -2)) key (use string keys or a sequence)")
                 } else {
                     try walk.work.add()
                 }
-                lua.pop()
+                return true
             }
             if dictionary.isEmpty {
                 guard keys == count else { throw walk.failure("cannot store a table with holes or non-sequence integer keys") }
                 if count > 0 {
                     for position in 1...count {
-                        lua_rawgeti(L, index, lua_Integer(position))
+                        lua.pushItem(position, ofTableAt: index)
                         defer { lua.pop() }
                         walk.path.append(.position(position))
                         array.append(try read(lua, lua.top, walk: &walk))

@@ -372,13 +372,7 @@ final class LuaValueEncoder: Encoder {
     /// unkeyed container writes it (elements deeper than the limit take
     /// that path instead, for its error).
     private func encodeSequence<Element>(_ elements: [Element], _ push: (Element) -> Void) throws {
-        lua_createtable(L, Int32(clamping: elements.count), 0)
-        var position: lua_Integer = 0
-        for element in elements {
-            push(element)
-            position += 1
-            lua_rawseti(L, -2, position)
-        }
+        context.stack.pushSequence(reserved: elements, push)
         replace()
         context.setSequenceCount(elements.count, at: slot)
     }

@@ -141,6 +141,17 @@ public struct LuaExposedType<Root: AnyObject> {
                 stored: offset.flatMap { offset in Self.storedKind(Value.self).map { ($0, offset) } }))
     }
 
+    /// A property read through `get`: pushes what it returns for the object.
+    @inlinable
+    static func read<Value: LuaPushable>(
+        _ get: @escaping (Root) throws -> Value
+    ) -> (UnsafeMutableRawPointer, LuaStack) throws -> Int32 {
+        { pointer, stack in
+            stack.pushReserved(try Unmanaged<Root>.fromOpaque(pointer)._withUnsafeGuaranteedRef(get))
+            return 1
+        }
+    }
+
     /// A property write: reads the value at index 3 as `Value` (an error
     /// names `function`) and hands it to `set` with the object.
     @inlinable
@@ -188,11 +199,7 @@ public struct LuaExposedType<Root: AnyObject> {
     public func property<Value: LuaPushable>(_ name: String, get: @escaping (Root) throws -> Value) -> Self {
         adding(
             LuaExposedMember(
-                property: name, of: self.name, type: Value.self,
-                read: { pointer, stack in
-                    stack.pushReserved(try Unmanaged<Root>.fromOpaque(pointer)._withUnsafeGuaranteedRef(get))
-                    return 1
-                }, write: nil))
+                property: name, of: self.name, type: Value.self, read: Self.read(get), write: nil))
     }
 
     /// A read-write property through closures.
@@ -202,11 +209,7 @@ public struct LuaExposedType<Root: AnyObject> {
     ) -> Self {
         adding(
             LuaExposedMember(
-                property: name, of: self.name, type: Value.self,
-                read: { pointer, stack in
-                    stack.pushReserved(try Unmanaged<Root>.fromOpaque(pointer)._withUnsafeGuaranteedRef(get))
-                    return 1
-                },
+                property: name, of: self.name, type: Value.self, read: Self.read(get),
                 write: Self.write(Value.self, "\(self.name).\(name)", set)))
     }
 

@@ -46,6 +46,12 @@ struct LuaTableAncestry {
         tables.append((pointer, level))
     }
 
+    /// Enters the table at `index` of `lua`'s stack, or says why not (see
+    /// ``enter(_:at:level:)``).
+    mutating func enter(_ lua: LuaStack, at index: Int32, level: Int? = nil) throws(Refusal) {
+        try enter(lua.L, at: index, level: level)
+    }
+
     /// Leaves the table entered last.
     mutating func leave() {
         tables.removeLast()

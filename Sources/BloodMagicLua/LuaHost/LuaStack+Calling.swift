@@ -79,13 +79,21 @@ extension LuaStack {
         return values
     }
 
-    /// Pops the error value of a failed call or load and makes a ``LuaError``.
+    /// Pops the error value of a failed call or load and makes a ``LuaError``
+    /// (with the Swift error an error object carried as its cause).
     @usableFromInline
     func popError(status: Int32, handlerRan: Bool = false) -> LuaError {
         let block = limitsBlock.pointee
         // Bytes that are not UTF-8 are shown escaped, never dropped; cut
         // chunk names are put back whole.
-        var message = expandedDisplayString(at: -1) ?? "(error object is a \(typeName(at: -1)) value)"
+        var message: String
+        var cause: (any Error)?
+        if let carried = takeErrorObject(at: -1) {
+            // A Swift error carried through Lua (LuaErrorCauses.swift).
+            (message, cause) = carried
+        } else {
+            message = expandedDisplayString(at: -1) ?? "(error object is a \(typeName(at: -1)) value)"
+        }
         lua_settop(L, -2)
         var traceback: String?
         if handlerRan && status == LUA_ERRRUN {
@@ -129,7 +137,7 @@ extension LuaStack {
                 kind = .runtime
             }
         }
-        return LuaError(kind, message, traceback: traceback)
+        return LuaError(kind, message, traceback: traceback, cause: cause)
     }
 
     /// The limit for which the allocator last refused a block, with its message.

@@ -37,6 +37,14 @@ extension LuaStack {
         return nil
     }
 
+    /// Pushes `file:line: ` of the nearest script frame (C frames and
+    /// BloodMagic's internal chunks skipped), or an empty string: the
+    /// prefix Lua's errors start with, as C's `bm_push_location` makes it.
+    func pushScriptPosition() {
+        ensureSpace(1)
+        bm_push_location(pointer, 1, 1)
+    }
+
     /// `file:line` of the nearest script frame, or `?`.
     ///
     /// The same frame and text as C's `bm_push_location` (C frames

@@ -36,6 +36,53 @@ extension LuaStack {
 
     /// The most bytes the state has held at once.
     public var peakMemory: Int { Int(limitsBlock.pointee.peak) }
+
+    /// Whether the state is closing (its finalizers run from
+    /// ``LuaState``'s deinit): what Swift kept for it may be gone.
+    @inline(__always)
+    var isClosing: Bool { limitsBlock.pointee.closing != 0 }
+}
+
+// What Swift does and keeps for a script, charged to the same budgets as
+// the script's own allocations and instructions (the `bm` module's charges,
+// BMScriptBudget.swift, say what and when).
+
+extension LuaStack {
+    /// Counts `bytes` that Swift keeps for the script as memory the state
+    /// holds, and returns true; or, when they would pass the memory limit,
+    /// counts nothing, marks the limit hit (as a refused allocation does)
+    /// and returns false.
+    @inline(__always)
+    func chargeSwiftMemoryWithinLimit(_ bytes: Int) -> Bool {
+        let block = limitsBlock
+        let limit = Int(block.pointee.memory_limit)
+        if limit != 0 && Int(block.pointee.used) + bytes > limit {
+            block.pointee.memory_limit_hit = 1
+            return false
+        }
+        block.pointee.used += size_t(bytes)
+        if block.pointee.used > block.pointee.peak { block.pointee.peak = block.pointee.used }
+        return true
+    }
+
+    /// Gives back bytes charged with ``chargeSwiftMemoryWithinLimit(_:)``.
+    func releaseSwiftMemory(_ bytes: Int) {
+        let block = limitsBlock
+        block.pointee.used -= size_t(min(bytes, Int(block.pointee.used)))
+    }
+
+    /// Charges `units` of work that Swift does for the running script
+    /// (about one VM instruction each) to its instruction budget and reads
+    /// the deadline, as the sandbox's C functions do. Returns nil, or, when
+    /// a budget is used up, the limit's message (`instruction limit
+    /// exceeded (N instructions)`, or the time limit's). A no-op when no
+    /// budget is armed.
+    func chargeSwiftWorkWithinLimits(_ units: Int) -> String? {
+        let which = bm_sandbox_charge_swift_work(pointer, Int64(units), 1)
+        guard which != 0 else { return nil }
+        let refused = Int(which) == Int(BM_LIMIT_TIME) ? BM_REFUSED_TIME : BM_REFUSED_INSTRUCTIONS
+        return Self.limitMessage(refused: Int32(refused), limitsBlock.pointee)
+    }
 }
 
 extension LuaLimits {

@@ -39,4 +39,21 @@ extension LuaStack {
         lua_settop(L, -2)  // package.loaded
         return names
     }
+
+    /// Pops the value on top into `package.loaded[name]`, so that
+    /// `require(name)` gives it without looking for a file. Without the
+    /// package library (there is no `require`) the value is only popped.
+    func setLoadedModule(_ name: String) {
+        ensureSpace(3)
+        push(LUA_LOADED_TABLE)
+        guard lua_rawget(L, LUA_REGISTRYINDEX) == LUA_TTABLE else {
+            lua_settop(L, -3)  // the non-table, the value
+            return
+        }
+        lua_insert(L, -2)  // loaded, value
+        push(name)
+        lua_insert(L, -2)  // loaded, name, value
+        lua_rawset(L, -3)
+        lua_settop(L, -2)  // loaded
+    }
 }

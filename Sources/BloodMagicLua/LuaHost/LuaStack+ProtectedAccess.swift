@@ -71,3 +71,22 @@ extension LuaStack {
         lua_settop(L, -2)
     }
 }
+
+extension LuaStack {
+    /// `table[name]`, to push (read raw) where a value is expected: a
+    /// function of a table to ``call(_:results:)``.
+    func field(_ name: String, of table: LuaReference) -> LuaTableField {
+        LuaTableField(table: table, name: name)
+    }
+}
+
+/// The field `name` of a table, read raw when pushed (``LuaStack/pushRawField(_:of:)``;
+/// see ``LuaStack/field(_:of:)``).
+struct LuaTableField: LuaPushable {
+    let table: LuaReference
+    let name: String
+
+    func push(onto stack: LuaStack) {
+        stack.pushRawField(name, of: table)
+    }
+}

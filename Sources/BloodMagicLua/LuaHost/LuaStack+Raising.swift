@@ -7,8 +7,18 @@ import CLuaHost
 
 extension LuaStack {
     /// Turns a Swift error into the value a callback raises, and the sentinel
-    /// to return to the trampoline. A ``LuaError`` from Lua keeps its message
-    /// as it is; any other error gets the caller's `file:line:` in front.
+    /// to return to the trampoline.
+    ///
+    /// - A ``LuaError`` without a ``LuaError/cause`` is raised as its
+    ///   message, a string: as it is when it came from Lua; with the
+    ///   caller's `file:line:` in front when Swift made it for the script
+    ///   (kinds `.conversion`, `.usage`, `.stackOverflow`).
+    /// - Any other error (the app's own, a `SpellError`), and a `LuaError`
+    ///   that carries a cause, is raised as an error object that carries
+    ///   the Swift error through Lua: a script reads it as its message (the
+    ///   error's description after the caller's `file:line:`), and the
+    ///   ``LuaError`` a protected call then throws has the Swift error as
+    ///   its ``LuaError/cause``.
     ///
     /// The callback's own stack frame is dropped first (raising discards it
     /// anyway), so the message always has room, even when the callback
@@ -16,13 +26,26 @@ extension LuaStack {
     public func raise(_ error: any Error) -> Int32 {
         lua_settop(L, 0)
         ensureSpace(1)
-        if let luaError = error as? LuaError, luaError.kind != .conversion, luaError.kind != .usage,
-            luaError.kind != .stackOverflow
-        {
-            push(luaError.message)
-            return BM_RAISE
+        guard let luaError = error as? LuaError else {
+            return raiseCarrying(error, message: String(describing: error), positioned: true)
         }
-        push(String(describing: error))
-        return BM_RAISE_WHERE
+        let madeBySwift = luaError.kind == .conversion || luaError.kind == .usage || luaError.kind == .stackOverflow
+        if let cause = luaError.cause {
+            return raiseCarrying(cause, message: luaError.message, positioned: madeBySwift)
+        }
+        push(luaError.message)
+        return madeBySwift ? BM_RAISE_WHERE : BM_RAISE
+    }
+}
+
+extension LuaStack {
+    /// What a raise puts in front of an error that Swift made for the
+    /// script: the caller's `file:line: `, or nothing when no script frame
+    /// is running. For a message that must carry the position but is raised
+    /// as it is (a limit's error).
+    func callerPrefix() -> String {
+        var ar = lua_Debug()
+        guard bm_script_frame(pointer, 1, 40, &ar) != 0 else { return "" }
+        return callerLocation() + ": "
     }
 }

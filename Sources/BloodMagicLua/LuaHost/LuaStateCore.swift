@@ -29,6 +29,8 @@ final class LuaStateCore {
     /// wrote (``LuaEncoder``), so that its next table is made that size.
     /// One entry per Swift type the app encodes: scripts cannot add types.
     var encodedFieldCounts: [ObjectIdentifier: Int32] = [:]
+    /// Swift errors that Lua code holds as error objects (see ``LuaError/cause``).
+    var errorCauses = LuaErrorCauses()
     /// Swift objects retained for Lua while the state closes (see
     /// ``LuaStack/retainForLua(_:)``), released once `lua_close` returns.
     private var retainedWhileClosing: [Unmanaged<AnyObject>] = []
@@ -48,6 +50,7 @@ final class LuaStateCore {
         limits.pointee.current = L
         limits.pointee.host = Unmanaged.passUnretained(self).toOpaque()
         limits.pointee.drain_releases = drainReleasedReferences
+        limits.pointee.release_error_causes = releaseErrorCausesAtRunEnd
         releaseQueue.attach(limits)
     }
 
@@ -90,6 +93,7 @@ final class LuaStateCore {
         bm_close_state(L)
         for object in retainedWhileClosing { object.release() }
         retainedWhileClosing = []
+        errorCauses = LuaErrorCauses()
         limits.deinitialize(count: 1)
         limits.deallocate()
     }

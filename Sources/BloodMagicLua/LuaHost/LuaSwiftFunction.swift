@@ -87,6 +87,24 @@ extension LuaStack {
         lua_setmetatable(L, -2)
     }
 
+    /// The object a box pushed by ``pushBox(_:trailingBytes:)`` retains,
+    /// when the value at `index` is such a box of this state (its shared
+    /// metatable, a live pointer at offset 0), borrowed for as long as the
+    /// value stays on the stack; nil for any other value.
+    func boxedObject(at index: Int32) -> AnyObject? {
+        guard lua_type(L, index) == LUA_TUSERDATA, lua_rawlen(L, index) >= MemoryLayout<UnsafeMutableRawPointer>.size,
+              core.functionBoxMetatable != BM_LUA_NOREF else { return nil }
+        let index = absolute(index)
+        ensureSpace(2)
+        guard lua_getmetatable(L, index) != 0 else { return nil }
+        lua_rawgeti(L, LUA_REGISTRYINDEX, lua_Integer(core.functionBoxMetatable))
+        let isBox = lua_rawequal(L, -1, -2) != 0
+        lua_settop(L, -3)
+        guard isBox, let slot = lua_touserdata(L, index),
+              let pointer = slot.load(as: UnsafeMutableRawPointer?.self) else { return nil }
+        return Unmanaged<AnyObject>.fromOpaque(pointer).takeUnretainedValue()
+    }
+
     /// Retains `object` for a userdata whose `__gc` releases it. While the
     /// state closes (a finalizer run by `lua_close` called Swift), Lua runs
     /// no `__gc` of a new object: the core keeps the object then and

@@ -253,6 +253,13 @@ extension LuaStack {
     /// Raw writes: no metamethods run.
     func pushSequence<Elements: Collection>(_ elements: Elements, _ pushElement: (Elements.Element) -> Void) {
         ensureSpace(2)  // the table, then each element above it
+        pushSequence(reserved: elements, pushElement)
+    }
+
+    /// ``pushSequence(_:_:)`` where room for the table and one element was
+    /// made already (the encoder's spare slots).
+    @inline(__always)
+    func pushSequence<Elements: Collection>(reserved elements: Elements, _ pushElement: (Elements.Element) -> Void) {
         lua_createtable(L, Int32(clamping: elements.count), 0)
         var position: lua_Integer = 0
         for element in elements {

@@ -21,4 +21,12 @@ public enum ScriptPath {
         if directory.hasSuffix("/") { return directory + name }
         return directory + "/" + name
     }
+
+    /// Whether a directory entry named `name` is a script the host loads or
+    /// watches: `*.lua`, not hidden. A name beginning with `.` never is:
+    /// editors' lock links (`.#x.lua`) and swap files, `rsync`'s and
+    /// Kubernetes' hidden staging entries — as a shell's `*.lua` skips them.
+    public static func isScriptName(_ name: String) -> Bool {
+        name.hasSuffix(".lua") && !name.hasPrefix(".")
+    }
 }

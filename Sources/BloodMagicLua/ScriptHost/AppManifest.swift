@@ -66,107 +66,20 @@ public struct AppManifest: Codable, Sendable, Equatable {
 
     /// A Swift class exposed to Lua with ``LuaExposedType``: a global table
     /// `name` with `new` (when it has a constructor) and its methods;
-    /// objects with its properties and methods.
-    public struct ExposedType: Codable, Sendable, Equatable {
-        /// The name Lua sees (the global, `__name`, messages).
-        public var name: String
-        /// The Swift class's name.
-        public var swiftType: String
-        /// The protocols it conforms to for registry matching (``LuaExposedType/conforms(to:)``).
-        public var protocols: [String]
-        /// `name.new(...)`, when Lua may create objects.
-        public var constructor: Constructor?
-        /// Its properties, by name.
-        public var properties: [Property]
-        /// Its methods (`obj:method(...)`), by name.
-        public var methods: [Method]
-
-        /// Describes an exposed type.
-        public init(
-            name: String, swiftType: String, protocols: [String] = [], constructor: Constructor? = nil,
-            properties: [Property] = [], methods: [Method] = []
-        ) {
-            self.name = name
-            self.swiftType = swiftType
-            self.protocols = protocols
-            self.constructor = constructor
-            self.properties = properties
-            self.methods = methods
-        }
-    }
-
-    /// How `Type.new(...)` takes its arguments.
-    public struct Constructor: Codable, Sendable, Equatable {
-        /// The declared arguments, positional or (in one table) by name;
-        /// nil when the constructor accepts any arguments.
-        public var arguments: [Argument]?
-        /// The `Decodable` type its single table argument decodes into,
-        /// when it is declared with ``LuaExposedType/constructor(decoding:_:)``.
-        public var decodes: String?
-        /// Whether one table of named arguments may stand for the
-        /// positional ones (`Name.new { baseURL = "…" }`); written only when true.
-        public var acceptsNamedTable: Bool?
-
-        /// Describes a constructor.
-        public init(arguments: [Argument]?, decodes: String? = nil, acceptsNamedTable: Bool? = nil) {
-            self.arguments = arguments
-            self.decodes = decodes
-            self.acceptsNamedTable = acceptsNamedTable
-        }
-    }
-
+    /// objects with its properties and methods. The manifest's name for
+    /// ``LuaTypeDescription``, the one model of an exposed type: a
+    /// manifest's spell their members' types as Swift does (their
+    /// ``LuaTypeDescription/typeSyntax`` is `.swift`).
+    public typealias ExposedType = LuaTypeDescription
+    /// How `Type.new(...)` takes its arguments: a ``LuaFunctionDescription``
+    /// named `new`.
+    public typealias Constructor = LuaFunctionDescription
     /// A declared argument of a constructor or method.
-    public struct Argument: Codable, Sendable, Equatable {
-        /// Its name (the key in a table of named arguments).
-        public var name: String
-        /// Whether a call may leave it out (declared with a trailing `?`).
-        public var optional: Bool
-        /// The Swift type it is read as (a method with typed parameters),
-        /// spelled as for a property; nil when the body reads it itself.
-        public var type: String?
-
-        /// Describes an argument.
-        public init(name: String, optional: Bool = false, type: String? = nil) {
-            self.name = name
-            self.optional = optional
-            self.type = type
-        }
-    }
-
+    public typealias Argument = LuaParameterDescription
     /// A property of an exposed type.
-    public struct Property: Codable, Sendable, Equatable {
-        /// The name Lua uses.
-        public var name: String
-        /// The Swift type it reads as (`String`, `Int`, `Optional<Date>`).
-        public var type: String?
-        /// Whether Lua may assign it.
-        public var writable: Bool
-
-        /// Describes a property.
-        public init(name: String, type: String?, writable: Bool) {
-            self.name = name
-            self.type = type
-            self.writable = writable
-        }
-    }
-
+    public typealias Property = LuaPropertyDescription
     /// A method of an exposed type.
-    public struct Method: Codable, Sendable, Equatable {
-        /// The name Lua uses.
-        public var name: String
-        /// The declared arguments after `self`; nil when any are accepted.
-        public var arguments: [Argument]?
-        /// The Swift type it returns (`Void` for none), nil when unknown
-        /// (a method that pushes its own results).
-        public var returns: String?
-
-        /// Describes a method.
-        public init(name: String, arguments: [Argument]?, returns: String?) {
-            self.name = name
-            self.arguments = arguments
-            self.returns = returns
-        }
-    }
+    public typealias Method = LuaFunctionDescription
 
     // MARK: - Containers
 

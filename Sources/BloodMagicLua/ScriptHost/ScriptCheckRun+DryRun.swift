@@ -1,4 +1,3 @@
-import CLua
 import Foundation
 
 /// The dry run: a fresh instance of each Lua class with each of its
@@ -192,7 +191,7 @@ extension ScriptCheckRun {
             do {
                 outcome = try host.state.withStack { (lua) throws -> (String, String?) in
                     let top = lua.top
-                    defer { lua_settop(lua.L, top) }
+                    defer { lua.setTop(top) }
                     lua.push(function)
                     var count: Int32 = 0
                     switch sender {
@@ -209,12 +208,8 @@ extension ScriptCheckRun {
                     }
                     try lua.call(arguments: count, results: 1)
                     guard let support else { return ("nil", nil) }
-                    lua.push(support)
-                    lua.push("result")
-                    lua_rawget(lua.L, -2)
-                    lua_rotate(lua.L, -2, -1)   // result fn, support
-                    lua.pop()
-                    lua_rotate(lua.L, -2, 1)    // result fn, value
+                    lua.pushRawField("result", of: support)
+                    lua.insertTop(at: -2)    // result fn, value
                     try lua.call(arguments: 1, results: 2)
                     return (lua.rawString(at: -2) ?? "nil", lua.rawString(at: -1))
                 }
@@ -235,11 +230,7 @@ extension ScriptCheckRun {
 
     /// Pushes `table[name](argument)`'s result (a top-level-safe nested call).
     private func pushResult(of table: LuaReference, _ name: String, argument: String, _ lua: LuaStack) throws {
-        lua.push(table)
-        lua.push(name)
-        lua_rawget(lua.L, -2)
-        lua_rotate(lua.L, -2, -1)
-        lua.pop()
+        lua.pushRawField(name, of: table)
         lua.push(argument)
         try lua.call(arguments: 1, results: 1)
     }

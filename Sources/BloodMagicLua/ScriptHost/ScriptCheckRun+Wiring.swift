@@ -41,7 +41,7 @@ extension ScriptCheckRun {
     /// call: each call has the instruction budget of one step, so the
     /// report of 40,000 classes is not one step over it.
     func spellReport() throws -> [SpellRow] {
-        guard let prelude = module.preludeTable else { throw BMError("the bm module is not installed") }
+        guard let prelude = module.preludeTable else { throw LuaError(.usage, "the bm module is not installed") }
         let names = host.luaClasses.keys.sorted()
         var rows: [SpellRow] = []
         for start in stride(from: 0, to: names.count, by: Self.classesPerReportCall) {

@@ -1,4 +1,3 @@
-import CLua
 import Foundation
 
 /// One run of ``ScriptChecker``: the inspection host, what the run found,
@@ -186,7 +185,7 @@ final class ScriptCheckRun {
 
     /// Loads `[bm check]` (`bm_check.lua`, embedded at build time) into the host.
     private func installSupport() throws {
-        guard let prelude = module.preludeTable else { throw BMError("the bm module is not installed") }
+        guard let prelude = module.preludeTable else { throw LuaError(.usage, "the bm module is not installed") }
         support = try host.state.withStack { (lua) throws -> LuaReference in
             try lua.load(script: PackageResources.bm_check_lua, name: "=[bm check]")
             lua.push(prelude)
@@ -216,7 +215,7 @@ final class ScriptCheckRun {
                     type: key, container: container, scope: registration.kind == "singleton" ? .singleton : .instance,
                     source: source
                 ) { _ in
-                    throw BMError("\(key.name) at \(source) \(ScriptCheckRun.swiftPlaceholderMarker)")
+                    throw LuaError(.usage, "\(key.name) at \(source) \(ScriptCheckRun.swiftPlaceholderMarker)")
                 }
             case "partial":
                 if let key = registration.typeKey { swiftTemplateTypes.insert(key.name) } else { swiftTemplatesForEveryType = true }
@@ -234,7 +233,7 @@ final class ScriptCheckRun {
                 let source = registration.source
                 registry.addResolver(source: source, serving: serves) { request in
                     guard serves == nil || serves == request.type else { return .skip }
-                    throw BMError("\(request.container.name).\(request.property) may be served by the resolver at \(source) \(ScriptCheckRun.swiftPlaceholderMarker)")
+                    throw LuaError(.usage, "\(request.container.name).\(request.property) may be served by the resolver at \(source) \(ScriptCheckRun.swiftPlaceholderMarker)")
                 }
             default:
                 continue
@@ -333,12 +332,8 @@ final class ScriptCheckRun {
         collectBetweenSteps()
         return try host.state.withStack { (lua) throws -> T in
             let top = lua.top
-            defer { lua_settop(lua.L, top) }
-            lua.push(table)
-            lua.push(name)
-            lua_rawget(lua.L, -2)
-            lua_rotate(lua.L, -2, 1)
-            lua.pop()
+            defer { lua.setTop(top) }
+            lua.pushRawField(name, of: table)
             let count = try push(lua)
             try lua.call(arguments: count, results: results)
             return try read(lua)
@@ -351,7 +346,7 @@ final class ScriptCheckRun {
     }
 
     func callPrelude<T: Decodable>(_ function: String, as type: T.Type) throws -> T {
-        guard let prelude = module.preludeTable else { throw BMError("the bm module is not installed") }
+        guard let prelude = module.preludeTable else { throw LuaError(.usage, "the bm module is not installed") }
         return try call(prelude, function, results: 1) { lua in try lua.decode(T.self, at: -1) }
     }
 }

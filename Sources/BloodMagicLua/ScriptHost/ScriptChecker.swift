@@ -67,7 +67,7 @@ public struct ScriptChecker: Sendable {
     /// changes nothing outside it, within `limits`. The scripts' `print`
     /// writes to standard error, so that a tool's own output (JSON) stays
     /// valid.
-    public static func inspectionHost(scriptsDirectory: String?, limits: LuaLimits = inspectionLimits) throws -> ScriptHost {
+    public static func inspectionHost(scriptsDirectory: String?, limits: LuaLimits = inspectionLimits) throws(LuaError) -> ScriptHost {
         let host = try ScriptHost(options: .init(
             scriptsDirectory: scriptsDirectory, limits: limits, registry: Registry(), preferences: InMemoryPreferenceStore()))
         host.state.withStack { lua in

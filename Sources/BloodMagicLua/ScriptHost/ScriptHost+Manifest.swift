@@ -1,4 +1,3 @@
-import CLua
 import Foundation
 
 /// What an app declared to its host for the manifest.
@@ -7,6 +6,9 @@ struct ManifestRecords {
     var containers: [String: AppManifest.Container] = [:]
     /// The shapes of the globals set with `setGlobal`, by name.
     var globals: [String: AppManifest.ValueShape] = [:]
+    /// How a validation gets an instance of each declared container, by
+    /// registry name (see ScriptHost+Validation).
+    var declared: [String: DeclaredContainer] = [:]
 }
 
 extension ScriptHost {
@@ -18,29 +20,49 @@ extension ScriptHost {
     /// host.declare(HeadlinesController.self, DigestController.self, Settings.self)
     /// ```
     ///
-    /// Each type is made once with `init()` and its spelled properties are
-    /// read by reflection (`Mirror`), superclasses' included: every
-    /// BloodMagic spell describes itself (``SpellDescribing``). Nothing is
-    /// resolved and the instance is dropped, so `init()` should have no side
-    /// effects. For a class without `init()`, use ``declare(instance:fileID:line:)``.
+    /// The types are classes the host can make with `init()`: a class
+    /// with an `init()` that takes no arguments, declared
+    /// ``DefaultConstructible`` (an empty extension says so:
+    /// `extension HeadlinesController: DefaultConstructible {}`). For any
+    /// other class, use ``declare(instance:fileID:line:)``.
+    ///
+    /// Each type is made with `init()` and its spelled properties are read
+    /// by reflection (`Mirror`), superclasses' included: every BloodMagic
+    /// spell describes itself (``SpellDescribing``). Declaring resolves
+    /// nothing, so `init()` should have no side effects. The host keeps the
+    /// instance: ``reload()-6v5ua`` and ``validate()`` resolve its properties
+    /// through the wiring (storing nothing in it; see <doc:LiveReload>).
     public func declare(_ types: any (AnyObject & DefaultConstructible).Type..., fileID: String = #fileID, line: Int = #line) {
         for type in types {
-            declare(instance: type.init(), fileID: fileID, line: line)
+            record(declaring: type.init(), source: spellSource(fileID, line))
         }
     }
 
     /// Declares the class of `instance` as a container (see
     /// ``declare(_:fileID:line:)``), reading its spelled properties from
     /// this instance: `host.declare(instance: ProfileScreen(user: .preview))`.
+    /// The host keeps the instance: ``reload()-6v5ua`` and ``validate()`` resolve
+    /// its properties through the wiring (storing nothing in it) and hand it
+    /// to the initializers they run as their sender.
     public func declare(instance: AnyObject, fileID: String = #fileID, line: Int = #line) {
-        let type: AnyClass = Swift.type(of: instance)
+        record(declaring: instance, source: spellSource(fileID, line))
+    }
+
+    /// Records the container `sample` is an instance of, for the manifest
+    /// and for validations (which resolve its properties on `sample`).
+    private func record(declaring sample: AnyObject, source: String) {
+        let type: AnyClass = Swift.type(of: sample)
         let container = AppManifest.Container(
             name: SpellTypeKey(type).name,
-            superclasses: SpellReflection.superclasses(of: instance),
-            source: spellSource(fileID, line),
-            properties: SpellReflection.properties(of: instance).map(AppManifest.ContainerProperty.init)
+            superclasses: SpellReflection.superclasses(of: sample),
+            source: source,
+            properties: SpellReflection.properties(of: sample).map(AppManifest.ContainerProperty.init)
                 .sorted { $0.name < $1.name })
-        manifestRecords.withLock { $0.containers[container.name] = container }
+        let declared = DeclaredContainer(name: container.name, source: source, instance: DeclaredInstance(sample))
+        manifestRecords.withLock { records in
+            records.containers[container.name] = container
+            records.declared[container.name] = declared
+        }
     }
 
     /// The app as its scripts see it: the types it exposed, the containers
@@ -65,73 +87,75 @@ extension ScriptHost {
 extension LuaStack {
     /// The types the app exposed in this state, as a manifest describes
     /// them (an exposed class is named by its Lua name at any depth).
-    var manifestExposedTypes: [AppManifest.ExposedType] {
+    var manifestExposedTypes: [LuaTypeDescription] {
         let className: (AnyClass) -> String? = { type in
             self.exposedType(for: type).flatMap { $0.isGlobal ? $0.name : nil }
         }
-        return appExposedTypes.map { AppManifest.ExposedType($0, className: className) }
+        return appExposedTypes.map { LuaTypeDescription($0, className: className) }
     }
 }
 
-extension AppManifest.ExposedType {
-    /// Describes a type exposed in a state; `className` gives the Lua name
-    /// of an exposed class (for property and result types).
+extension LuaTypeDescription {
+    /// Describes a type exposed in a state, in Swift syntax; `className`
+    /// gives the Lua name of an exposed class (for property and result types).
     init(_ info: LuaExposedTypeInfo, className: (AnyClass) -> String?) {
         let members = info.members.values.sorted { $0.name < $1.name }
-        func type(_ result: LuaMemberResult) -> String? {
-            switch result {
-            case .nothing: "Void"
-            case .value(let type): SwiftTypeSpelling.spelling(of: type, className: className)
-            case .unknown: nil
-            }
-        }
+        func spelling(_ type: Any.Type) -> String { SwiftTypeSpelling.spelling(of: type, className: className) }
         self.init(
             name: info.name,
             swiftType: String(describing: info.swiftType),
             protocols: info.protocols,
             constructor: info.constructor.map { constructor in
-                AppManifest.Constructor(
-                    arguments: constructor.decodes == nil
+                LuaFunctionDescription(
+                    name: "new",
+                    parameters: constructor.decodes == nil
                         ? constructor.names.map { names in
                             let required = LuaSignature(function: "", declared: names).minimum
                             return names.enumerated().map { index, declared in
-                                AppManifest.Argument(
+                                LuaParameterDescription(
                                     name: declared.hasSuffix("?") ? String(declared.dropLast()) : declared,
                                     optional: index >= required)
                             }
                         }
                         : nil,
-                    decodes: constructor.decodes,
-                    acceptsNamedTable: constructor.acceptsNamedTable && constructor.decodes == nil ? true : nil)
+                    acceptsNamedTable: constructor.acceptsNamedTable && constructor.decodes == nil,
+                    decodes: constructor.decodes)
             },
             properties: members.filter(\.isProperty).map {
-                AppManifest.Property(name: $0.name, type: type($0.result), writable: $0.write != nil)
+                LuaPropertyDescription(name: $0.name, type: Self.type($0.result, spelling) ?? Self.unknownType, writable: $0.write != nil)
             },
             methods: members.filter { !$0.isProperty }.map { member in
-                AppManifest.Method(
-                    name: member.name,
-                    arguments: Self.arguments(of: member, spelling: { SwiftTypeSpelling.spelling(of: $0, className: className) }),
-                    returns: type(member.result))
-            })
+                LuaFunctionDescription(
+                    name: member.name, parameters: Self.parameters(of: member, spelling: spelling),
+                    returns: Self.type(member.result, spelling))
+            },
+            typeSyntax: .swift)
     }
-}
 
-extension AppManifest.ExposedType {
-    /// A method's arguments: its declared names, and for typed parameters
+    /// The type of a member's result: nil for none, `any` when not known.
+    private static func type(_ result: LuaMemberResult, _ spelling: (Any.Type) -> String) -> String? {
+        switch result {
+        case .nothing: nil
+        case .value(let type): spelling(type)
+        case .unknown: unknownType
+        }
+    }
+
+    /// A method's parameters: its declared names, and for typed parameters
     /// their Swift types (named `arg1`, `arg2`, … when the method declared
     /// no names); nil when it takes any.
-    static func arguments(of member: LuaExposedMember, spelling: (Any.Type) -> String) -> [AppManifest.Argument]? {
+    static func parameters(of member: LuaExposedMember, spelling: (Any.Type) -> String) -> [LuaParameterDescription]? {
         let signature = member.signature
         guard let types = member.argumentTypes else {
             return signature.names.map { names in
-                names.enumerated().map { AppManifest.Argument(name: $0.element, optional: $0.offset >= signature.minimum) }
+                names.enumerated().map { LuaParameterDescription(name: $0.element, optional: $0.offset >= signature.minimum) }
             }
         }
         return types.enumerated().map { offset, type in
-            AppManifest.Argument(
+            LuaParameterDescription(
                 name: signature.name(of: offset + 1) ?? "arg\(offset + 1)",
-                optional: offset >= signature.minimum,
-                type: spelling(type))
+                type: spelling(type),
+                optional: offset >= signature.minimum)
         }
     }
 }
@@ -154,41 +178,37 @@ extension AppManifest.Registration {
 }
 
 extension LuaStack {
-    /// The shape of the value at `index` (tables read raw, to depth 4).
+    /// The shape of the value at `index` (tables read raw, to depth 4: at
+    /// most 64 fields and 8 items a level are kept, but every entry is
+    /// visited, once).
     func valueShape(at index: Int32, depth: Int = 0) -> AppManifest.ValueShape {
         let index = absolute(index)
-        switch lua_type(L, index) {
-        case LUA_TNIL: return .init(kind: "nil")
-        case LUA_TBOOLEAN: return .init(kind: "boolean")
-        case LUA_TNUMBER: return .init(kind: lua_isinteger(L, index) != 0 ? "integer" : "number")
-        case LUA_TSTRING: return .init(kind: "string")
-        case LUA_TFUNCTION: return .init(kind: "function")
-        case LUA_TTHREAD: return .init(kind: "thread")
-        case LUA_TUSERDATA, LUA_TLIGHTUSERDATA:
+        switch valueType(at: index) {
+        case .nil, .none: return .init(kind: "nil")
+        case .boolean: return .init(kind: "boolean")
+        case .number: return .init(kind: isInteger(at: index) ? "integer" : "number")
+        case .string: return .init(kind: "string")
+        case .function: return .init(kind: "function")
+        case .thread: return .init(kind: "thread")
+        case .userdata, .lightUserdata:
             return .init(kind: "userdata", type: exposedType(ofObjectAt: index)?.name)
-        case LUA_TTABLE:
+        case .table:
             guard depth < 4 else { return .init(kind: "table") }
             ensureSpace(3)
             var fields: [String: AppManifest.ValueShape] = [:]
             var items: [AppManifest.ValueShape] = []
-            lua_pushnil(L)
-            while lua_next(L, index) != 0 {
-                if lua_type(L, -2) == LUA_TSTRING, let key = rawString(at: -2), fields.count < 64 {
+            forEachEntry(ofTableAt: index) { () -> Bool in
+                if valueType(at: -2) == .string, let key = rawString(at: -2), fields.count < 64 {
                     fields[key] = valueShape(at: -1, depth: depth + 1)
                 }
-                lua_settop(L, -2)
+                return true
             }
             for position in 1...8 {
-                guard lua_rawgeti(L, index, lua_Integer(position)) != LUA_TNIL else {
-                    lua_settop(L, -2)
-                    break
-                }
+                defer { pop() }
+                guard pushItem(position, ofTableAt: index) != .nil else { break }
                 items.append(valueShape(at: -1, depth: depth + 1))
-                lua_settop(L, -2)
             }
             return .init(kind: "table", fields: fields.isEmpty ? nil : fields, items: items.isEmpty ? nil : items)
-        default:
-            return .init(kind: "nil")
         }
     }
 }

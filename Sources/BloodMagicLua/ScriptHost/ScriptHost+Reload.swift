@@ -85,6 +85,7 @@ extension ScriptHost {
             registry.discardStage(stage)
             return failure([error as? LuaError ?? LuaError(.runtime, "cannot make a Lua state: \(error)")], changed: noticed)
         }
+        fresh.generation = old.generation + 1
         fresh.loadsDirectory = old.loadsDirectory
         fresh.explicitFiles = old.explicitFiles
         fresh.loadedFiles = PathList(files)
@@ -113,11 +114,19 @@ extension ScriptHost {
         }
         let report = ScriptReloadReport(
             changedFiles: changed, added: changes.added, removed: changes.removed, replaced: changes.replaced,
-            unchangedCount: changes.unchangedCount)
+            unchangedCount: changes.unchangedCount, generation: fresh.generation)
         let kept = keptSingletons(changes.unchangedSingletons, into: next.state)
+        let isReplaced = { (handle: SpellHandle) in oldScripts[handle.id] != nil || oldHost.contains(handle) }
+        // Before it commits: what the app declared, resolved through the new
+        // wiring (on this thread only); anything that fails refuses it.
+        registry.presetSingletons(in: stage, kept)
+        let refusals = registry.previewingCommit(of: stage, replacingWhere: isReplaced) { validationFailures(of: next) }
+        if let refusals, !refusals.isEmpty {
+            registry.discardStage(stage)
+            return failure(refusals, changed: changed)
+        }
         let released = wiring.withLock { wiring -> ReleasedRegistrations? in
-            guard let released = registry.commitStage(
-                stage, replacingWhere: { oldScripts[$0.id] != nil || oldHost.contains($0) }, presetSingletons: kept) else {
+            guard let released = registry.commitStage(stage, replacingWhere: isReplaced, presetSingletons: kept) else {
                 return nil
             }
             wiring = fresh
@@ -185,6 +194,7 @@ extension ScriptHost {
             logger.error("\(message)")
         }
         for observer in observers { observer(outcome) }
+        publishReloadEvent(outcome)
     }
 
     /// Replaces where a failed reload is logged (tests capture it).

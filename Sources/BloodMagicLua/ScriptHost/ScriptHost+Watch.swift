@@ -1,12 +1,18 @@
+import Logging
+
 extension ScriptHost {
     /// Watches the scripts and reloads them (``reload()``) when they change.
     ///
-    /// Watched: every `*.lua` directly in the scripts directory (created,
-    /// changed, removed, or renamed over — an editor's atomic save), every
-    /// module loaded with `require` (including ones first required later,
-    /// by an initializer), the `partials/` templates, and the files given to
-    /// ``load(files:)``. A burst of writes is one reload. The outcome goes to
-    /// ``onReload(_:)`` and `bm.on_reload` callbacks, on the watcher's thread.
+    /// Watched: every `*.lua` in the scripts directory and its
+    /// subdirectories (created, changed, removed, or renamed over — an
+    /// editor's atomic save), so every module `require` loads or could load
+    /// and the `partials/` templates, and the files given to
+    /// ``load(files:)``. Links are resolved again on every look: a
+    /// Kubernetes volume's `..data` swapped, a release link re-pointed, a
+    /// directory replaced are changes too; hidden names (editors' lock and
+    /// swap files) never are. A burst of writes is one reload, in force
+    /// within a second. The outcome goes to ``onReload(_:)``, `bm.on_reload`
+    /// callbacks and ``reloads``, on the watcher's thread.
     ///
     /// ```swift
     /// let host = try ScriptHost(options: .init(scriptsDirectory: "Scripts"))
@@ -17,9 +23,14 @@ extension ScriptHost {
     ///
     /// Watching again replaces the watcher. It stops with ``stopWatching()``,
     /// ``unload()``, or when the host goes away; it never keeps the host
-    /// alive. When the files changed between the load and this call, it
-    /// reloads at once.
-    public func watch(_ mode: ScriptWatchMode = .native) throws {
+    /// alive. The wiring the host loaded outlives it (it serves for as long
+    /// as it is registered), unwatched: so a host freed while it watches
+    /// logs a warning that watching stopped (swift-log, label `BloodMagic`).
+    /// Keep a reference to a host for as long as it should watch (a
+    /// server: for its lifetime). When the files changed between the load
+    /// and this call, it reloads at once. Fails with a ``LuaError`` of kind
+    /// `.io` when the system cannot watch.
+    public func watch(_ mode: ScriptWatchMode = .native) throws(LuaError) {
         stopWatching()
         let host = WeakHost(self)
         let directory = options.scriptsDirectory
@@ -34,6 +45,23 @@ extension ScriptHost {
             })
         liveReload.withLock { $0.watcher = watcher }
         if hasChangedSinceLoad() { reloadAfterChange([]) }
+    }
+
+    /// Stops watching for a host being freed; when it watched, logs that
+    /// watching stops while the wiring it loaded stays in force, unwatched.
+    func stopWatchingAsFreed() {
+        let (watcher, logger) = liveReload.withLock { records -> (FileChangeWatcher?, Logger) in
+            defer { records.watcher = nil }
+            return (records.watcher, records.logger)
+        }
+        guard let watcher else { return }
+        watcher.stop()
+        let (scripts, host) = wiring.withLock { $0.module.madeHandles }
+        let registrations = scripts.count + host.count
+        let directory = options.scriptsDirectory ?? "(no scripts directory)"
+        logger.warning(
+            "a ScriptHost watching \(directory) was freed: watching stops, and the \(registrations) registrations its scripts made stay in force, unwatched (keep a reference to the host for as long as it should watch; stopWatching() or unload() before letting it go says it is meant)",
+            metadata: ["scripts": .string(directory), "registrations": .stringConvertible(registrations)])
     }
 
     /// Stops watching (nothing happens when the host does not watch).

@@ -7,6 +7,8 @@ import Synchronization
 struct HostWiring: Sendable {
     let state: LuaState
     let module: BMModule
+    /// Which wiring this is (``ScriptHost/generation``).
+    var generation: UInt64 = 1
     /// The contents of the files loaded, as they were read.
     var sources = ScriptSources()
     /// Whether the scripts directory's startup scripts were loaded (a
@@ -82,17 +84,39 @@ struct HostWiring: Sendable {
         return names.compactMap { ModuleFiles.file(of: $0, in: directory) }
     }
 
-    /// What a watcher of this wiring watches: the scripts directory and
-    /// its `partials/` (any `*.lua`), the startup files given explicitly,
-    /// and the modules required so far.
+    /// What a watcher of this wiring watches: the scripts directory's tree
+    /// (any `*.lua`: its startup scripts, `partials/`, and every module
+    /// `require` could load, including ones that do not exist yet), the
+    /// startup files given explicitly, and the modules required so far.
     func watchTargets(scriptsDirectory: String?) -> WatchTargets {
-        var directories: [String] = []
-        if let scriptsDirectory {
-            directories = [scriptsDirectory, ScriptPath.join(scriptsDirectory, "partials")]
-        }
         let files = explicitFiles.paths + requiredModuleFiles(scriptsDirectory: scriptsDirectory)
-        return WatchTargets(luaDirectories: directories, files: files)
+        return WatchTargets(luaTrees: scriptsDirectory.map { [$0] } ?? [], files: files)
     }
+}
+
+extension ScriptHost {
+    /// The generation of the host's wiring: 1 for the wiring a new host
+    /// starts with, one more for each ``reload()-6v5ua`` that commits (a watched
+    /// change's included; a refused one changes nothing) and for each
+    /// ``unload()``. Loading more into the wiring in force
+    /// (``loadStartupScripts()``, ``load(files:)``, ``run(_:name:)``) adds
+    /// to it without replacing it, and leaves the generation alone.
+    ///
+    /// A cache derived from injected values can tell it is stale: remember
+    /// the generation it was built in, and build again when it moved.
+    ///
+    /// ```swift
+    /// if cachedGeneration != host.generation {
+    ///     cachedTitles = controller.titles()    // values resolved since the reload
+    ///     cachedGeneration = host.generation
+    /// }
+    /// ```
+    ///
+    /// Values already injected into objects stay what they were (see
+    /// <doc:LiveReload>); the generation says that the wiring behind new
+    /// resolutions changed. A ``ScriptReloadReport`` carries the generation
+    /// its reload put in force.
+    public var generation: UInt64 { wiring.withLock { $0.generation } }
 }
 
 /// Paths in the order first added, each once: appending is linear in what
@@ -137,7 +161,7 @@ struct ScriptSources: Sendable, Equatable {
         guard let directory else { return }
         let partials = ScriptPath.join(directory, "partials")
         let names = (try? FileManager.default.contentsOfDirectory(atPath: partials)) ?? []
-        for name in names.sorted().prefix(FileStampSnapshot.maxFilesPerDirectory) where name.hasSuffix(".lua") {
+        for name in names.sorted().prefix(FileStampSnapshot.maxFilesPerDirectory) where ScriptPath.isScriptName(name) {
             let file = ScriptPath.join(partials, name)
             if contents[file] == nil, let bytes = try? ScriptFile.read(file, shownAs: file) { contents[file] = bytes }
         }

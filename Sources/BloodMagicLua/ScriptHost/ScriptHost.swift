@@ -19,7 +19,7 @@ import Synchronization
 /// in the registry, and keeps the host's Lua state alive, after the last
 /// reference to the host goes away, so a host made in a setup function
 /// keeps serving the app. ``unload()`` removes it all; so do
-/// `registry.removeAll()`, `registry.reset()` and unregistering the
+/// `registry.removeAll()` and unregistering the
 /// handles. The state is freed once the registry no longer holds any of
 /// its registrations and no one holds the host.
 ///
@@ -53,6 +53,11 @@ public final class ScriptHost: Sendable {
         /// ``ScriptHost/watch(_:)``), from the end of
         /// ``ScriptHost/loadStartupScripts()`` on; nil (the default): no watching.
         public var watch: ScriptWatchMode?
+        /// Whether validating new wiring (``ScriptHost/reload()-6v5ua``,
+        /// ``ScriptHost/validate()``) also makes an instance of each Lua class
+        /// and reads its injected properties, as `bmlua check`'s dry run does
+        /// (`bmlua --watch` does; an app's host validates what it declared).
+        package var validatesLuaClasses = false
 
         /// Creates options; the registry defaults to the shared one and the
         /// preferences to the registry's default store (the platform's user
@@ -110,11 +115,15 @@ public final class ScriptHost: Sendable {
     let liveReload = Mutex(LiveReloadRecords())
     /// What the app declared for its manifest: containers and globals.
     let manifestRecords = Mutex(ManifestRecords())
+    /// The queue `reload() async` and signals reload on, the signals, and
+    /// the subscribers to ``reloads``.
+    let reloadChannel = ReloadChannel()
 
     /// Opens the state, installs `bm`, confines `require` to the scripts
     /// directory, and makes the options' preference store the registry's
     /// default, so Lua and Swift preference properties share one store.
-    public init(options: Options = Options()) throws {
+    /// Fails with the ``LuaError`` of a state that cannot be made.
+    public init(options: Options = Options()) throws(LuaError) {
         self.options = options
         self.registry = options.registry
         options.registry.defaultPreferenceStore = options.preferences
@@ -124,7 +133,7 @@ public final class ScriptHost: Sendable {
     /// A state with `bm` installed and `require` confined, its module, and
     /// the host's `partials/` provider registered (into the stage a reload
     /// runs in, if any).
-    static func makeWiring(_ options: Options) throws -> HostWiring {
+    static func makeWiring(_ options: Options) throws(LuaError) -> HostWiring {
         let state = try LuaState(libraries: options.libraries, limits: options.limits)
         let module = BMModule(
             state: state, registry: options.registry, scriptsDirectory: options.scriptsDirectory,
@@ -143,8 +152,8 @@ public final class ScriptHost: Sendable {
     }
 
     deinit {
-        // The watcher stops with the host.
-        stopWatching()
+        // The watcher stops with the host, and says so (ScriptHost+Watch).
+        stopWatchingAsFreed()
     }
 
     /// Removes everything the scripts registered (initializers, hooks,
@@ -156,14 +165,21 @@ public final class ScriptHost: Sendable {
     /// initializers, on another thread, gets an error saying it was
     /// unloaded, never a crash. The host stays usable: scripts run or
     /// loaded afterwards register again. Once the host is unloaded and
-    /// released, its Lua state is freed. Watching stops.
+    /// released, its Lua state is freed. Watching stops, and so does
+    /// reloading on signals; the ``generation`` moves on.
     public func unload() {
         stopWatching()
-        reloadGate.run { module.unload() }
+        stopReloadingOnSignals()
+        reloadGate.run {
+            module.unload()
+            wiring.withLock { $0.generation += 1 }
+        }
     }
 
     /// The startup scripts of the scripts directory: every `*.lua` file
-    /// directly in it, in lexical (byte) order of their names.
+    /// directly in it, in lexical (byte) order of their names. Names that
+    /// begin with `.` are left out, as a shell's `*.lua` leaves them out:
+    /// editors' lock files (`.#x.lua`) and other hidden files are not scripts.
     public func startupScripts() throws(ScriptLoadError) -> [String] {
         guard let directory = options.scriptsDirectory else { return [] }
         let names: [String]
@@ -178,7 +194,7 @@ public final class ScriptHost: Sendable {
             throw ScriptLoadError(failures: [LuaError(.io, "cannot read the scripts directory \(directory): \(PathProblem.directory(directory) ?? "cannot list it")")])
         }
         return names
-            .filter { $0.hasSuffix(".lua") }
+            .filter(ScriptPath.isScriptName)
             .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
             .map { ScriptPath.join(directory, $0) }
             .filter { path in
@@ -197,6 +213,14 @@ public final class ScriptHost: Sendable {
         // watcher), even when it cannot be read now.
         reloadGate.run { wiring.withLock { $0.loadsDirectory = true } }
         try load(files: startupScripts(), asDirectory: true)
+    }
+
+    /// Whether scripts were loaded into this host: ``loadStartupScripts()``
+    /// or ``load(files:)`` was called (whether or not a file failed), so a
+    /// reload knows what to load again; ``unload()`` does not reset it. For
+    /// the lifecycle product, which loads a host only when the app has not.
+    package var hasLoadedScripts: Bool {
+        wiring.withLock { $0.loadsDirectory || !$0.loadedFiles.isEmpty }
     }
 
     /// Loads the given files as startup scripts, in the order given.

@@ -23,17 +23,20 @@ public struct ScriptReloadReport: Sendable, CustomStringConvertible {
     /// counted, not listed: a reload of thousands of registrations lists
     /// only the few that changed.
     public var unchangedCount: Int
+    /// The host's ``ScriptHost/generation`` once the new wiring is in force.
+    public var generation: UInt64
 
     /// Creates a report.
     public init(
         changedFiles: [String], added: [SpellEntry], removed: [SpellEntry], replaced: [SpellEntry],
-        unchangedCount: Int
+        unchangedCount: Int, generation: UInt64 = 0
     ) {
         self.changedFiles = changedFiles
         self.added = added
         self.removed = removed
         self.replaced = replaced
         self.unchangedCount = unchangedCount
+        self.generation = generation
     }
 
     /// `reloaded (changed: a.lua, b.lua): 1 added, 0 removed, 2 replaced, 5 unchanged`.

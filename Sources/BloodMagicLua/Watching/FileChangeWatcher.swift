@@ -14,11 +14,18 @@ import Darwin
 /// that changed, a burst of writes (an editor's save is several events, a
 /// checkout many files) coalesced into one call.
 ///
-/// A burst ends after `quiet` without a relevant event, or `maxDelay` after
-/// it began. After each call, and every `refreshInterval` while nothing
-/// happens, the watcher asks `targets` again what to watch (a reload may
-/// have required new modules). `stop()` (or the watcher going away) ends the
-/// thread; a call in progress finishes first.
+/// The system's events (or a poll) only say when to look: once a burst
+/// ends (`quiet` without an event that matters, or `maxDelay` after it
+/// began), the watcher scans the targets (``WatchScan``: every link
+/// resolved again) and compares the files' stamps with those of the last
+/// scan it reported from; the paths that differ are the change. So a link
+/// re-pointed, a directory replaced, a module that appeared in a new
+/// subdirectory are changes like an edit, with every event source, and the
+/// scan says where to watch from then on. After each call, and every
+/// `refreshInterval` while nothing happens, the watcher asks `targets`
+/// again what to watch (a reload may have required new modules) and scans
+/// again. `stop()` (or the watcher going away) ends the thread; a call in
+/// progress finishes first.
 package final class FileChangeWatcher: Sendable {
     /// The paths that changed (absolute, standardized), sorted.
     package typealias Handler = @Sendable (_ changed: [String]) -> Void
@@ -53,7 +60,7 @@ package final class FileChangeWatcher: Sendable {
         refreshInterval: Duration = .seconds(1),
         targets: @escaping @Sendable () -> WatchTargets,
         onChange: @escaping Handler
-    ) throws {
+    ) throws(LuaError) {
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else {
             throw LuaError(.io, "cannot watch the scripts: no pipe (\(String(cString: strerror(errno))))")
@@ -138,52 +145,82 @@ package final class FileChangeWatcher: Sendable {
         defer { source.close() }
         let clock = ContinuousClock()
         var watched = targets()
-        source.update(watched)
+        var scan = WatchScan(watched)
+        _ = source.update(scan)
+        // What was last reported (or first seen): a change is a difference
+        // from it.
+        var baseline = scan
         armed.signal()
         var lastRefresh = clock.now
-        var pending: Set<String> = []
         var burstStart: ContinuousClock.Instant?
         var lastEvent = clock.now
+        // Something may have changed: look (scan and compare) once a burst
+        // of such moments is over.
+        func noteActivity() {
+            let now = clock.now
+            if burstStart == nil { burstStart = now }
+            lastEvent = now
+        }
+        // Scans what is watched now, and watches where the scan says.
+        func rescan() {
+            scan = WatchScan(watched)
+            // A directory replaced under a watch: a change in between may
+            // have been missed; look again after this one.
+            if source.update(scan) { noteActivity() }
+        }
         while !stopped.load(ordering: .acquiring) {
             var timeout = refreshInterval
             if let burstStart {
                 let now = clock.now
                 timeout = max(.zero, min(quiet - (now - lastEvent), maxDelay - (now - burstStart)))
             }
-            guard let changed = source.wait(timeout: timeout, stopDescriptor: stopPipe.read) else {
+            switch source.wait(timeout: timeout, stopDescriptor: stopPipe.read) {
+            case .stopRequested:
                 // The pipe: stop, or ask the targets again.
-                if stopped.load(ordering: .acquiring) { break }
+                if stopped.load(ordering: .acquiring) { return }
                 var drain = [UInt8](repeating: 0, count: 64)
                 while drain.withUnsafeMutableBytes({ read(stopPipe.read, $0.baseAddress, $0.count) }) > 0 {}
                 if refreshRequested.exchange(false, ordering: .acquiringAndReleasing) {
                     watched = targets()
-                    source.update(watched)
+                    rescan()
                     lastRefresh = clock.now
                     refreshed.signal()
+                    // Compare what changed while the targets were asked for.
+                    noteActivity()
                 }
                 continue
+            case .activity:
+                noteActivity()
+            case .quiet:
+                break
             }
             let now = clock.now
-            if !changed.isEmpty {
-                pending.formUnion(changed)
-                if burstStart == nil { burstStart = now }
-                lastEvent = now
-            }
             if let start = burstStart, now - lastEvent >= quiet || now - start >= maxDelay {
-                let batch = pending.sorted()
-                pending = []
                 burstStart = nil
-                if stopped.load(ordering: .acquiring) { break }
-                onChange(batch)
-                watched = targets()
-                source.update(watched)
+                rescan()
+                let changed = baseline.snapshot.changes(to: scan.snapshot, from: baseline.targets, to: scan.targets)
+                baseline = scan
+                lastRefresh = clock.now
+                guard !changed.isEmpty else { continue }
+                if stopped.load(ordering: .acquiring) { return }
+                onChange(changed)
+                let next = targets()
+                if next != watched {
+                    watched = next
+                    rescan()
+                }
+                // A change made while `onChange` ran is compared with the
+                // scan from before it, at the next quiet moment.
+                noteActivity()
                 lastRefresh = clock.now
             } else if burstStart == nil, now - lastRefresh >= refreshInterval {
-                let fresh = targets()
-                if fresh != watched {
-                    watched = fresh
-                    source.update(watched)
-                }
+                // Idle: ask the targets again, and look again. Events cover
+                // what is watched; this covers what could not be (a watch
+                // the system refused) within a refresh interval.
+                watched = targets()
+                let previous = scan
+                rescan()
+                if scan != previous || scan.snapshot != baseline.snapshot { noteActivity() }
                 lastRefresh = now
             }
         }

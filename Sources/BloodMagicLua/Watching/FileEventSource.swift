@@ -8,18 +8,32 @@ import Musl
 import Darwin
 #endif
 
-/// Where a ``FileChangeWatcher`` gets its changes from. Each source lives on
-/// its watcher's thread only: it is made, used and closed there.
+/// Where a ``FileChangeWatcher`` hears that something may have changed.
+/// A source only says "look again": the watcher then scans
+/// (``WatchScan``) and compares stamps to know what changed, so that every
+/// source reports the same changes. Each source lives on its watcher's
+/// thread only: it is made, used and closed there.
 protocol FileEventSource: AnyObject {
-    /// Watches what `targets` names from now on.
-    func update(_ targets: WatchTargets)
-    /// Waits at most `timeout` for changes, or until `stopDescriptor`
-    /// becomes readable. Returns the relevant paths that changed (empty when
-    /// the time ran out or only irrelevant things happened), or nil when
-    /// `stopDescriptor` is readable (stop, or a request to ask the targets again).
-    func wait(timeout: Duration, stopDescriptor: Int32) -> [String]?
+    /// Watches what `scan` found from now on. Returns whether a directory
+    /// already watched had been replaced by another (its watch made again):
+    /// a change in between may have been missed, so the watcher looks again.
+    func update(_ scan: WatchScan) -> Bool
+    /// Waits at most `timeout` for something that may be a change, or
+    /// until `stopDescriptor` becomes readable.
+    func wait(timeout: Duration, stopDescriptor: Int32) -> FileEventWake
     /// Releases what the source holds.
     func close()
+}
+
+/// Why a ``FileEventSource``'s wait ended.
+enum FileEventWake: Equatable {
+    /// The stop descriptor is readable (stop, or a request to ask the
+    /// targets again).
+    case stopRequested
+    /// The time ran out, or only things that do not matter happened.
+    case quiet
+    /// Something that matters may have changed.
+    case activity
 }
 
 /// `poll(2)` on `descriptors` for input, for at most `timeout`; the
@@ -32,13 +46,13 @@ func pollReadable(_ descriptors: [Int32], timeout: Duration) -> Set<Int32> {
     return Set(fds.filter { $0.revents != 0 }.map(\.fd))
 }
 
-/// Polling: stamps the targets every `interval` and reports what differs
-/// from the last stamps. The fallback where the system has no file events
-/// (or they could not be set up).
+/// Polling: scans the targets every `interval` and reports activity when
+/// the stamps differ from the last ones. The fallback where the system has
+/// no file events (or they could not be set up).
 final class PollingEventSource: FileEventSource {
     let interval: Duration
     private var targets = WatchTargets()
-    private var snapshot: FileStampSnapshot?
+    private var snapshot = FileStampSnapshot()
     private let clock = ContinuousClock()
     private var nextScan: ContinuousClock.Instant
 
@@ -47,21 +61,22 @@ final class PollingEventSource: FileEventSource {
         nextScan = clock.now
     }
 
-    func update(_ targets: WatchTargets) {
-        guard targets != self.targets || snapshot == nil else { return }
-        self.targets = targets
-        snapshot = FileStampSnapshot(targets)
+    func update(_ scan: WatchScan) -> Bool {
+        targets = scan.targets
+        snapshot = scan.snapshot
         nextScan = clock.now + interval
+        return false
     }
 
-    func wait(timeout: Duration, stopDescriptor: Int32) -> [String]? {
+    func wait(timeout: Duration, stopDescriptor: Int32) -> FileEventWake {
         let untilScan = max(.zero, nextScan - clock.now)
-        if !pollReadable([stopDescriptor], timeout: min(timeout, untilScan)).isEmpty { return nil }
-        guard clock.now >= nextScan else { return [] }
+        if !pollReadable([stopDescriptor], timeout: min(timeout, untilScan)).isEmpty { return .stopRequested }
+        guard clock.now >= nextScan else { return .quiet }
         nextScan = clock.now + interval
-        let fresh = FileStampSnapshot(targets)
-        defer { snapshot = fresh }
-        return (snapshot?.changes(to: fresh) ?? []).filter(targets.isRelevant)
+        let fresh = WatchScan(targets).snapshot
+        guard fresh != snapshot else { return .quiet }
+        snapshot = fresh
+        return .activity
     }
 
     func close() {}

@@ -8,72 +8,111 @@ import Musl
 import Darwin
 #endif
 
-/// What `stat` says of a file, enough to notice that it changed: another
-/// inode (a file renamed over it), another size, another modification time
-/// (to the nanosecond), or its appearance or disappearance.
+/// What `stat` says of a file (through any links), enough to notice that
+/// it changed: another file (device and inode: a file renamed over it, a
+/// link re-pointed at another), another size, another modification or
+/// status-change time (to the nanosecond: the status-change time moves with
+/// every write, even one that restores the modification time, as
+/// `cp -p` and `rsync -t` do), or its appearance or disappearance.
 struct FileStamp: Equatable {
+    var device: UInt64
     var inode: UInt64
+    var isDirectory: Bool
     var size: Int64
-    var seconds: Int
-    var nanoseconds: Int
+    /// Modification time, seconds and nanoseconds.
+    var modified: TimeStamp
+    /// Status-change time, seconds and nanoseconds.
+    var changed: TimeStamp
 
-    /// The stamp of the file at `path`, or nil when there is none.
+    struct TimeStamp: Equatable {
+        var seconds: Int
+        var nanoseconds: Int
+        static let zero = TimeStamp(seconds: 0, nanoseconds: 0)
+    }
+
+    /// The stamp of the file at `path` (links followed), or nil when there is none.
     init?(path: String) {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
-        inode = UInt64(info.st_ino)
+        self.init(info)
+    }
+
+    init(_ info: stat) {
+        device = UInt64(truncatingIfNeeded: info.st_dev)
+        inode = UInt64(truncatingIfNeeded: info.st_ino)
+        isDirectory = info.st_mode & S_IFMT == S_IFDIR
         size = Int64(info.st_size)
         #if canImport(Darwin)
-        seconds = Int(info.st_mtimespec.tv_sec)
-        nanoseconds = Int(info.st_mtimespec.tv_nsec)
+        modified = Self.nanoseconds(info.st_mtimespec)
+        changed = Self.nanoseconds(info.st_ctimespec)
         #else
-        seconds = Int(info.st_mtim.tv_sec)
-        nanoseconds = Int(info.st_mtim.tv_nsec)
+        modified = Self.nanoseconds(info.st_mtim)
+        changed = Self.nanoseconds(info.st_ctim)
         #endif
+    }
+
+    private static func nanoseconds(_ time: timespec) -> TimeStamp {
+        TimeStamp(seconds: Int(time.tv_sec), nanoseconds: Int(time.tv_nsec))
+    }
+
+    /// A directory's stamp: which directory it is, not its times and size,
+    /// which change with every file written in it.
+    var asDirectory: FileStamp {
+        var stamp = self
+        stamp.size = 0
+        stamp.modified = .zero
+        stamp.changed = .zero
+        return stamp
     }
 }
 
-/// The stamps of everything a set of targets names: the target files, and
-/// every `*.lua` file directly in each Lua directory. Comparing two
-/// snapshots gives the paths that changed. Used by the polling watcher and,
-/// after the system says "something changed here", by the Dispatch one.
+/// The stamps of everything a scan of some targets found, by the path the
+/// targets name it by (links not resolved: `Scripts/x.lua`, not where it
+/// leads). Comparing two snapshots gives the paths that changed.
 struct FileStampSnapshot: Equatable {
-    private(set) var stamps: [String: FileStamp] = [:]
+    var stamps: [String: FileStamp] = [:]
 
     /// At most this many `*.lua` files are stamped per directory.
     static let maxFilesPerDirectory = 4096
 
-    /// Stamps what `targets` names now.
-    init(_ targets: WatchTargets) {
-        for file in targets.files {
-            if let stamp = FileStamp(path: file) { stamps[file] = stamp }
-        }
-        for directory in targets.luaDirectories {
-            // The directory itself: its appearance or disappearance is a change.
-            if let stamp = FileStamp(path: directory) { stamps[directory] = Self.directoryStamp(stamp) }
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { continue }
-            for name in names.lazy.filter({ $0.hasSuffix(".lua") }).prefix(Self.maxFilesPerDirectory) {
-                let path = ScriptPath.join(directory, name)
-                if let stamp = FileStamp(path: path) { stamps[path] = stamp }
-            }
-        }
-    }
-
-    /// A directory's stamp without its times and size, which change with
-    /// every file written in it.
-    private static func directoryStamp(_ stamp: FileStamp) -> FileStamp {
-        var stamp = stamp
-        stamp.size = 0
-        stamp.seconds = 0
-        stamp.nanoseconds = 0
-        return stamp
-    }
-
-    /// The paths whose stamp differs between `self` and `newer`, appeared or gone.
-    func changes(to newer: FileStampSnapshot) -> [String] {
+    /// The paths whose stamp differs between `self` (made from `older`)
+    /// and `newer` (made from `newerTargets`), appeared or gone, sorted.
+    /// A path only one of the target sets covers is no change: when a
+    /// reload requires a new module, the module is not reported as
+    /// appeared; when a module is no longer required, not as gone.
+    /// Linear in the stamps (times the trees, for `covers`).
+    func changes(
+        to newer: FileStampSnapshot, from olderTargets: WatchTargets, to newerTargets: WatchTargets
+    ) -> [String] {
+        let sameTargets = olderTargets == newerTargets
         var changed: [String] = []
-        for (path, stamp) in newer.stamps where stamps[path] != stamp { changed.append(path) }
-        for path in stamps.keys where newer.stamps[path] == nil { changed.append(path) }
+        for (path, stamp) in newer.stamps {
+            guard let old = stamps[path] else {
+                if sameTargets || olderTargets.covers(path) { changed.append(path) }
+                continue
+            }
+            if old != stamp { changed.append(path) }
+        }
+        for path in stamps.keys where newer.stamps[path] == nil {
+            if sameTargets || newerTargets.covers(path) { changed.append(path) }
+        }
         return changed.sorted()
+    }
+}
+
+/// Which file a path is now: device and inode (and whether it is a
+/// directory), through links or of the link itself.
+struct FileIdentity: Equatable {
+    var device: UInt64
+    var inode: UInt64
+    var isDirectory: Bool
+
+    /// The identity of what is at `path`, nil when there is nothing.
+    init?(path: String, followingLinks: Bool = true) {
+        var info = stat()
+        guard (followingLinks ? stat(path, &info) : lstat(path, &info)) == 0 else { return nil }
+        device = UInt64(truncatingIfNeeded: info.st_dev)
+        inode = UInt64(truncatingIfNeeded: info.st_ino)
+        isDirectory = info.st_mode & S_IFMT == S_IFDIR
     }
 }

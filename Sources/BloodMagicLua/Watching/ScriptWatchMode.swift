@@ -4,8 +4,8 @@ public enum ScriptWatchMode: Sendable, Equatable {
     /// source (kqueue) on macOS. Where they are not available, or cannot be
     /// set up (inotify's instance limit is reached), polling every 250 ms.
     case native
-    /// Compares the files' metadata (inode, size, modification time) every
-    /// `interval`.
+    /// Compares the files' metadata (device and inode, size, modification
+    /// and status-change times, links followed) every `interval`.
     case polling(interval: Duration)
 
     /// The polling interval `.native` falls back to.

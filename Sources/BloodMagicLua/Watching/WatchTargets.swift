@@ -1,48 +1,65 @@
 import Foundation
 
 /// What a ``FileChangeWatcher`` watches: directories in which any `*.lua`
-/// file matters (a scripts directory, `partials/`) and single files (modules
-/// loaded with `require`, a script run by `bmlua --watch`).
+/// file matters (`partials/`), trees in which any `*.lua` file at any depth
+/// matters (a scripts directory: its startup scripts, and the modules
+/// `require` may load from its subdirectories, including ones not created
+/// yet), and single files (modules loaded with `require`, a script run by
+/// `bmlua --watch`).
 ///
 /// Paths are kept absolute and standardized (no `.`, `..` or doubled
-/// slashes; symbolic links are not resolved), so that a path an event names
-/// compares equal to the one a target names.
+/// slashes; symbolic links are not resolved: the watcher resolves them on
+/// every scan, so that a link re-pointed elsewhere is followed), so that a
+/// path it reports compares equal to the one a target names. Names that
+/// begin with `.` (editors' lock links and swap files, Kubernetes' `..data`)
+/// are never scripts: a file or subdirectory so named is no change.
 package struct WatchTargets: Sendable, Equatable {
     /// Directories in which creating, changing, removing or renaming any
     /// `*.lua` file is a change.
     package private(set) var luaDirectories: Set<String>
+    /// Directories in which any `*.lua` file, at any depth, is watched as
+    /// in ``luaDirectories`` (subdirectories found on each scan, hidden
+    /// ones skipped, links followed while they stay inside the tree).
+    package private(set) var luaTrees: Set<String>
     /// Files whose change is a change.
     package private(set) var files: Set<String>
 
     /// Targets from paths as given (relative ones against the current directory).
-    package init(luaDirectories: some Sequence<String> = [String](), files: some Sequence<String> = [String]()) {
+    package init(
+        luaDirectories: some Sequence<String> = [String](), luaTrees: some Sequence<String> = [String](),
+        files: some Sequence<String> = [String]()
+    ) {
         self.luaDirectories = Set(luaDirectories.map(Self.normalized))
+        self.luaTrees = Set(luaTrees.map(Self.normalized))
         self.files = Set(files.map(Self.normalized))
     }
 
-    /// The directories to watch: the Lua directories and each file's directory.
-    package var directories: Set<String> {
-        luaDirectories.union(files.map(Self.parent(of:)))
-    }
-
     /// Whether nothing is watched.
-    package var isEmpty: Bool { luaDirectories.isEmpty && files.isEmpty }
+    package var isEmpty: Bool { luaDirectories.isEmpty && luaTrees.isEmpty && files.isEmpty }
 
-    /// Whether a change at `path` (absolute, standardized) matters: a
-    /// target file, a `*.lua` file in a Lua directory, a Lua directory
-    /// itself, or a directory on the way to a target (created, removed or
-    /// renamed as a whole).
-    package func isRelevant(_ path: String) -> Bool {
-        if files.contains(path) || luaDirectories.contains(path) { return true }
-        if path.hasSuffix(".lua"), luaDirectories.contains(Self.parent(of: path)) { return true }
-        let prefix = path.hasSuffix("/") ? path : path + "/"
-        return files.contains { $0.hasPrefix(prefix) } || luaDirectories.contains { $0.hasPrefix(prefix) }
+    /// Whether `path` (absolute, standardized, as the targets name things)
+    /// is one of the things these targets watch: a target file, a Lua
+    /// directory or tree, a script in a Lua directory, or a script or
+    /// subdirectory at any depth of a tree (no component hidden).
+    /// A change that appears there is a change; one outside is not.
+    package func covers(_ path: String) -> Bool {
+        if files.contains(path) || luaDirectories.contains(path) || luaTrees.contains(path) { return true }
+        let name = Self.name(of: path)
+        if ScriptPath.isScriptName(name), luaDirectories.contains(Self.parent(of: path)) { return true }
+        for root in luaTrees {
+            let prefix = root.hasSuffix("/") ? root : root + "/"
+            guard path.hasPrefix(prefix) else { continue }
+            let below = path.dropFirst(prefix.count).split(separator: "/")
+            if below.allSatisfy({ !$0.hasPrefix(".") }) { return true }
+        }
+        return false
     }
 
     /// The targets of both.
     package func union(_ other: WatchTargets) -> WatchTargets {
         var merged = self
         merged.luaDirectories.formUnion(other.luaDirectories)
+        merged.luaTrees.formUnion(other.luaTrees)
         merged.files.formUnion(other.files)
         return merged
     }
@@ -57,24 +74,8 @@ package struct WatchTargets: Sendable, Equatable {
         ScriptPath.directory(of: path)
     }
 
-    /// Every directory below `root` (itself included), breadth first,
-    /// skipping hidden ones and symbolic links, at most `limit` of them:
-    /// the Lua directories of a tree of scripts (`bmlua check --watch`).
-    package static func directoryTree(_ root: String, limit: Int = 256) -> [String] {
-        var found: [String] = []
-        var queue = [normalized(root)]
-        let manager = FileManager.default
-        while !queue.isEmpty, found.count < limit {
-            let directory = queue.removeFirst()
-            found.append(directory)
-            guard let names = try? manager.contentsOfDirectory(atPath: directory) else { continue }
-            for name in names.sorted() where !name.hasPrefix(".") {
-                let path = ScriptPath.join(directory, name)
-                guard let attributes = try? manager.attributesOfItem(atPath: path),
-                      attributes[.type] as? FileAttributeType == .typeDirectory else { continue }
-                queue.append(path)
-            }
-        }
-        return found
+    /// The last component of a path.
+    static func name(of path: String) -> String {
+        path.split(separator: "/").last.map(String.init) ?? path
     }
 }

@@ -9,6 +9,7 @@
 #include "bm_limits.h"            /* budgets, allocator, count hook */
 #include "bm_state.h"             /* opening a state, the protected call */
 #include "bm_trampolines.h"       /* Lua calling Swift, script positions */
+#include "bm_error_objects.h"     /* Swift errors carried through Lua */
 #include "bm_protected.h"         /* API calls that may raise, run protected */
 #include "bm_libraries.h"         /* opening the (sandboxed) libraries */
 #include "bm_require.h"           /* confined require, module names, paths */

@@ -102,6 +102,11 @@ typedef struct bm_limits {
     int swift_timing;                    /* stretches of Swift are timed */
     int swift_open;                      /* timed stretches begun and not ended (nested) */
     unsigned long long cpu_mark_swift_ticks; /* swift_ticks at cpu_mark_ns */
+    /* Swift errors carried through Lua (bm_error_objects.h): the entries of
+       the state's side table, and the Swift function that releases them all
+       when a top-level run ends, except the one whose id is `keep`. */
+    int error_causes;
+    void (*release_error_causes)(lua_State *L, unsigned long long keep);
 } bm_limits;
 
 /* Why the allocator refused a block. */

@@ -7,7 +7,7 @@
 
 #include "../../CLua/CLua.h"
 
-/* Where the message handler (bm_sandbox_message_handler in protected_calls.c)
+/* Where the message handler (bm_sandbox_message_handler in error_messages.c)
    keeps the traceback of the last error, in the registry. */
 static const char *const BM_TRACEBACK_KEY = "bloodmagic.traceback";
 

@@ -29,8 +29,9 @@ struct lua_State;
 int bm_sandbox_install(struct lua_State *L);
 
 /*
- * Caught errors read as uncaught ones (protected_calls.c): the sandbox's
- * pcall, xpcall, coroutine.resume and coroutine.close name the limit a
+ * Caught errors read as uncaught ones (protected_calls.c, with the
+ * explanation of error_messages.c): the sandbox's pcall, xpcall,
+ * coroutine.resume and coroutine.close name the limit a
  * refused allocation was for, instead of Lua's "not enough memory"; an
  * error raised in the bm module's own Lua code carries the nearest
  * script's position; and a stack overflow through bm.resolve names the
@@ -50,7 +51,8 @@ int bm_sandbox_mark_resolve_step(struct lua_State *L);
 
 /* The message handler Swift calls Lua with: explains the error as above,
    gives a message that is not a string one (its __tostring, or "(error
-   object is a T value)"), puts back the whole names of long chunks on the
+   object is a T value)") except an error object carrying a Swift error
+   (bm_error_objects.h), which stays itself, puts back the whole names of long chunks on the
    stack, and keeps a traceback in the registry (BM_TRACEBACK_KEY in
    bm_protected.h). The stack levels and modules it reads are charged to the
    instruction budget. */

@@ -7,6 +7,7 @@
 #define BLOODMAGIC_BM_STATE_H
 
 #include "bm_limits.h"
+#include "bm_error_objects.h"
 
 /* The chunk name a position shows: the whole name of a file (`@path`) or a
    literal name (`=name`), where Lua's short_src is cut to LUA_IDSIZE
@@ -22,7 +23,8 @@ lua_State *bm_newstate(bm_limits *limits);
  * stack at `handler` (an absolute index below the function): calls the
  * function below the top `nargs` values. The outermost call arms the
  * instruction budget of a new run (instructions and time) and disarms it
- * afterwards; the memory limit applies while Lua runs.
+ * afterwards, and releases the Swift errors Lua still holds
+ * (bm_error_objects.h); the memory limit applies while Lua runs.
  * Returns lua_pcall's status; results or the error value are left on top.
  */
 /* Inline: the protected call of every lua.call and bm resolution from Swift (LuaHostBenchmarks, BMBenchmarks). */
@@ -39,6 +41,9 @@ static inline __attribute__((always_inline)) int bm_call_at(lua_State *L, int na
     lim->swift_depth = saved;
     lim->run_depth -= 1;
     if (armed) bm_disarm_budget(L, lim);
+    /* Swift errors that Lua still holds do not outlive the run (one load
+       and a branch not taken when there are none). */
+    if (__builtin_expect(lim->error_causes != 0, 0) && lim->run_depth == 0) bm_error_causes_run_ends(L, lim, status);
     return status;
 }
 

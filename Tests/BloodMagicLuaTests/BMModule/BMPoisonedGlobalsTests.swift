@@ -10,11 +10,12 @@ import Testing
 @Suite("bm survives poisoned globals")
 struct BMPoisonedGlobalsTests {
     /// Replaces every function in the globals and in every library table,
-    /// and string methods, with one that raises; keeps `pcall` as `saved.pcall`.
+    /// and string methods, with one that raises; keeps `pcall` and `tostring`
+/// as `saved.pcall` and `saved.tostring`.
     static let poison = """
         local error, pairs, next, type, rawset, getmetatable = error, pairs, next, type, rawset, getmetatable
         local function poisoned() error("poisoned by 00-poison.lua", 0) end
-        saved = { pcall = pcall }
+        saved = { pcall = pcall, tostring = tostring }
         local tables, functions = {}, {}
         for name, value in pairs(_G) do
           if type(value) == "table" and name ~= "bm" and name ~= "_G" and name ~= "saved" then
@@ -59,7 +60,8 @@ struct BMPoisonedGlobalsTests {
         bm.initializer { type = "SA", init = function() local a = SA.new(); local _ = a.next; return a end }
         local holder = bm.class("Holder", {}).new()
         local _, overflow = pcall(bm.resolve, "SA", { container = holder })
-        results.overflow = overflow
+        -- A SpellError from Swift: an error object, read with tostring.
+        results.overflow = saved.tostring(overflow)
 
         results.after = bm.resolve("PB")
         results.after_property = A.new().b

@@ -30,7 +30,8 @@ struct BMResolutionCacheTests {
         let host = try makeHost()
         let result = try host.lua("""
             bm.singleton { type = "S", init = function() return bm.resolve("S") end }
-            return pcall(bm.resolve, "S")
+            local ok, e = pcall(bm.resolve, "S")
+            return ok, tostring(e)
             """, file: "single.lua")
         #expect(result.first == .boolean(false))
         #expect(result.last?.stringValue?.contains("dependency cycle") == true, "\(result)")

@@ -143,9 +143,9 @@ struct BMResolverTests {
             bm.resolver(function() return 42 end)
             """)
         Registry.withCurrent(host.registry) {
-            let error = #expect(throws: (any Error).self) { try ResolvedScreen().$client.value() }
-            #expect("\(error.map { "\($0)" } ?? "")".contains(
-                "wiring.lua:1: the Lua resolver for FeedClient returned an integer, which is not a FeedClient"))
+            let error = #expect(throws: SpellError.self) { try ResolvedScreen().$client.value() }
+            #expect(error == .wrongResolvedType(
+                property: "client", container: "ResolvedScreen", expected: "FeedClient", actual: "an integer", source: "wiring.lua:1"))
         }
         host.unload()
     }

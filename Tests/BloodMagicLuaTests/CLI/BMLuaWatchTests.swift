@@ -76,6 +76,24 @@ struct BMLuaWatchTests {
         #expect(child.waitForExit() == 0)
     }
 
+    // Issue 27: a server's convention, `kill -HUP`, runs the watch again.
+    @Test func sighupRunsTheWatchAgain() throws {
+        let dir = try scratchDirectory([
+            "Scripts/10-greeting.lua": #"bm.initializer { type = "Greeting", init = function() return "hello" end }"#,
+            "main.lua": #"print("greeting: " .. bm.resolve("Greeting"))"#,
+        ])
+        let child = try watching(["--watch", "--scripts", "Scripts", "main.lua"], in: dir)
+        #expect(child.waitFor { out, _ in out.contains("greeting: hello\n") })
+        child.send(SIGHUP)
+        #expect(child.waitFor { out, _ in out.contains(" · SIGHUP ──\ngreeting: hello\n") }, "\(child.stdout)")
+        #expect(separators(child.stdout) == 1)
+        // A change after it is still seen.
+        try Data(#"print("edited")"#.utf8).write(to: dir.appendingPathComponent("main.lua"))
+        #expect(child.waitFor { out, _ in out.contains("edited\n") })
+        child.send(SIGINT)
+        #expect(child.waitForExit() == 0)
+    }
+
     @Test func watchNeedsAScriptFile() throws {
         let result = try bmlua(["--watch", "-e", "print(1)"])
         #expect(result.status == 2)

@@ -94,7 +94,7 @@ struct LuaExposedCallTests {
 
     @Test func swiftErrorsFromMethodsCarryThePosition() throws {
         let state = try makeState()
-        #expect(try state.run("local ok, e = pcall(function() Calculator.new():fail() end) return e", name: "@s.lua")
+        #expect(try state.run("local ok, e = pcall(function() Calculator.new():fail() end) return tostring(e)", name: "@s.lua")
             == [.string("s.lua:1: the calculator broke")])
         let error = try #require(throws: LuaError.self) { try state.run("local c = Calculator.new()\n\nc:fail()", name: "@s.lua") }
         #expect(error.message == "s.lua:3: the calculator broke")

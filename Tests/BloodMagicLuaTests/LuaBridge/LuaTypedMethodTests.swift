@@ -142,7 +142,7 @@ struct LuaTypedMethodTests {
         let error = try #require(throws: LuaError.self) { try state.run("\n\nreturn Account.new():refuse()", name: "@bank.lua") }
         #expect(error.message == "bank.lua:3: refused by the bank")
         // pcall catches it like any Lua error; the state stays usable.
-        #expect(try state.run("local ok, e = pcall(Account.refuse, Account.new()) return ok, e", name: "@bank.lua")
+        #expect(try state.run("local ok, e = pcall(Account.refuse, Account.new()) return ok, tostring(e)", name: "@bank.lua")
             == [.boolean(false), .string("bank.lua:1: refused by the bank")])
         #expect(try state.run("return Account.new():plus(1)") == [.integer(1)])
     }

@@ -29,7 +29,7 @@ struct LuaCallbackTests {
         let result = try state.run(
             """
             local ok, message = pcall(fail)
-            return ok, message
+            return ok, tostring(message)
             """, name: "@script.lua")
         #expect(result == [.boolean(false), .string("script.lua:1: tracked failure: boom")])
         #expect(counter.live == 0)

@@ -137,10 +137,13 @@ struct LuaServedSwiftPropertyTests {
         // Registrations outlive the host (issue 12): take them out of the shared registry.
         defer { host.unload() }
         let screen = FeedScreen()
-        let clientError = try #require(throws: (any Error).self) { try screen.$client.value() }
-        #expect("\(clientError)".contains("wiring.lua:1: the Lua initializer for FeedClient returned a string, which is not a FeedClient"))
-        let configError = try #require(throws: (any Error).self) { try screen.$config.value() }
-        #expect("\(configError)".contains("wiring.lua:2: the Lua initializer for FeedConfig returned a table, which is not a FeedConfig (title: expected string, got number)"))
+        // The same error as a Swift initializer's value of the wrong type.
+        let clientError = try #require(throws: SpellError.self) { try screen.$client.value() }
+        #expect(clientError == .wrongValueType(
+            property: "client", container: "FeedScreen", expected: "FeedClient", actual: "a string", source: "wiring.lua:1"))
+        #expect("\(clientError)" == "FeedScreen.client: the initializer registered at wiring.lua:1 returned a string, expected FeedClient")
+        let configError = try #require(throws: SpellError.self) { try screen.$config.value() }
+        #expect("\(configError)" == "FeedScreen.config: the initializer registered at wiring.lua:2 returned a table (title: expected string, got number), expected FeedConfig")
     }
 
     @Test func aFailingLuaHookOnASwiftPropertyIsLoggedNotKept() throws {

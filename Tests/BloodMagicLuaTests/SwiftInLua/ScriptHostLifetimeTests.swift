@@ -84,7 +84,7 @@ private func makeAndDrop(_ registry: Registry, _ script: String) throws -> WeakS
         host.unload()
     }
 
-    @Test(arguments: ["removeAll", "reset", "unregister"])
+    @Test(arguments: ["removeAll", "unregister"])
     func theRegistryDroppingTheRegistrationsFreesTheState(how: String) throws {
         let registry = Registry()
         let state = try makeAndDrop(registry, """
@@ -94,7 +94,6 @@ private func makeAndDrop(_ registry: Registry, _ script: String) throws -> WeakS
         #expect(state.isAlive)
         switch how {
         case "removeAll": registry.removeAll()
-        case "reset": registry.reset()
         default: registry.unregister(registry.entries.map(\.handle))
         }
         #expect(!state.isAlive, "the Lua state outlived its registrations (\(how))")

@@ -38,12 +38,24 @@ private let traitRegistry: Registry = {
         #expect(registry.entries.isEmpty)
     }
 
-    @Test func resetForgetsRegistrationsAndDiagnostics() {
+    @Test func removeAllKeepsTheRegistrysSettings() {
+        let registry = Registry()
+        let store = InMemoryPreferenceStore()
+        registry.defaultPreferenceStore = store
+        registry.readFailurePolicy = .logAndUseFallback
+        registry.register(RequestManager.self) { _ in RequestManager() }
+        registry.removeAll()
+        #expect(registry.entries.isEmpty)
+        #expect(registry.defaultPreferenceStore as? InMemoryPreferenceStore === store)
+        #expect(registry.readFailurePolicy == .logAndUseFallback)
+    }
+
+    @Test func removeAllForgetsRegistrationsAndDiagnostics() {
         let registry = Registry()
         registry.register(RequestManager.self) { _ in RequestManager() }
         registry.register(RequestManager.self) { _ in RequestManager() }
         #expect(registry.diagnostics.count == 1)
-        registry.reset()
+        registry.removeAll()
         #expect(registry.entries.isEmpty)
         #expect(registry.diagnostics.isEmpty)
         #expect(throws: SpellError.self) {

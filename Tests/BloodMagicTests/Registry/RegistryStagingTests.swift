@@ -76,11 +76,11 @@ private final class StagedPanel {
         registry.discardStage(stage)
     }
 
-    @Test func resetDropsOpenStages() {
+    @Test func removeAllDropsOpenStages() {
         let registry = Registry()
         let stage = registry.openStage()
         _ = registry.withStage(stage) { registry.register(StagedService.self) { _ in StagedService(label: "1") } }
-        registry.reset()
+        registry.removeAll()
         #expect(!registry.isOpen(stage))
         #expect(registry.commitStage(stage, replacing: []) == nil)
         #expect(registry.entries.isEmpty)

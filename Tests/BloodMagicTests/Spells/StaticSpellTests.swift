@@ -61,7 +61,7 @@ private class StaticBase {}
 
 @Suite(.serialized) @MainActor struct StaticSpellTests {
     init() {
-        staticRegistry.reset()
+        staticRegistry.removeAll()
     }
 
     @Test func anInjectableStaticPropertyIsServedOnceForItsType() throws {

@@ -1,0 +1,315 @@
+-- The bm prelude, part 2 of 5: registrations, force injection and preference keys, live reload.
+-- One chunk with the other parts (bm1_definitions.lua says how): their locals are its locals.
+
+---------------------------------------------------------------------------
+-- Registry
+---------------------------------------------------------------------------
+
+-- A registration: { id, kind } for people, and under a private key the
+-- token Swift made for it (a userdata, which no script can forge), which is
+-- all that `unregister` trusts.
+local TOKEN = setmetatable({}, { __name = "bm.registration.key" })
+local Registration = {}
+Registration.__index = Registration
+Registration.__name = "bm.registration"
+function Registration:unregister()
+  return core.unregister(type(self) == "table" and rawget(self, TOKEN) or nil)
+end
+function Registration.__tostring(self)
+  return "bm.registration #" .. tostring(rawget(self, "id")) .. " (" .. tostring(rawget(self, "kind")) .. ")"
+end
+
+local function registration(token, id, kind)
+  return setmetatable({ id = id, kind = kind, [TOKEN] = token }, Registration)
+end
+
+local INITIALIZER = {
+  type = field(STRING, "the property's declared type name (\"RequestManager\")"),
+  protocols = field(TABLE, "the property's declared protocol set, matched exactly and order-free", "string[]"),
+  container = field(CONTAINER, "only for properties of this container type, exactly (subclasses do not match)"),
+  init = field(required(FUNCTION), "makes the value; `sender` is the container object (a function without "
+    .. "parameters gets none)", "fun(sender: any): any"),
+  scope = field(STRING, "one value per object (\"instance\", the default) or one per registry (\"singleton\")",
+    "\"instance\"|\"singleton\""),
+}
+-- bm.singleton's table: the same fields but `scope`.
+local SINGLETON = {}
+for key, rule in next, INITIALIZER do
+  if key ~= "scope" then SINGLETON[key] = rule end
+end
+
+-- A definition of bm.initializer or bm.singleton read in one raw pass,
+-- when every key is one of its fields and every value of that field's type
+-- and `init` is there: returns true and the fields. Anything else returns
+-- nothing, and the caller runs the generic `check`, whose error is then the
+-- one the script sees. (Loading thousands of definitions is the common
+-- case this keeps cheap: no table of checked fields, no rule calls.)
+local function plain_initializer(def, singleton)
+  if type(def) ~= "table" then return end
+  local t, protocols, container, init, scope
+  for key, value in next, def do
+    local tv = type(value)
+    if key == "type" and tv == "string" then t = value
+    elseif key == "init" and tv == "function" then init = value
+    elseif key == "protocols" and tv == "table" then protocols = value
+    elseif key == "container" and (tv == "string" or tv == "table") then container = value
+    elseif key == "scope" and tv == "string" and not singleton then scope = value
+    else return end
+  end
+  if init == nil then return end
+  return true, t, protocols, container, init, scope
+end
+
+local function register_initializer(fname, definition, scope)
+  local schema = scope == "singleton" and SINGLETON or INITIALIZER
+  local plain, t, protocols, container, init, def_scope = plain_initializer(definition, scope == "singleton")
+  if plain then
+    schemas[fname] = schema
+  else
+    local def = check(fname, definition, schema)
+    t, protocols, container, init, def_scope = def.type, def.protocols, def.container, def.init, def.scope
+  end
+  protocols = protocol_list(fname, protocols)
+  if t == nil and protocols == nil then
+    fail(fname .. ": missing required field 'type' (or 'protocols')")
+  end
+  scope = scope or def_scope or "instance"
+  if scope ~= "instance" and scope ~= "singleton" then
+    fail_field("scope",
+      fname .. ": field 'scope' must be \"instance\" or \"singleton\", got \"" .. tostring(scope) .. "\"")
+  end
+  container = container_name(fname, container)
+  local token, id = core.register_initializer(t, protocols, container, scope, init)
+  return registration(token, id, "initializer")
+end
+
+function bm.initializer(def)
+  return register_initializer("bm.initializer", def, nil)
+end
+
+function bm.singleton(def)
+  if type(def) == "table" and rawget(def, "scope") ~= nil then
+    fail_field("scope", "bm.singleton: unknown field 'scope' (a singleton's scope is always \"singleton\")")
+  end
+  return register_initializer("bm.singleton", def, "singleton")
+end
+
+local HOOK = {
+  container = field(CONTAINER, "only for objects of this container type (default: any container)"),
+  property = field(required(STRING), "the injected property (lazy, injectable or partial) it follows"),
+  fn = field(required(FUNCTION), "runs once after the property is injected", "fun(sender: any, value: any)"),
+}
+function bm.hook(definition)
+  local def = check("bm.hook", definition, HOOK)
+  local token, id = core.register_hook(container_name("bm.hook", def.container), def.property, def.fn)
+  return registration(token, id, "hook")
+end
+
+local PREFERENCE = {
+  container = field(CONTAINER, "only for this container type (default: any container)"),
+  property = field(required(STRING), "the preference property to override"),
+  key = field(STRING, "the store key to use instead of the property's"),
+  default = field(ANY, "the value read while the store holds none"),
+  suite = field(STRING, "the store (preference domain) to use instead of the host's"),
+}
+function bm.preference(definition)
+  local def = check("bm.preference", definition, PREFERENCE)
+  if def.key == nil and def.default == nil and def.suite == nil then
+    fail("bm.preference: nothing to override: give at least one of 'key', 'default' or 'suite'")
+  end
+  local suite = check_suite("bm.preference", def.suite)
+  local token, id = core.register_preference(container_name("bm.preference", def.container), def.property,
+    def.key, def.default, suite)
+  return registration(token, id, "preference")
+end
+
+local PARTIAL = {
+  type = field(required(STRING), "the type of the partial properties it builds"),
+  init = field(required(FUNCTION), "builds a new value for each object that first reads such a property",
+    "fun(sender: any): any"),
+}
+function bm.partial(definition)
+  local def = check("bm.partial", definition, PARTIAL)
+  local token, id = core.register_partial(def.type, def.init)
+  return registration(token, id, "partial")
+end
+
+local RESOLVE = {
+  container = field(ANY, "the container: a class name, a class, or an object (then the sender)",
+    "string|bm.Class|table|userdata"),
+  protocols = field(TABLE, "the protocol set to resolve instead of (or with) the type", "string[]"),
+}
+-- The resolution cache of bm.resolve(type) without options (no container):
+-- type name -> { gen, init, value } (an array, for the C side), valid while
+-- the registry's generation is `gen`, as for properties (see refill). The C
+-- bm.resolve (core.cached_resolve, below) serves current entries itself and
+-- calls this function for everything else.
+local resolve_cache = {}
+local function resolve(type_name, options)
+  -- Not while Swift resolves on this thread: a singleton being made holds
+  -- its lock, which the lookup would take again to see whether it exists.
+  local gen, busy = generation()
+  if options == nil and not busy and type(type_name) == "string" then
+    local entry = resolve_cache[type_name]
+    if entry == nil or entry[1] ~= gen then
+      local g, how, payload = lookup(type_name, nil, nil, nil)
+      entry = { g, how == "init" and payload or nil, how == "value" and payload or nil }
+      resolve_cache[type_name] = entry
+    end
+    if entry[1] == gen then
+      local init = entry[2]
+      if init ~= nil then return (init(nil)) end
+      local value = entry[3]
+      if value ~= nil then return value end
+    end
+  end
+  if type_name ~= nil and type(type_name) ~= "string" then
+    fail("bm.resolve: argument #1 must be a type name, got " .. typeof(type_name))
+  end
+  local protocols, container, sender
+  if options ~= nil then
+    options = check("bm.resolve", options, RESOLVE)
+    protocols = protocol_list("bm.resolve", options.protocols)
+    local c = options.container
+    if c ~= nil then
+      local meta = class_of(c)
+      if meta then
+        container, sender = meta.name, c
+      elseif type(c) == "userdata" then
+        sender = c   -- a Swift object: its dynamic type is the container
+      else
+        container = container_name("bm.resolve", c)
+      end
+    end
+  end
+  if type_name == nil and protocols == nil then
+    fail("bm.resolve: argument #1 must be a type name, got nil")
+  end
+  return core.resolve(type_name, protocols, container, sender)
+end
+bm.resolve = core.cached_resolve(resolve_cache, resolve)
+
+function bm.entries()
+  return core.entries()
+end
+
+---------------------------------------------------------------------------
+-- Force injection and preference keys
+---------------------------------------------------------------------------
+
+-- What a resolver is asked about a property nothing is registered for.
+-- The request is built here, from these fields only (required: always there).
+local RESOLVER_REQUEST = {
+  container = field(required(STRING),
+    "the container's type name: a Lua class, a Swift class, or the type of a static property"),
+  property = field(required(STRING), "the property's name"),
+  type = field(STRING, "the property's type name (nil for a protocol set)"),
+  protocols = field(TABLE, "the property's protocol set (nil for a type name)", "string[]"),
+  spell = field(required(STRING), "how the property is spelled", "\"lazy\"|\"injectable\""),
+  sender = field(ANY, "the container object: a Lua object, or a Swift object's userdata"),
+}
+
+-- What a resolver returns to leave a property alone (returning nil, or
+-- nothing, does the same).
+bm.skip = setmetatable({}, { __name = "bm.skip", __tostring = function() return "bm.skip" end,
+                             __newindex = function() fail("bm.skip is read-only") end })
+
+-- bm.resolver(fn): fn(request) is asked for every lazy or injectable
+-- property (Lua or Swift) that no initializer serves; it returns the value,
+-- or bm.skip / nil for "not this one" (then the usual default applies).
+function bm.resolver(fn)
+  if type(fn) ~= "function" then
+    fail("bm.resolver: argument #1 must be a function(request), got " .. typeof(fn))
+  end
+  local skip = bm.skip
+  local function ask(container, property, type_name, protocols, spell, sender)
+    local answer = fn({ container = container, property = property, type = type_name, protocols = protocols,
+                        spell = spell, sender = sender })
+    if rawequal(answer, skip) then return nil end
+    return answer
+  end
+  local token, id = core.register_resolver(ask, fn)
+  return registration(token, id, "resolver")
+end
+
+-- bm.preference_keys(fn): fn(container, property) makes the store key of
+-- every preference property that names no key (Swift's @Preference too).
+function bm.preference_keys(fn)
+  if type(fn) ~= "function" then
+    fail("bm.preference_keys: argument #1 must be a function(container, property), got " .. typeof(fn))
+  end
+  local token, id = core.register_preference_keys(fn)
+  return registration(token, id, "preference_keys")
+end
+
+---------------------------------------------------------------------------
+-- Live reload
+---------------------------------------------------------------------------
+
+-- bm.on_reload(fn): fn(changes) runs after each reload of the host's
+-- scripts (ScriptHost.reload(), or a watched file changing). After a
+-- successful reload, the callbacks the new scripts registered run, in the
+-- new state; after a failed one, those of the wiring still in force.
+-- `changes` is { ok, files, added, removed, replaced, errors }: the files
+-- that changed, the registrations (as bm.entries() lists them), and the
+-- `file:line: message` of each failure.
+local reload_callbacks = {}
+local MAX_RELOAD_CALLBACKS = 100
+
+function bm.on_reload(fn)
+  if type(fn) ~= "function" then
+    fail("bm.on_reload: argument #1 must be a function(changes), got " .. typeof(fn))
+  end
+  if #reload_callbacks >= MAX_RELOAD_CALLBACKS then
+    fail("bm.on_reload: at most " .. MAX_RELOAD_CALLBACKS .. " callbacks can be registered")
+  end
+  reload_callbacks[#reload_callbacks + 1] = { fn = fn, source = core.location() }
+end
+
+function internal.reload_callback_count()
+  return #reload_callbacks
+end
+
+-- Drops the callbacks after the first `count` (a script that failed to load).
+function internal.forget_reload_callbacks(count)
+  for i = #reload_callbacks, count + 1, -1 do reload_callbacks[i] = nil end
+end
+
+-- A copy of `changes` (two levels: its lists, and their entry tables), so
+-- that what one callback does to its table no other sees.
+local function copy_changes(changes)
+  local copy = {}
+  for key, value in next, changes do
+    if type(value) == "table" then
+      local list = {}
+      for i, item in ipairs(value) do
+        if type(item) == "table" then
+          local row = {}
+          for k, v in next, item do row[k] = v end
+          list[i] = row
+        else
+          list[i] = item
+        end
+      end
+      copy[key] = list
+    else
+      copy[key] = value
+    end
+  end
+  return copy
+end
+
+-- Runs every callback with a copy of `changes`, each in protected mode.
+-- Returns the message of each that failed.
+function internal.run_reload_callbacks(changes)
+  local errors = {}
+  for i = 1, #reload_callbacks do
+    local entry = reload_callbacks[i]
+    local ok, message = pcall(entry.fn, copy_changes(changes))
+    if not ok then
+      errors[#errors + 1] = error_text(message) .. " (bm.on_reload callback registered at " .. entry.source .. ")"
+    end
+  end
+  return errors
+end
+

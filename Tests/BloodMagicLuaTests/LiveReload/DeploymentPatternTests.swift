@@ -1,0 +1,211 @@
+import Foundation
+import Synchronization
+import Testing
+import TestSupport
+@testable import BloodMagicLua
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// Issue 27: every way deployments change files. Each test changes the files
+// as the deployment tool does and waits (with a deadline, never a fixed
+// sleep) until the new wiring serves, or the reload was refused.
+
+private func labelScript(_ value: String) -> String {
+    #"bm.initializer { type = "String", init = function() return "\#(value)" end }"#
+}
+
+/// A script serving the module `module`'s value as the label.
+private func requiringScript(_ module: String) -> String {
+    #"local text = require("\#(module)")"# + "\n" + #"bm.initializer { type = "String", init = function() return text end }"#
+}
+
+private func label(_ host: ScriptHost) -> String? {
+    try? Registry.withCurrent(host.registry) { WatchedHolder() }.$label.value()
+}
+
+/// A host on `directory`, its scripts loaded, watching with `mode`.
+private func watchingHost(_ directory: String, _ mode: ScriptWatchMode) throws -> ScriptHost {
+    let host = try ScriptHost(options: .init(
+        scriptsDirectory: directory, registry: Registry(), preferences: InMemoryPreferenceStore(), watch: mode))
+    try host.loadStartupScripts()
+    return host
+}
+
+/// A fresh empty directory (its real path: the tests compare paths).
+private func scratch() throws -> String {
+    let url = try scratchDirectory([:])
+    return url.resolvingSymlinksInPath().path
+}
+
+/// The system's events and polling.
+private let modes: [ScriptWatchMode] = [.native, .polling(interval: .milliseconds(20))]
+
+/// How long a change may take to be in force here: the requirement is a
+/// second; the deadline leaves room for a machine shared with builds.
+private let deadline: Duration = .seconds(5)
+
+@Suite("Live reload: how deployments change files")
+struct DeploymentPatternTests {
+    @Test(arguments: modes)
+    func aKubernetesVolumeSwappedByRenamingDotDotData(mode: ScriptWatchMode) throws {
+        let root = try scratch()
+        var volume = try KubernetesVolume(at: root + "/config", files: ["10-label.lua": labelScript("v1")])
+        let host = try watchingHost(volume.path, mode)
+        defer { host.unload() }
+        let log = ReloadLog(host)
+        #expect(label(host) == "v1")
+        try volume.update(["10-label.lua": labelScript("v2")])
+        #expect(eventually(within: deadline) { label(host) == "v2" })
+        // The second swap too: the watches moved to the new directories.
+        try volume.update(["10-label.lua": labelScript("v3"), "20-more.lua": "bm.hook { property = 'label', fn = function() end }"])
+        #expect(eventually(within: deadline) { label(host) == "v3" && log.successes.contains { !$0.added.isEmpty } })
+        #expect(log.failures.isEmpty, "\(log.failures)")
+    }
+
+    @Test(arguments: modes)
+    func aKubernetesVolumeWithAModuleInASubdirectory(mode: ScriptWatchMode) throws {
+        let root = try scratch()
+        var volume = try KubernetesVolume(at: root + "/config", files: [
+            "10-label.lua": requiringScript("lib.text"), "lib/text.lua": #"return "module v1""#,
+        ])
+        let host = try watchingHost(volume.path, mode)
+        defer { host.unload() }
+        #expect(label(host) == "module v1")
+        for version in 2...3 {
+            try volume.update(["10-label.lua": requiringScript("lib.text"), "lib/text.lua": #"return "module v\#(version)""#])
+            #expect(eventually(within: deadline) { label(host) == "module v\(version)" })
+        }
+    }
+
+    @Test(arguments: modes, ["current", "current/Scripts"])
+    func aScriptsPathRepointedAtANewRelease(mode: ScriptWatchMode, scripts: String) throws {
+        let root = try scratch()
+        let inRelease = scripts == "current" ? "" : "/Scripts"
+        for version in 1...3 {
+            try writeFile(root + "/releases/v\(version)\(inRelease)/10-label.lua", labelScript("release \(version)"))
+        }
+        try makeLink(root + "/current", to: "releases/v1")
+        let host = try watchingHost(root + "/" + scripts, mode)
+        defer { host.unload() }
+        #expect(label(host) == "release 1")
+        try repointLink(root + "/current", to: "releases/v2")
+        #expect(eventually(within: deadline) { label(host) == "release 2" })
+        try repointLink(root + "/current", to: root + "/releases/v3")
+        #expect(eventually(within: deadline) { label(host) == "release 3" })
+        // An edit in the release now in force.
+        try writeFile(root + "/releases/v3\(inRelease)/10-label.lua", labelScript("release 3, patched"))
+        #expect(eventually(within: deadline) { label(host) == "release 3, patched" })
+    }
+
+    @Test(arguments: modes)
+    func aScriptsDirectoryRemovedThenCreatedAgain(mode: ScriptWatchMode) throws {
+        let root = try scratch()
+        let scripts = root + "/Scripts"
+        try writeFile(scripts + "/10-label.lua", labelScript("first"))
+        let host = try watchingHost(scripts, mode)
+        defer { host.unload() }
+        let log = ReloadLog(host)
+        try FileManager.default.removeItem(atPath: scripts)
+        // Refused while it is missing: the old wiring stays.
+        #expect(eventually(within: deadline) {
+            log.failures.contains { $0.description.contains("cannot read the scripts directory") }
+        })
+        #expect(label(host) == "first")
+        try writeFile(scripts + "/10-label.lua", labelScript("second"))
+        #expect(eventually(within: deadline) { label(host) == "second" })
+        try writeFile(scripts + "/10-label.lua", labelScript("third"))
+        #expect(eventually(within: deadline) { label(host) == "third" })
+    }
+
+    @Test(arguments: modes)
+    func aScriptsDirectoryRenamedAwayAndReplaced(mode: ScriptWatchMode) throws {
+        let root = try scratch()
+        let scripts = root + "/Scripts"
+        try writeFile(scripts + "/10-label.lua", labelScript("old tree"))
+        let host = try watchingHost(scripts, mode)
+        defer { host.unload() }
+        // rsync into a new tree, then swap the trees.
+        try writeFile(root + "/Scripts.new/10-label.lua", labelScript("new tree"))
+        try check(rename(scripts, root + "/Scripts.old"), "rename away")
+        try check(rename(root + "/Scripts.new", scripts), "rename into place")
+        #expect(eventually(within: deadline) { label(host) == "new tree" })
+        // Watching the new tree, not the old one.
+        try writeFile(scripts + "/10-label.lua", labelScript("new tree, edited"))
+        #expect(eventually(within: deadline) { label(host) == "new tree, edited" })
+        try writeFile(root + "/Scripts.old/10-label.lua", labelScript("old tree, edited"))
+        try writeFile(scripts + "/20-marker.lua", "marker = true")
+        #expect(eventually(within: deadline) { (try? host.run("return marker")) == [.boolean(true)] })
+        #expect(label(host) == "new tree, edited")
+    }
+
+    @Test(arguments: modes)
+    func aModuleInANewSubdirectoryDeployedAfterTheScriptRequiringIt(mode: ScriptWatchMode) throws {
+        let root = try scratch()
+        try writeFile(root + "/10-label.lua", labelScript("before"))
+        let host = try watchingHost(root, mode)
+        defer { host.unload() }
+        let log = ReloadLog(host)
+        try writeFile(root + "/10-label.lua", requiringScript("lib.deep.extra"))
+        // The script arrives first: refused, the module is missing.
+        #expect(eventually(within: deadline) { log.failures.contains { $0.description.contains("lib.deep.extra") } })
+        #expect(label(host) == "before")
+        try writeFile(root + "/lib/deep/extra.lua", #"return "extra module""#)
+        #expect(eventually(within: deadline) { label(host) == "extra module" })
+    }
+
+    @Test(arguments: modes)
+    func aStartupScriptLinkedToAFileElsewhere(mode: ScriptWatchMode) throws {
+        let root = try scratch()
+        try writeFile(root + "/shared/label.lua", labelScript("shared v1"))
+        try FileManager.default.createDirectory(atPath: root + "/Scripts", withIntermediateDirectories: true)
+        try makeLink(root + "/Scripts/10-label.lua", to: "../shared/label.lua")
+        let host = try watchingHost(root + "/Scripts", mode)
+        defer { host.unload() }
+        #expect(label(host) == "shared v1")
+        // Written in place where the link leads.
+        try writeFile(root + "/shared/label.lua", labelScript("shared v2"))
+        #expect(eventually(within: deadline) { label(host) == "shared v2" })
+        // Saved atomically there.
+        try writeFile(root + "/shared/.label.lua.tmp", labelScript("shared v3"))
+        try check(rename(root + "/shared/.label.lua.tmp", root + "/shared/label.lua"), "atomic save")
+        #expect(eventually(within: deadline) { label(host) == "shared v3" })
+    }
+
+    @Test(arguments: modes)
+    func editorDroppingsNeverBreakALoadNorAReload(mode: ScriptWatchMode) throws {
+        let root = try scratch()
+        try writeFile(root + "/10-label.lua", labelScript("saved"))
+        // Emacs's lock: a link pointing nowhere, or (where links cannot be
+        // made) a regular file holding the same text; its auto-save; vim's
+        // swap file and write test; backups.
+        try makeLink(root + "/.#10-label.lua", to: "alice@host.4242:1700000000")
+        try writeFile(root + "/.#20-other.lua", "alice@host.4242:1700000000")
+        try writeFile(root + "/#10-label.lua#", "half-typed (")
+        try writeFile(root + "/.10-label.lua.swp", "\u{0}binary swap")
+        try writeFile(root + "/10-label.lua~", "old (")
+        try writeFile(root + "/4913", "")
+        let host = try watchingHost(root, mode)
+        defer { host.unload() }
+        let log = ReloadLog(host)
+        #expect(label(host) == "saved")
+        // Vim without a backup copy: the file renamed to its backup, written
+        // anew, the swap file kept until the end.
+        try check(rename(root + "/10-label.lua", root + "/10-label.lua~"), "backup")
+        try writeFile(root + "/10-label.lua", labelScript("saved by vim"))
+        try writeFile(root + "/.10-label.lua.swp", "\u{0}more swap")
+        #expect(eventually(within: deadline) { label(host) == "saved by vim" })
+        try FileManager.default.removeItem(atPath: root + "/.#10-label.lua")
+        try writeFile(root + "/.#10-label.lua", "bob@host.1:1")
+        try writeFile(root + "/10-label.lua", labelScript("saved by emacs"))
+        #expect(eventually(within: deadline) { label(host) == "saved by emacs" })
+        #expect(log.failures.isEmpty, "\(log.failures)")
+        let named = log.successes.flatMap(\.changedFiles)
+        #expect(named.allSatisfy { $0.hasSuffix("/10-label.lua") }, "\(named)")
+    }
+}

@@ -122,7 +122,24 @@ extension ScriptCheckRun {
             }
             return
         }
+        if manifest == nil, let name = Self.missingGlobal(in: reason), closestGlobal(to: name) == nil {
+            // Without the manifest, a global nothing comes close to may be
+            // one the app sets (an exposed Swift class): not a finding.
+            uncheckedNames.insert(name)
+            return
+        }
         add(error, fallback: fallback, suffix: " (dry run: \(context))" + globalHint(reason))
+    }
+
+    /// The name in `(global 'X')` of an error about a missing global.
+    static func missingGlobal(in reason: String) -> String? {
+        guard let match = reason.range(of: #"\(global '[^']+'\)"#, options: .regularExpression) else { return nil }
+        return String(reason[match].dropFirst("(global '".count).dropLast(2))
+    }
+
+    /// The global closest to `name`, if one comes close.
+    private func closestGlobal(to name: String) -> String? {
+        closestName(to: name, in: (try? globalNames()) ?? [])
     }
 
     /// Whether the cycle `chain` (`A.b -> B.a -> A.b`) was not reported yet,
@@ -138,10 +155,8 @@ extension ScriptCheckRun {
     /// For a missing global: the closest global, or how to tell the check
     /// about the app's globals.
     private func globalHint(_ reason: String) -> String {
-        guard let match = reason.range(of: #"\(global '[^']+'\)"#, options: .regularExpression) else { return "" }
-        let name = String(reason[match].dropFirst("(global '".count).dropLast(2))
-        let names = (try? globalNames()) ?? []
-        if let near = closestName(to: name, in: names) { return "; closest global: \(near)" }
+        guard let name = Self.missingGlobal(in: reason) else { return "" }
+        if let near = closestGlobal(to: name) { return "; closest global: \(near)" }
         return manifest == nil ? "; if the app defines '\(name)', give check the app's manifest" : ""
     }
 

@@ -107,8 +107,14 @@ extension ScriptCheckRun {
             let adjective = entry.kind == .hook ? "injected" : "preference"
             if let name = entry.container.key?.name {
                 guard let container = containers[name] else {
-                    var message = "\(what) names container \(name), which \(declarers)"
-                    message += suffix(name, containers.keys)
+                    let closest = suffix(name, containers.keys)
+                    // Without the manifest, a name nothing comes close to
+                    // may be the app's Swift container: not a finding.
+                    if manifest == nil && closest.isEmpty {
+                        uncheckedNames.insert(name)
+                        continue
+                    }
+                    var message = "\(what) names container \(name), which \(declarers)" + closest
                     if manifest == nil { message += "; for a Swift container, give check the app's manifest" }
                     add(.warning, message, at: entry.source, field: "container")
                     continue
@@ -272,7 +278,9 @@ extension ScriptCheckRun {
             if let closest, let stranded {
                 message += " (closest: \(closest.name), whose \(stranded.name) nothing else serves)"
                 add(.error, message, at: typo.entry.source, field: "container")
-            } else if manifest != nil || closest != nil {
+            } else if manifest == nil && typo.closest == nil {
+                uncheckedNames.insert(name)
+            } else {
                 message += typo.closest.map { " (closest: \($0))" } ?? ""
                 if manifest == nil { message += "; for a Swift container, give check the app's manifest" }
                 add(.warning, message, at: typo.entry.source, field: "container")
@@ -340,10 +348,20 @@ extension ScriptCheckRun {
     }
 
     /// The Swift types a preference reads natively, by their spelling.
-    private static let preferenceTypes: [String: any PreferenceRepresentable.Type] = [
-        "Bool": Bool.self, "Int": Int.self, "Double": Double.self, "String": String.self,
-        "Data": Data.self, "Date": Date.self, "URL": URL.self,
-    ]
+    /// (A switch, not a dictionary: metatypes of a non-`Sendable` protocol
+    /// cannot be kept in a static.)
+    private static func preferenceType(_ spelling: String) -> (any PreferenceRepresentable.Type)? {
+        switch spelling {
+        case "Bool": Bool.self
+        case "Int": Int.self
+        case "Double": Double.self
+        case "String": String.self
+        case "Data": Data.self
+        case "Date": Date.self
+        case "URL": URL.self
+        default: nil
+        }
+    }
 
     /// Whether `value` reads as the Swift type spelled `spelling`, as the
     /// property reads its default (``PreferenceCoding/decode(_:as:)``);
@@ -352,16 +370,16 @@ extension ScriptCheckRun {
     /// in the value, which the script's memory budget bounded.
     static func preferenceValue(_ value: PreferenceValue, fits spelling: String) -> Bool? {
         let type = unwrappedSpelling(spelling)
-        if let native = preferenceTypes[type] { return native.init(preferenceValue: value) != nil }
+        if let native = preferenceType(type) { return native.init(preferenceValue: value) != nil }
         if type.hasPrefix("Array<"), type.hasSuffix(">") {
             let element = String(type.dropFirst(6).dropLast())
-            guard preferenceTypes[element] != nil else { return nil }
+            guard preferenceType(element) != nil else { return nil }
             guard case .array(let items) = value else { return false }
             return items.allSatisfy { preferenceValue($0, fits: element) != false }
         }
         if type.hasPrefix("Dictionary<String, "), type.hasSuffix(">") {
             let element = String(type.dropFirst(19).dropLast())
-            guard preferenceTypes[element] != nil else { return nil }
+            guard preferenceType(element) != nil else { return nil }
             guard case .dictionary(let items) = value else { return false }
             return items.values.allSatisfy { preferenceValue($0, fits: element) != false }
         }

@@ -9,6 +9,9 @@ final class ScriptCheckRun {
     let files: [String]
     let directory: String?
     private(set) var problems: [ScriptProblem] = []
+    /// Names used that nothing defined comes close to, when there is no
+    /// manifest: probably the app's (ScriptCheckReport.uncheckedNames).
+    var uncheckedNames: Set<String> = []
     /// The `[bm check]` support table.
     var support: LuaReference?
     /// Types the app's Swift template providers serve (`nil` key: every type).
@@ -82,7 +85,7 @@ final class ScriptCheckRun {
     var module: BMModule { host.module }
     var registry: Registry { host.registry }
 
-    func run() throws -> [ScriptProblem] {
+    func run() throws -> ScriptCheckReport {
         try installSupport()
         if let manifest { try installApp(manifest) }
         loadScripts()
@@ -102,9 +105,10 @@ final class ScriptCheckRun {
         askResolvers()
         dryRunReloadCallbacks()
         var seen: Set<String> = []
-        return problems
+        let sorted = problems
             .filter { seen.insert($0.description).inserted }
             .sorted { ($0.file, $0.line, $0.severity.rawValue, $0.message) < ($1.file, $1.line, $1.severity.rawValue, $1.message) }
+        return ScriptCheckReport(problems: sorted, uncheckedNames: manifest == nil ? uncheckedNames.sorted() : [])
     }
 
     // MARK: - Recording problems
@@ -231,7 +235,7 @@ final class ScriptCheckRun {
                 // app's initializers.
                 let serves = registration.typeKey
                 let source = registration.source
-                registry.addResolver(source: source, serving: serves) { request in
+                _ = registry.addResolver(source: source, serving: serves) { request in
                     guard serves == nil || serves == request.type else { return .skip }
                     throw LuaError(.usage, "\(request.container.name).\(request.property) may be served by the resolver at \(source) \(ScriptCheckRun.swiftPlaceholderMarker)")
                 }

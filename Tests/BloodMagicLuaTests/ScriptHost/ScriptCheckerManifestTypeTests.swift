@@ -23,6 +23,13 @@ func typedAppHost() throws -> ScriptHost {
         .property("label", \.label)
         .method("retry", arguments: ["times"]) { (options, times: Int) in options.retries = times }
         .method("attach", arguments: ["cache"]) { (_: ManifestRequestOptions, _: ManifestCache) in })
+    host.expose(LuaExposedType(ManifestRequestOptions.self, name: "Request")
+        .constructor(arguments: ["timeout", "label?"]) { (timeout: Double, label: String?) in
+            let options = ManifestRequestOptions()
+            options.timeout = timeout
+            options.label = label
+            return options
+        })
     return host
 }
 
@@ -36,6 +43,8 @@ struct ScriptCheckerManifestTypeTests {
         "c.lua": "local options = Options.new()\noptions:retry(\"twice\")\n",
         "d.lua": "local options = Options.new()\noptions:attach(ManifestHTTPLoader.new())\n",
         "e.lua": "local options = Options.new()\noptions.label = 42\n",
+        "f.lua": "local request = Request.new(\"30s\")\n",
+        "g.lua": "\nlocal request = Request.new { timeout = 5, label = 42 }\n",
     ]
 
     @Test func wrongTypesAreFoundAsTheBridgeRaisesThem() throws {
@@ -48,6 +57,8 @@ struct ScriptCheckerManifestTypeTests {
             "$/c.lua:2: error: Options.retry: bad argument #1 'times' (expected integer, got string)",
             "$/d.lua:2: error: Options.attach: bad argument #1 'cache' (expected ManifestCache, got ManifestHTTPLoader)",
             "$/e.lua:2: error: Options.label: bad value (expected string, got number)",
+            "$/f.lua:1: error: Request.new: bad argument #1 'timeout' (expected number, got string)",
+            "$/g.lua:2: error: Request.new: bad argument 'label' (expected string, got number)",
         ])
         // What the real bridge raises for each, running the same files.
         for name in Self.mistakes.keys.sorted() {

@@ -102,6 +102,27 @@ struct NamedSpellVocabularyTests {
         #expect(types.status == 0)
         #expect(types.stdout.contains("---@field shout fun(...: any): bm.Spell"))
     }
+
+    /// `bmlua types SCRIPTS` loads the scripts first, so the spells they
+    /// define are annotated; a script that fails is reported at its line,
+    /// the exit status is 1, and the annotations are still written.
+    @Test func typesGivenScriptsAnnotatesTheSpellsTheyDefine() throws {
+        let dir = try makeScripts([
+            "10-spells.lua": "bm.define_spell { name = 'audited', get = function(_, _, v) return v end }\nprint('loaded')\n",
+        ])
+        let types = try bmlua(["types", dir])
+        #expect(types.status == 0, "\(types.stderr)")
+        #expect(types.stdout.contains("---@field audited fun(...: any): bm.Spell a named spell, registered at \(dir)/10-spells.lua:1"))
+        #expect(!types.stdout.contains("loaded"))   // a script's print goes to standard error
+        let withoutScripts = try bmlua(["types"])
+        #expect(!withoutScripts.stdout.contains("audited"))
+
+        try "local x = = 1\n".write(toFile: dir + "/20-broken.lua", atomically: true, encoding: .utf8)
+        let broken = try bmlua(["types", dir])
+        #expect(broken.status == 1)
+        #expect(broken.stderr.contains("\(dir)/20-broken.lua:1:"))
+        #expect(broken.stdout.contains("---@field audited fun(...: any): bm.Spell"))
+    }
 }
 
 /// Collects what hooks saw, from any thread.

@@ -47,6 +47,7 @@ struct ChunkNameFileTests {
         let path = try makeScripts(["secret.txt": "f {\n\n\n\ncontainer = 1 }\n"]) + "/secret.txt"
         let dir = try makeScripts(["a.lua": """
             local hook = load("return function(def) local r = bm.hook(def) return r end", "=\(path)")()
+            bm.class("Nobodi", {})   -- close to the name below, so the check reports it
             hook { container = "Nobody", property = "p", fn = print }
             """])
         let problems = try ScriptChecker().check(directory: dir)

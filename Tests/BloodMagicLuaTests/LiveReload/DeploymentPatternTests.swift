@@ -16,25 +16,9 @@ import Darwin
 // as the deployment tool does and waits (with a deadline, never a fixed
 // sleep) until the new wiring serves, or the reload was refused.
 
-private func labelScript(_ value: String) -> String {
-    #"bm.initializer { type = "String", init = function() return "\#(value)" end }"#
-}
-
 /// A script serving the module `module`'s value as the label.
 private func requiringScript(_ module: String) -> String {
     #"local text = require("\#(module)")"# + "\n" + #"bm.initializer { type = "String", init = function() return text end }"#
-}
-
-private func label(_ host: ScriptHost) -> String? {
-    try? Registry.withCurrent(host.registry) { WatchedHolder() }.$label.value()
-}
-
-/// A host on `directory`, its scripts loaded, watching with `mode`.
-private func watchingHost(_ directory: String, _ mode: ScriptWatchMode) throws -> ScriptHost {
-    let host = try ScriptHost(options: .init(
-        scriptsDirectory: directory, registry: Registry(), preferences: InMemoryPreferenceStore(), watch: mode))
-    try host.loadStartupScripts()
-    return host
 }
 
 /// A fresh empty directory (its real path: the tests compare paths).

@@ -103,16 +103,9 @@ private final class HookLog: Sendable {
             Thread.sleep(forTimeInterval: 0.02)
             return RequestManager(label: "once")
         }
-        let identities = UncheckedBox(value: NSMutableSet())
-        let lock = UncheckedBox(value: NSLock())
-        runOnThreads(8) { _ in
-            let manager = SingletonUser().manager
-            lock.value.lock()
-            identities.value.add(ObjectIdentifier(manager).hashValue)
-            lock.value.unlock()
-        }
+        let identities = distinctObjects(readOn: 8) { SingletonUser().manager }
         #expect(singletonThreadsCounter.value == 1)
-        #expect(identities.value.count == 1)
+        #expect(identities == 1)
     }
 
     @Test func anInitializerReturningTheWrongTypeIsReported() {
@@ -167,16 +160,9 @@ private let reentrantCounter = CallCounter()
             @Injectable(registry: reentrantRegistry) var manager: RequestManager
         }
         let box = UncheckedBox(value: Shared())
-        let seen = UncheckedBox(value: NSMutableSet())
-        let lock = UncheckedBox(value: NSLock())
-        runOnThreads(8) { _ in
-            let manager = box.value.manager
-            lock.value.lock()
-            seen.value.add(ObjectIdentifier(manager).hashValue)
-            lock.value.unlock()
-        }
+        let seen = distinctObjects(readOn: 8) { box.value.manager }
         #expect(reentrantCounter.value == 1)
-        #expect(seen.value.count == 1)
+        #expect(seen == 1)
     }
 }
 

@@ -55,3 +55,15 @@ public func distinctObjects(readOn count: Int, _ read: @escaping @Sendable () ->
     }
     return seen.withLock { $0.count }
 }
+
+/// A list any thread may append to: what callbacks (hooks, resolvers,
+/// watchers, event iterators) saw, in order.
+public final class SharedLog<Element: Sendable>: Sendable {
+    private let items = Mutex<[Element]>([])
+    /// An empty log.
+    public init() {}
+    /// Appends `item`.
+    public func add(_ item: Element) { items.withLock { $0.append(item) } }
+    /// Everything added so far, in order.
+    public var all: [Element] { items.withLock { $0 } }
+}

@@ -86,11 +86,7 @@ private final class ReloadHold: Sendable {
 }
 
 /// The events an iterating task saw.
-private final class EventLog: Sendable {
-    private let events = Mutex<[ScriptReloadEvent]>([])
-    func add(_ event: ScriptReloadEvent) { events.withLock { $0.append(event) } }
-    var all: [ScriptReloadEvent] { events.withLock { $0 } }
-}
+private typealias EventLog = SharedLog<ScriptReloadEvent>
 
 @Suite("Live reload: async reload and reload events")
 struct AsyncReloadTests {

@@ -53,6 +53,11 @@ struct LuaTypedMethodTests {
         return state
     }
 
+    /// The message of the error `code` raises as the chunk `bank.lua`.
+    private func bankFailure(_ state: LuaState, _ code: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        try state.failure(running: code, name: "@bank.lua", sourceLocation: sourceLocation).message
+    }
+
     @Test func argumentsArriveTypedAndResultsReturn() throws {
         let state = try makeState()
         let results = try state.run(
@@ -84,34 +89,25 @@ struct LuaTypedMethodTests {
 
     @Test func aBadArgumentIsNamedWithTheScriptPosition() throws {
         let state = try makeState()
-        let wrongType = try state.failure(running: "local a = Account.new()\na:deposit('ten')", name: "@bank.lua")
-        #expect(wrongType.message == "bank.lua:2: Account.deposit: bad argument #1 'amount' (expected integer, got string)")
-        let fraction = try state.failure(running: "Account.new():deposit(1.5)", name: "@bank.lua")
-        #expect(fraction.message == "bank.lua:1: Account.deposit: bad argument #1 'amount' (expected integer, got number 1.5)")
-        let third = try state.failure(running: "Account.new():mix(1, true, {})", name: "@bank.lua")
-        #expect(third.message == "bank.lua:1: Account.mix: bad argument #3 'c' (expected string, got table)")
-        let object = try state.failure(running: "Account.new():move({}, 1)", name: "@bank.lua")
-        #expect(object.message == "bank.lua:1: Account.move: bad argument #1 'to' (expected Account, got table)")
+        #expect(try bankFailure(state, "local a = Account.new()\na:deposit('ten')") == "bank.lua:2: Account.deposit: bad argument #1 'amount' (expected integer, got string)")
+        #expect(try bankFailure(state, "Account.new():deposit(1.5)") == "bank.lua:1: Account.deposit: bad argument #1 'amount' (expected integer, got number 1.5)")
+        #expect(try bankFailure(state, "Account.new():mix(1, true, {})") == "bank.lua:1: Account.mix: bad argument #3 'c' (expected string, got table)")
+        #expect(try bankFailure(state, "Account.new():move({}, 1)") == "bank.lua:1: Account.move: bad argument #1 'to' (expected Account, got table)")
     }
 
     @Test func missingArgumentsAreNilAndExtraOnesAreRefused() throws {
         let state = try makeState()
         // An optional parameter may be left out; a required one reads nil and says so.
         #expect(try state.run("local a = Account.new() a:note('once') return a:total()") == [.integer(0)])
-        let missing = try state.failure(running: "Account.new():deposit()", name: "@bank.lua")
-        #expect(missing.message == "bank.lua:1: Account.deposit: bad argument #1 'amount' (expected integer, got nil)")
-        let extra = try state.failure(running: "Account.new():deposit(1, 2)", name: "@bank.lua")
-        #expect(extra.message == "bank.lua:1: Account.deposit: expected 1 argument, got 2")
-        let extraOptional = try state.failure(running: "Account.new():note('a', 1, 2)", name: "@bank.lua")
-        #expect(extraOptional.message == "bank.lua:1: Account.note: expected 1 to 2 arguments, got 3")
-        let noArguments = try state.failure(running: "Account.new():total(1)", name: "@bank.lua")
-        #expect(noArguments.message == "bank.lua:1: Account.total: expected 0 arguments, got 1")
+        #expect(try bankFailure(state, "Account.new():deposit()") == "bank.lua:1: Account.deposit: bad argument #1 'amount' (expected integer, got nil)")
+        #expect(try bankFailure(state, "Account.new():deposit(1, 2)") == "bank.lua:1: Account.deposit: expected 1 argument, got 2")
+        #expect(try bankFailure(state, "Account.new():note('a', 1, 2)") == "bank.lua:1: Account.note: expected 1 to 2 arguments, got 3")
+        #expect(try bankFailure(state, "Account.new():total(1)") == "bank.lua:1: Account.total: expected 0 arguments, got 1")
     }
 
     @Test func selfIsCheckedAndSubclassObjectsAreAccepted() throws {
         let state = try makeState()
-        let wrongSelf = try state.failure(running: "Account.deposit({}, 1)", name: "@bank.lua")
-        #expect(wrongSelf.message == "bank.lua:1: Account.deposit: expected a Account object as self, got table (call it as obj:deposit(...))")
+        #expect(try bankFailure(state, "Account.deposit({}, 1)") == "bank.lua:1: Account.deposit: expected a Account object as self, got table (call it as obj:deposit(...))")
         let noSelf = try state.failure(running: "Account.total()", name: "@bank.lua")
         #expect(noSelf.message.hasPrefix("bank.lua:1: Account.total: expected a Account object as self, got "))
         // A subclass object has its own exposed type (another tag): the
@@ -121,8 +117,7 @@ struct LuaTypedMethodTests {
 
     @Test func aThrowingBodyRaisesItsErrorAtTheCall() throws {
         let state = try makeState()
-        let error = try state.failure(running: "\n\nreturn Account.new():refuse()", name: "@bank.lua")
-        #expect(error.message == "bank.lua:3: refused by the bank")
+        #expect(try bankFailure(state, "\n\nreturn Account.new():refuse()") == "bank.lua:3: refused by the bank")
         // pcall catches it like any Lua error; the state stays usable.
         #expect(try state.run("local ok, e = pcall(Account.refuse, Account.new()) return ok, tostring(e)", name: "@bank.lua")
             == [.boolean(false), .string("bank.lua:1: refused by the bank")])

@@ -22,6 +22,19 @@ struct PropertyListFilePreferenceStoreTests {
         return "\(error)"
     }
 
+    /// A store on `file` reads nothing there (not `key` either) and refuses
+    /// to write, with an error that names the file and says `reason`.
+    func expectNothingReadAndWritesRefused(
+        _ file: URL, key: String, saying reason: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let store = PropertyListFilePreferenceStore(fileURL: file)
+        #expect(store.value(forKey: key) == nil, sourceLocation: sourceLocation)
+        #expect(store.allValues.isEmpty, sourceLocation: sourceLocation)
+        let error = try refusedWrite(store, sourceLocation: sourceLocation)
+        #expect(error.contains(file.path), sourceLocation: sourceLocation)
+        #expect(error.contains(reason), sourceLocation: sourceLocation)
+    }
+
     @Test func valuesSurviveANewStoreAndKeepTheirTypes() throws {
         let file = scratchFile()
         let store = PropertyListFilePreferenceStore(fileURL: file)
@@ -52,12 +65,7 @@ struct PropertyListFilePreferenceStoreTests {
         case "device-link": try FileManager.default.createSymbolicLink(atPath: file.path, withDestinationPath: "/dev/zero")
         default: try FileManager.default.createDirectory(at: file, withIntermediateDirectories: true)
         }
-        let store = PropertyListFilePreferenceStore(fileURL: file)
-        #expect(store.value(forKey: "k") == nil)
-        #expect(store.allValues.isEmpty)
-        let error = try refusedWrite(store)
-        #expect(error.contains(file.path))
-        #expect(error.contains("not a property-list file"))
+        try expectNothingReadAndWritesRefused(file, key: "k", saying: "not a property-list file")
         var info = stat()
         #expect(lstat(file.path, &info) == 0)
         let expected = kind == "fifo" ? S_IFIFO : kind == "device-link" ? S_IFLNK : S_IFDIR
@@ -86,12 +94,7 @@ struct PropertyListFilePreferenceStoreTests {
         bytes += [0x08, 0x0B, 0x0D, 0x0F]
         bytes += [0, 0, 0, 0, 0, 0, 1, 1] + bigEndian(4) + bigEndian(0) + bigEndian(UInt64(table))
         try Data(bytes).write(to: file)
-        let store = PropertyListFilePreferenceStore(fileURL: file)
-        #expect(store.value(forKey: "s") == nil)
-        #expect(store.allValues.isEmpty)
-        let error = try refusedWrite(store)
-        #expect(error.contains(file.path))
-        #expect(error.contains("preferences never hold"))
+        try expectNothingReadAndWritesRefused(file, key: "s", saying: "preferences never hold")
         #expect(try Data(contentsOf: file) == Data(bytes))
     }
 

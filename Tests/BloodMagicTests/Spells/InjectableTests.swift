@@ -25,11 +25,7 @@ private let singletonThreadsRegistry = Registry()
 private let singletonThreadsCounter = CallCounter()
 
 /// Collects what hooks report, from any thread.
-private final class HookLog: Sendable {
-    let entries = Mutex<[String]>([])
-    func add(_ entry: String) { entries.withLock { $0.append(entry) } }
-    var all: [String] { entries.withLock { $0 } }
-}
+private typealias HookLog = SharedLog<String>
 
 @Suite struct InjectableTests {
     @Test func theContainerIsToldOnceAfterInjection() {

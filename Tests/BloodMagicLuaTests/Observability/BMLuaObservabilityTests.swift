@@ -29,7 +29,18 @@ private struct ExplainFolder {
 
     /// `bmlua explain ARGUMENTS --scripts` this folder.
     func explain(_ arguments: String...) throws -> ProcessResult {
+        try explain(arguments)
+    }
+
+    private func explain(_ arguments: [String]) throws -> ProcessResult {
         try bmlua(["explain"] + arguments + ["--scripts", dir.path])
+    }
+
+    /// What a `bmlua explain ARGUMENTS` that succeeds prints.
+    func explanation(_ arguments: String..., sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        let result = try explain(arguments)
+        #expect(result.status == 0, "\(result.stderr)", sourceLocation: sourceLocation)
+        return result.stdout
     }
 }
 
@@ -38,9 +49,7 @@ struct BMLuaObservabilityTests {
     @Test func explainNamesEveryCandidateTheWinnerAndWhy() throws {
         let scripts = try ExplainFolder()
         let file = scripts.file
-        let result = try scripts.explain("Loader", "--container", "Screen")
-        #expect(result.status == 0, "\(result.stderr)")
-        let out = result.stdout
+        let out = try scripts.explanation("Loader", "--container", "Screen")
         #expect(out.hasPrefix("Loader in Screen\nregistrations (most specific first):\n"))
         #expect(out.contains("  * initializer Loader in Screen at \(file):2: specificity 3000000, exact container\n"))
         #expect(out.contains("    initializer Loader in any container at \(file):1: specificity 0, any container\n"))
@@ -57,25 +66,22 @@ struct BMLuaObservabilityTests {
     @Test func explainSaysTheLaterOfEquallySpecificRegistrationsWins() throws {
         let scripts = try ExplainFolder()
         let file = scripts.file
-        let result = try scripts.explain("Loader", "--container", "Panel")
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.contains("  * initializer Loader in Panel at \(file):4: specificity 3000000, exact container\n"))
-        #expect(result.stdout.contains("wins: the initializer registered at \(file):4: as specific as the one registered at \(file):3; the latest registered wins\n"))
-        #expect(result.stdout.hasSuffix("hooks: none\n"))
+        let out = try scripts.explanation("Loader", "--container", "Panel")
+        #expect(out.contains("  * initializer Loader in Panel at \(file):4: specificity 3000000, exact container\n"))
+        #expect(out.contains("wins: the initializer registered at \(file):4: as specific as the one registered at \(file):3; the latest registered wins\n"))
+        #expect(out.hasSuffix("hooks: none\n"))
     }
 
     @Test func explainTakesLuaClassesAndProtocolSets() throws {
         let scripts = try ExplainFolder()
         let file = scripts.file
         // A Lua class is a known container even when nothing names it.
-        let kid = try scripts.explain("Loader", "--container", "Kid")
-        #expect(kid.status == 0, "\(kid.stderr)")
-        #expect(kid.stdout.contains("  * initializer Loader in any container at \(file):1: specificity 0, any container\n"))
-        #expect(kid.stdout.contains("    initializer Loader in Screen at \(file):2: does not apply, only for container Screen\n"))
-        let protocols = try scripts.explain("any Named & Feed", "--container", "Screen")
-        #expect(protocols.status == 0, "\(protocols.stderr)")
-        #expect(protocols.stdout.hasPrefix("any Feed & Named in Screen\n"))
-        #expect(protocols.stdout.contains("wins: the initializer registered at \(file):5: the only registration that applies\n"))
+        let kid = try scripts.explanation("Loader", "--container", "Kid")
+        #expect(kid.contains("  * initializer Loader in any container at \(file):1: specificity 0, any container\n"))
+        #expect(kid.contains("    initializer Loader in Screen at \(file):2: does not apply, only for container Screen\n"))
+        let protocols = try scripts.explanation("any Named & Feed", "--container", "Screen")
+        #expect(protocols.hasPrefix("any Feed & Named in Screen\n"))
+        #expect(protocols.contains("wins: the initializer registered at \(file):5: the only registration that applies\n"))
         let none = try scripts.explain("Loader", "--container", "Other")
         #expect(none.status == 1)
         let nothing = try scripts.explain("any Feed & Named", "--container", "Kid")

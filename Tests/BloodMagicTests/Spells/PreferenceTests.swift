@@ -111,7 +111,7 @@ private final class Settings {
             container: .exactly(SpellTypeKey(Settings.self)), property: "volume",
             with: PreferenceOverride(defaultValue: .string("4")), source: "20-storage.lua:14")
         registry.overridePreference(for: Settings.self, property: "ratio", defaultValue: .int(1))
-        try Registry.withCurrent(registry) {
+        Registry.withCurrent(registry) {
             let settings = Settings()
             Settings.store.setValue(nil, forKey: "user.volume")
             let failure = #expect(throws: SpellError.self) { try settings.$volume.get() }

@@ -1,0 +1,141 @@
+import Testing
+@testable import BloodMagicLua
+
+/// Coroutines that wait inside a resolution (issue 30, "Lua that can wait"):
+/// the bm calls that stay in Lua may be suspended, the ones that go through
+/// Swift refuse with a message that names the call, a suspended resolution
+/// is no dependency cycle, and closing its coroutine leaves nothing behind.
+@Suite struct BMWaitingCoroutineTests {
+    @Test func bmResolveOfALuaInitializerYieldsColdAndWarm() throws {
+        let host = try makeHost()
+        let result = try host.lua("""
+            bm.initializer { type = "T", init = function() return "made " .. coroutine.yield("waiting") end }
+            local function waited(arg)
+              local co = coroutine.create(function() return bm.resolve("T") end)
+              local _, first = coroutine.resume(co)
+              local ok, value = coroutine.resume(co, arg)
+              return first, ok, value, coroutine.status(co)
+            end
+            local a, b, c, d = waited("cold")     -- the Lua bm.resolve (cache miss)
+            local e, f, g, h = waited("warm")     -- the C bm.resolve (cache hit)
+            return a, b, c, d, e, f, g, h
+            """)
+        #expect(result == [.string("waiting"), .boolean(true), .string("made cold"), .string("dead"),
+                           .string("waiting"), .boolean(true), .string("made warm"), .string("dead")])
+    }
+
+    @Test func aLuaClassPropertyAndItsInjectedMethodYield() throws {
+        let host = try makeHost()
+        let result = try host.lua("""
+            bm.initializer { type = "V", init = function() return coroutine.yield("init") end }
+            local Inner = bm.class("Inner", {})
+            function Inner:init() self.tag = coroutine.yield("constructor") end
+            local C = bm.class("C", { v = bm.spell.injectable("V"), inner = bm.spell.lazy("Inner") })
+            function C:vInjected(value) self.seen = coroutine.yield("injected " .. value) end
+            local o = C.new()
+            local co = coroutine.wrap(function() return o.v, o.inner.tag, o.seen end)
+            local steps = { co(), co("v"), co("seen"), co("tag") }
+            return table.unpack(steps)
+            """)
+        #expect(result.map(\.description) == ["init", "injected v", "constructor", "v", "tag", "seen"])
+    }
+
+    /// Each kind of Lua code Swift calls: the yield is refused with the
+    /// Swift call named, never "attempt to yield across a C-call boundary"
+    /// alone, and never a crash.
+    @Test(arguments: [
+        ("a singleton made through Swift", """
+            bm.singleton { type = "S", init = function() coroutine.yield() return 1 end }
+            return bm.resolve("S")
+            """),
+        ("a resolver", """
+            bm.resolver(function(request) coroutine.yield() end)
+            local C = bm.class("C", { r = bm.spell.injectable("Nothing") })
+            return C.new().r
+            """),
+        ("a hook", """
+            bm.initializer { type = "H", init = function() return 1 end }
+            bm.hook { property = "h", fn = function() coroutine.yield() end }
+            local C = bm.class("C", { h = bm.spell.injectable("H") })
+            return C.new().h
+            """),
+        ("a Swift function calling back", """
+            return each(function() coroutine.yield() end)
+            """),
+    ])
+    func yieldsUnderSwiftAreRefusedWithTheCallNamed(kind: String, body: String) throws {
+        let host = try makeHost()
+        try host.state.withStack { (lua) throws(LuaError) in
+            lua.register("each") { lua in
+                lua.pushCopy(of: 1)
+                try lua.call(arguments: 0, results: 0)
+                return 0
+            }
+        }
+        let result = try host.lua("""
+            local co = coroutine.create(function() \(body) end)
+            local ok, message = coroutine.resume(co)
+            return ok, message
+            """)
+        #expect(result.first == .boolean(false), "\(kind)")
+        let message = result.last?.stringValue ?? ""
+        #expect(message.contains("coroutine.yield: cannot wait here"), "\(kind): \(message)")
+        #expect(message.contains("called by the Swift function"), "\(kind): \(message)")
+        #expect(message.contains("test.lua:"), "\(kind): \(message)")
+    }
+
+    @Test func aYieldUnderACFunctionNamesIt() throws {
+        let host = try makeHost()
+        let message = host.failure("""
+            local co = coroutine.wrap(function() string.gsub("abc", "%w", function() coroutine.yield() end) end)
+            co()
+            """)
+        #expect(message?.contains("the C function 'gsub' called this Lua code") == true, "\(message ?? "nil")")
+    }
+
+    @Test func aSecondReadWhileTheFirstIsSuspendedIsNoCycle() throws {
+        let host = try makeHost()
+        let result = try host.lua("""
+            local wait = true
+            bm.initializer { type = "Y", init = function() if wait then coroutine.yield() end return "y" end }
+            local C = bm.class("C", { y = bm.spell.injectable("Y") })
+            local o = C.new()
+            local first = coroutine.create(function() return o.y end)
+            coroutine.resume(first)                         -- suspended inside o.y
+            local second = coroutine.create(function() return o.y end)
+            local ok, message = coroutine.resume(second)
+            local _, finished = coroutine.resume(first)     -- the first one goes on
+            return ok, message, finished, o.y
+            """)
+        #expect(result.first == .boolean(false))
+        let message = result[1].stringValue ?? ""
+        #expect(!message.contains("dependency cycle"), "\(message)")
+        #expect(message.contains("C.y is being resolved by another coroutine, suspended inside its initializer"),
+                "\(message)")
+        #expect(result[2...] == [.string("y"), .string("y")])
+    }
+
+    /// Both kinds of step (the cached one in `__index`, and one under the
+    /// prelude's pcall: a lazy default's constructor) leave nothing behind
+    /// when their suspended coroutine is closed.
+    @Test func closingASuspendedResolutionReleasesIt() throws {
+        let host = try makeHost()
+        let result = try host.lua("""
+            local wait = true
+            bm.initializer { type = "Y", init = function() if wait then coroutine.yield() end return "y" end }
+            local Inner = bm.class("Inner", {})
+            function Inner:init() if wait then coroutine.yield() end self.tag = "inner" end
+            local C = bm.class("C", { y = bm.spell.injectable("Y"), inner = bm.spell.lazy("Inner") })
+            local o = C.new()
+            local a = coroutine.create(function() return o.y end)
+            local b = coroutine.create(function() return o.inner end)
+            coroutine.resume(a)
+            coroutine.resume(b)
+            coroutine.close(a)
+            coroutine.close(b)
+            wait = false
+            return o.y, o.inner.tag
+            """)
+        #expect(result == [.string("y"), .string("inner")])
+    }
+}

@@ -1,6 +1,8 @@
 import Testing
 @testable import BloodMagicLua
 
+final class WaitingVisitor: LuaExposable {}
+
 /// Coroutines that wait inside a resolution (issue 30, "Lua that can wait"):
 /// the bm calls that stay in Lua may be suspended, the ones that go through
 /// Swift refuse with a message that names the call, a suspended resolution
@@ -82,6 +84,43 @@ import Testing
         #expect(message.contains("coroutine.yield: cannot wait here"), "\(kind): \(message)")
         #expect(message.contains("called by the Swift function"), "\(kind): \(message)")
         #expect(message.contains("test.lua:"), "\(kind): \(message)")
+    }
+
+    @Test func aYieldInAnExposedMethodsCallbackIsRefused() throws {
+        let host = try makeHost()
+        let state = host.state
+        _ = host.expose(LuaExposedType(WaitingVisitor.self)
+            .constructor { _ in WaitingVisitor() }
+            .method("visit", arguments: ["f"]) { [unowned state] _, args -> Void in
+                guard case .function(let function) = try args.get(1, as: LuaValue.self) else { return }
+                try state.withStack { (lua) throws(LuaError) in try lua.call(function) }
+            })
+        let result = try host.lua("""
+            local v = WaitingVisitor.new()
+            local co = coroutine.create(function() v:visit(function() coroutine.yield() end) end)
+            return coroutine.resume(co)
+            """)
+        let message = result.last?.stringValue ?? ""
+        #expect(message.contains("coroutine.yield: cannot wait here: this Lua code was called by the Swift "
+            + "function 'visit'"), "\(message)")
+    }
+
+    /// A script's initializer that waits for Swift: served by bm.resolve in
+    /// a coroutine the host runs, it suspends until the task is done.
+    @Test func aLuaInitializerAwaitsAnAsyncSwiftFunction() async throws {
+        let host = try makeHost()
+        try host.state.withStack { (lua) throws(LuaError) in
+            lua.register("connect", asyncFunction: { arguments in
+                try await Task.sleep(for: .milliseconds(2))
+                return [.string("connection to " + (arguments.first?.stringValue ?? "?"))]
+            })
+        }
+        try host.lua("""
+            bm.initializer { type = "Database", init = function() return { link = connect("db.local") } end }
+            function main() return bm.resolve("Database").link, bm.resolve("Database").link end
+            """)
+        let result = try await host.state.callAsync("main")
+        #expect(result == [.string("connection to db.local"), .string("connection to db.local")])
     }
 
     @Test func aYieldUnderACFunctionNamesIt() throws {

@@ -124,18 +124,26 @@ struct LuaAsyncFunctionTests {
             + "'each'"), "\(swift.message)")
     }
 
+    /// While the host's coroutine waits, other code runs in the state; a
+    /// script that got hold of the coroutine cannot resume it.
     @Test func aScriptCannotResumeTheHostsCoroutine() async throws {
-        let state = try makeState("""
-            function main()
-              local me = coroutine.running()
-              local thief = coroutine.create(function() return coroutine.resume(me) end)
-              local _, ok, message = coroutine.resume(thief)
-              return ok, message, fetch("still")
-            end
-            """)
-        let result = try await state.callAsync("main")
-        #expect(result == [.boolean(false), .string("cannot resume a coroutine the host runs"),
-                           .string("fetched still")])
+        let waiting = Atomic<Bool>(false)
+        let release = Atomic<Bool>(false)
+        let state = try LuaState()
+        try state.withStack { (lua) throws(LuaError) in
+            lua.register("gate", asyncFunction: { _ in
+                waiting.store(true, ordering: .releasing)
+                while !release.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(1)) }
+                return [.string("opened")]
+            })
+        }
+        _ = try state.run("function main() parked = coroutine.running() return gate() end", name: "@test.lua")
+        let call = Task { try await state.callAsync("main") }
+        while !waiting.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(1)) }
+        let theft = try state.run("return coroutine.resume(parked)", name: "@thief.lua")
+        release.store(true, ordering: .releasing)
+        #expect(theft == [.boolean(false), .string("cannot resume a coroutine the host runs")])
+        #expect(try await call.value == [.string("opened")])
     }
 
     @Test func theInstructionBudgetHoldsAcrossSuspensions() async throws {

@@ -360,6 +360,9 @@ void bm_sandbox_coroutines(lua_State *L, int co) {
         lua_setfield(L, co, "wrap");
     }
     lua_settop(L, co);
+}
+
+void bm_sandbox_resumers(lua_State *L) {
     lua_createtable(L, 0, 4);
     lua_createtable(L, 0, 1);
     lua_pushliteral(L, "k");

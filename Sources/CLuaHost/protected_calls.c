@@ -134,6 +134,7 @@ static void wrap_field(lua_State *L, int table, const char *name, lua_CFunction 
 }
 
 void bm_sandbox_protected_calls(lua_State *L, int flags) {
+    bm_sandbox_resumers(L);
     if (flags & BM_LIB_BASE) {
         lua_pushglobaltable(L);
         lua_pushcfunction(L, sandbox_pcall);

@@ -182,9 +182,13 @@ void bm_explain_error(lua_State *L, lua_State *co, int idx, int first_level);
 void bm_sandbox_protected_calls(lua_State *L, int flags);
 
 /* Replaces coroutine.yield and coroutine.wrap in the coroutine table at
-   `co`, and makes the table of resumers (coroutines.c). After the
-   protected calls: wrap resumes with Lua's resume, kept by the sandbox's. */
+   `co` (coroutines.c). After the protected calls: wrap resumes with Lua's
+   resume, kept by the sandbox's. */
 void bm_sandbox_coroutines(lua_State *L, int co);
+
+/* Makes the table of resumers (every state, with or without the coroutine
+   library: the host's coroutines are marked in it). */
+void bm_sandbox_resumers(lua_State *L);
 
 /* Records the running thread as the resumer of the coroutine at `co`;
    returns 0 (and records nothing) for a coroutine the host runs, which no

@@ -75,6 +75,9 @@ extension LuaState {
                 }
                 pending.outcome.withLock { $0 = result }
             case .paused:
+                // Nothing else resumes it: a script that only ever yields
+                // runs out of its budget, or stops here when cancelled.
+                if Task.isCancelled { throw LuaError(.runtime, "callAsync: cancelled while the coroutine was paused") }
                 await Task.yield()
             }
         }

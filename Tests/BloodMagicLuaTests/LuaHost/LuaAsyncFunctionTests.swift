@@ -146,6 +146,20 @@ struct LuaAsyncFunctionTests {
         #expect(try await call.value == [.string("opened")])
     }
 
+    /// A plain yield at the top of the host's coroutine pauses it; the
+    /// host resumes it with nothing. Without the coroutine library the
+    /// host's coroutine still waits for Swift.
+    @Test func aPlainYieldPausesAndNoCoroutineLibraryIsNeeded() async throws {
+        let paused = try makeState("function main() local got = coroutine.yield('x') return got, fetch('y') end")
+        #expect(try await paused.callAsync("main") == [.nil, .string("fetched y")])
+        let bare = try LuaState(libraries: [.base])
+        try bare.withStack { (lua) throws(LuaError) in
+            lua.register("twice", asyncFunction: { arguments in [.integer((arguments.first?.intValue ?? 0) * 2)] })
+        }
+        _ = try bare.run("function main(n) return twice(twice(n)) end")
+        #expect(try await bare.callAsync("main", [.integer(5)]) == [.integer(20)])
+    }
+
     @Test func theInstructionBudgetHoldsAcrossSuspensions() async throws {
         let state = try makeState("""
             function spend() for i = 1, 80000 do end end

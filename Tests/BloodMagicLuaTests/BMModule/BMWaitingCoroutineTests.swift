@@ -3,6 +3,12 @@ import Testing
 
 final class WaitingVisitor: LuaExposable {}
 
+/// A Swift container whose property a Lua initializer serves, read from Lua
+/// through an exposed property (the Swift read runs the initializer).
+final class WaitingScreen: LuaExposable {
+    @Injectable var title: String
+}
+
 /// Coroutines that wait inside a resolution (issue 30, "Lua that can wait"):
 /// the bm calls that stay in Lua may be suspended, the ones that go through
 /// Swift refuse with a message that names the call, a suspended resolution
@@ -103,6 +109,26 @@ final class WaitingVisitor: LuaExposable {}
         let message = result.last?.stringValue ?? ""
         #expect(message.contains("coroutine.yield: cannot wait here: this Lua code was called by the Swift "
             + "function 'visit'"), "\(message)")
+    }
+
+    /// A Swift property read runs the Lua initializer synchronously (Swift
+    /// frames below it): its yield is refused, naming the exposed property.
+    @Test func aYieldInAnInitializerASwiftReadRunsIsRefused() throws {
+        let host = try makeHost()
+        _ = host.expose(LuaExposedType(WaitingScreen.self)
+            .constructor { _ in Registry.withCurrent(host.registry) { WaitingScreen() } }
+            .property("title", get: { (screen: WaitingScreen) throws -> String in try screen.$title.value() }))
+        let result = try host.lua("""
+            bm.initializer { type = "String", container = "WaitingScreen",
+                             init = function() coroutine.yield() return "late" end }
+            local screen = WaitingScreen.new()
+            local co = coroutine.create(function() return screen.title end)
+            return coroutine.resume(co)
+            """)
+        let message = result.last?.stringValue ?? ""
+        #expect(result.first == .boolean(false))
+        #expect(message.contains("coroutine.yield: cannot wait here: this Lua code was called by the Swift "
+            + "metamethod '__index' of an exposed Swift object"), "\(message)")
     }
 
     /// A script's initializer that waits for Swift: served by bm.resolve in

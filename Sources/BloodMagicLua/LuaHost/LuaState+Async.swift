@@ -56,7 +56,7 @@ extension LuaState {
     private func drive(_ prepare: (LuaStack) throws(LuaError) -> Int32) async throws(LuaError) -> [LuaValue] {
         let coroutine = try withStack { (lua) throws(LuaError) -> LuaReference in
             let arguments = try prepare(lua)
-            return lua.newHostCoroutine(moving: arguments)
+            return try lua.newHostCoroutine(moving: arguments)
         }
         var budget = bm_run_budget()
         while true {
@@ -87,14 +87,17 @@ extension LuaState {
 extension LuaStack {
     /// Moves the function below the top `arguments` values, and them, into
     /// a new coroutine marked as the host's, and returns a reference to it.
-    fileprivate func newHostCoroutine(moving arguments: Int32) -> LuaReference {
+    fileprivate func newHostCoroutine(moving arguments: Int32) throws(LuaError) -> LuaReference {
         ensureSpace(2)
         let co = lua_newthread(L)!
+        // A new thread has room for LUA_MINSTACK values; more are asked for.
+        guard lua_checkstack(co, arguments + 1) != 0 else {
+            lua_settop(L, -arguments - 3)
+            throw LuaError(.stackOverflow, "callAsync: too many arguments (\(arguments))")
+        }
         bm_mark_host_coroutine(L)
         let reference = self.reference(at: -1)
         lua_settop(L, -2)
-        // A new thread has room for LUA_MINSTACK values; more are asked for.
-        _ = lua_checkstack(co, arguments + 1)
         lua_xmove(L, co, arguments + 1)
         return reference
     }

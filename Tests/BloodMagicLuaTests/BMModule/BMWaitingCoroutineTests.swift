@@ -183,6 +183,27 @@ final class WaitingScreen: LuaExposable {
     /// Both kinds of step (the cached one in `__index`, and one under the
     /// prelude's pcall: a lazy default's constructor) leave nothing behind
     /// when their suspended coroutine is closed.
+    /// A suspended coroutine that its scheduler drops (never resumed, never
+    /// closed) holds the property only until it is collected.
+    @Test func aDroppedSuspendedResolutionIsReleasedOnceCollected() throws {
+        let host = try makeHost()
+        let result = try host.lua("""
+            local wait = true
+            bm.initializer { type = "Y", init = function() if wait then coroutine.yield() end return "y" end }
+            local C = bm.class("C", { y = bm.spell.injectable("Y") })
+            local o = C.new()
+            do
+              local dropped = coroutine.create(function() return o.y end)
+              coroutine.resume(dropped)
+            end
+            collectgarbage()
+            collectgarbage()
+            wait = false
+            return o.y
+            """)
+        #expect(result == [.string("y")])
+    }
+
     @Test func closingASuspendedResolutionReleasesIt() throws {
         let host = try makeHost()
         let result = try host.lua("""

@@ -128,14 +128,15 @@ end
 
 -- The resolutions in progress, as parallel arrays (no table per step): the
 -- object, the property and the thread running them (a coroutine may be
--- suspended inside a step, and closed there). `depth` is the top. A step run without pcall that
+-- suspended inside a step, and closed there, or dropped: the threads are
+-- held weakly, and a frame whose coroutine was collected is dead). `depth` is the top. A step run without pcall that
 -- raised leaves its frame behind when the error is caught: a step that
 -- returns clears its frame and anything above it, and before a cycle is
 -- reported, or once the stack has grown by PRUNE_EVERY, `prune` asks which
 -- frames still run (core.live_frames) and drops the rest. Cleared slots hold
 -- false, not nil (storing into a nil slot takes Lua's slow path); holes left
 -- by `prune` are false too, and every slot above `depth` is false or nil.
-local stack_object, stack_property, stack_thread = {}, {}, {}
+local stack_object, stack_property, stack_thread = {}, {}, setmetatable({}, { __mode = "v" })
 local depth = 0
 local PRUNE_EVERY = 16
 local prune_at = PRUNE_EVERY

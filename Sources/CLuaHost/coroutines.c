@@ -116,6 +116,19 @@ int bm_note_resumer(lua_State *L, int co) {
     return 1;
 }
 
+int bm_is_host_coroutine(lua_State *L, int co) {
+    co = lua_absindex(L, co);
+    push_resumers(L);
+    int host = 0;
+    if (lua_type(L, -1) == LUA_TTABLE) {
+        lua_pushvalue(L, co);
+        host = lua_rawget(L, -2) == LUA_TBOOLEAN;
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    return host;
+}
+
 void bm_mark_host_coroutine(lua_State *L) {
     push_resumers(L);
     if (lua_type(L, -1) == LUA_TTABLE) {

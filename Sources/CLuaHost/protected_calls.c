@@ -113,8 +113,11 @@ static int resumed(lua_State *L, int status, lua_KContext ctx) {
     return lua_gettop(L) - 1;
 }
 
-/* coroutine.close(co): Lua's (upvalue 1), with a refused limit named. */
+/* coroutine.close(co): Lua's (upvalue 1), with a refused limit named; the
+   host's coroutines are not the script's to close. */
 static int sandbox_close(lua_State *L) {
+    if (lua_type(L, 1) == LUA_TTHREAD && bm_is_host_coroutine(L, 1))
+        return luaL_error(L, "cannot close a coroutine the host runs");
     int n = lua_gettop(L);
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);

@@ -195,6 +195,9 @@ void bm_sandbox_resumers(lua_State *L);
    script may resume. */
 int bm_note_resumer(lua_State *L, int co);
 
+/* Whether the coroutine at `co` is one the host runs. */
+int bm_is_host_coroutine(lua_State *L, int co);
+
 /* Yields the values from `first` up (a waiting call's marker and pending
    call, come back from a coroutine this C function resumed), with `k` to
    resume that coroutine again. */

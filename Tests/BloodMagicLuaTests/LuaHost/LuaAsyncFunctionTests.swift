@@ -125,7 +125,7 @@ struct LuaAsyncFunctionTests {
     }
 
     /// While the host's coroutine waits, other code runs in the state; a
-    /// script that got hold of the coroutine cannot resume it.
+    /// script that got hold of the coroutine cannot resume or close it.
     @Test func aScriptCannotResumeTheHostsCoroutine() async throws {
         let waiting = Atomic<Bool>(false)
         let release = Atomic<Bool>(false)
@@ -141,8 +141,10 @@ struct LuaAsyncFunctionTests {
         let call = Task { try await state.callAsync("main") }
         while !waiting.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(1)) }
         let theft = try state.run("return coroutine.resume(parked)", name: "@thief.lua")
+        let closing = try #require(throws: LuaError.self) { try state.run("coroutine.close(parked)", name: "@thief.lua") }
         release.store(true, ordering: .releasing)
         #expect(theft == [.boolean(false), .string("cannot resume a coroutine the host runs")])
+        #expect(closing.message == "thief.lua:1: cannot close a coroutine the host runs")
         #expect(try await call.value == [.string("opened")])
     }
 

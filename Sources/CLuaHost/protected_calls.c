@@ -71,24 +71,53 @@ static int sandbox_xpcall(lua_State *L) {
    (`coroutine.resume(coroutine.create(f))`): a copy stays below the results
    while the explanation reads it, or a collection step (the explanation
    allocates) could free it, and a string allocated next would take its
-   place. */
+   place. A coroutine waiting for an async Swift function (it yields
+   BM_WAIT_MARKER, see bm_coroutines.h) is not seen by the script: the wait
+   goes up, and this resume is made again when the host resumes. */
+static int resumed(lua_State *L, int status, lua_KContext ctx);
+
 static int sandbox_resume(lua_State *L) {
     lua_State *co = lua_tothread(L, 1);
+    if (co != NULL && !bm_note_resumer(L, 1)) {
+        lua_pushboolean(L, 0);
+        lua_pushliteral(L, "cannot resume a coroutine the host runs");
+        return 2;
+    }
     int n = lua_gettop(L);
     lua_pushvalue(L, 1);
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_rotate(L, 1, 2);             /* co (kept), resume, co, ... */
-    lua_call(L, n, LUA_MULTRET);
-    if (co != NULL && lua_toboolean(L, 2) == 0 && lua_gettop(L) >= 3) {
-        int status = lua_status(co);
-        if (status != LUA_OK && status != LUA_YIELD) bm_explain_error(L, co, 3, 0);
+    lua_callk(L, n, LUA_MULTRET, 0, resumed);
+    return resumed(L, LUA_OK, 0);
+}
+
+/* The host resumed this coroutine, which waited for the one at 1. */
+static int resume_again(lua_State *L, int status, lua_KContext ctx) {
+    (void)status;
+    (void)ctx;
+    lua_settop(L, 1);                /* co; what the host resumed with is not used */
+    return sandbox_resume(L);
+}
+
+static int resumed(lua_State *L, int status, lua_KContext ctx) {
+    (void)status;
+    (void)ctx;
+    lua_State *co = lua_tothread(L, 1);
+    if (co != NULL && lua_toboolean(L, 2) != 0) {
+        if (lua_gettop(L) >= 4 && bm_is_wait_marker(L, 3)) return bm_pass_wait_up(L, 3, resume_again);
+    } else if (co != NULL && lua_gettop(L) >= 3) {
+        int costatus = lua_status(co);
+        if (costatus != LUA_OK && costatus != LUA_YIELD) bm_explain_error(L, co, 3, 0);
         else bm_name_refused_limit(L, 3);
     }
     return lua_gettop(L) - 1;
 }
 
-/* coroutine.close(co): Lua's (upvalue 1), with a refused limit named. */
+/* coroutine.close(co): Lua's (upvalue 1), with a refused limit named; the
+   host's coroutines are not the script's to close. */
 static int sandbox_close(lua_State *L) {
+    if (lua_type(L, 1) == LUA_TTHREAD && bm_is_host_coroutine(L, 1))
+        return luaL_error(L, "cannot close a coroutine the host runs");
     int n = lua_gettop(L);
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
@@ -108,6 +137,7 @@ static void wrap_field(lua_State *L, int table, const char *name, lua_CFunction 
 }
 
 void bm_sandbox_protected_calls(lua_State *L, int flags) {
+    bm_sandbox_resumers(L);
     if (flags & BM_LIB_BASE) {
         lua_pushglobaltable(L);
         lua_pushcfunction(L, sandbox_pcall);
@@ -122,6 +152,7 @@ void bm_sandbox_protected_calls(lua_State *L, int flags) {
             int co = lua_gettop(L);
             wrap_field(L, co, "resume", sandbox_resume);
             wrap_field(L, co, "close", sandbox_close);
+            bm_sandbox_coroutines(L, co);
         }
         lua_pop(L, 2);
     }

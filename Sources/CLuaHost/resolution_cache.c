@@ -24,6 +24,22 @@ int bm_generation_reader(lua_State *L) {
     return 3;
 }
 
+/* The continuations of bm_cached_resolve's two calls: a Lua initializer or
+   the Lua bm.resolve may yield (a coroutine scheduler written in Lua), and
+   when the coroutine is resumed, its results are already where the calls
+   would have left them. Only C and Lua frames are below. */
+static int bm_cached_init_done(lua_State *L, int status, lua_KContext ctx) {
+    (void)status;
+    (void)ctx;
+    return 1;
+}
+
+static int bm_resolve_done(lua_State *L, int status, lua_KContext ctx) {
+    (void)status;
+    (void)ctx;
+    return lua_gettop(L);
+}
+
 int bm_cached_resolve(lua_State *L) {
     int n = lua_gettop(L);
     if (n >= 1 && (n < 2 || lua_type(L, 2) == LUA_TNIL) && lua_type(L, 1) == LUA_TSTRING) {
@@ -36,7 +52,7 @@ int bm_cached_resolve(lua_State *L) {
             if (isnum && tagged == bm_read_generation(L, 1)) {
                 if (lua_rawgeti(L, entry, 2) == LUA_TFUNCTION) {
                     lua_pushnil(L);
-                    lua_callk(L, 1, 1, 0, NULL);
+                    lua_callk(L, 1, 1, 0, bm_cached_init_done);
                     return 1;
                 }
                 if (lua_rawgeti(L, entry, 3) != LUA_TNIL) return 1;
@@ -46,7 +62,7 @@ int bm_cached_resolve(lua_State *L) {
     }
     lua_pushvalue(L, lua_upvalueindex(3));
     lua_insert(L, 1);
-    lua_callk(L, n, LUA_MULTRET, 0, NULL);
+    lua_callk(L, n, LUA_MULTRET, 0, bm_resolve_done);
     return lua_gettop(L);
 }
 

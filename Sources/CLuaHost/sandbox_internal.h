@@ -181,6 +181,28 @@ void bm_explain_error(lua_State *L, lua_State *co, int idx, int first_level);
    name a refused limit, a script position and a resolution chain. */
 void bm_sandbox_protected_calls(lua_State *L, int flags);
 
+/* Replaces coroutine.yield and coroutine.wrap in the coroutine table at
+   `co` (coroutines.c). After the protected calls: wrap resumes with Lua's
+   resume, kept by the sandbox's. */
+void bm_sandbox_coroutines(lua_State *L, int co);
+
+/* Makes the table of resumers (every state, with or without the coroutine
+   library: the host's coroutines are marked in it). */
+void bm_sandbox_resumers(lua_State *L);
+
+/* Records the running thread as the resumer of the coroutine at `co`;
+   returns 0 (and records nothing) for a coroutine the host runs, which no
+   script may resume. */
+int bm_note_resumer(lua_State *L, int co);
+
+/* Whether the coroutine at `co` is one the host runs. */
+int bm_is_host_coroutine(lua_State *L, int co);
+
+/* Yields the values from `first` up (a waiting call's marker and pending
+   call, come back from a coroutine this C function resumed), with `k` to
+   resume that coroutine again. */
+int bm_pass_wait_up(lua_State *L, int first, lua_KFunction k);
+
 /* ------------------------------------------------------------------------ */
 /* Chunk texts (chunk_texts.c)                                               */
 /* ------------------------------------------------------------------------ */

@@ -6,6 +6,8 @@
 import BenchSupport
 import BloodMagicLua
 import CLuaBench
+import Dispatch
+import Synchronization
 
 let state = try LuaState()
 
@@ -108,6 +110,63 @@ suite.measure("Swift -> Lua call, entering the state each time", operations: 1_0
 }
 
 suite.printReport()
+
+// Coroutines that wait (issue 30): a Swift async function called from the
+// coroutine the host runs (LuaState.callAsync), next to a synchronous Swift
+// function called from the same coroutine, and next to the task hop alone
+// (a Swift task started and awaited, no Lua). An async call is the
+// synchronous call's work plus: starting the task, the coroutine's yield up
+// to the host, the host awaiting the task, and one step of resume.
+let waiting = BenchmarkSuite("Lua host: coroutines that wait")
+let asyncState = try LuaState()
+asyncState.withStack { lua in
+    lua.register("swift_increment") { lua in
+        let n: Int = try lua.argument(1, of: "swift_increment")
+        lua.push(n + 1)
+        return 1
+    }
+    lua.register("async_increment", asyncFunction: { arguments in
+        guard case .integer(let n)? = arguments.first else { return [.nil] }
+        return [.integer(n + 1)]
+    })
+}
+_ = try asyncState.run("""
+    function sync_loop(n) local x = 0 for i = 1, n do x = swift_increment(x) end return x end
+    function async_loop(n) local x = 0 for i = 1, n do x = async_increment(x) end return x end
+    """)
+
+/// Runs `body` to its end from synchronous code (the benchmark harness's).
+func blocking(_ body: @escaping @Sendable () async -> Int) -> Int {
+    let done = DispatchSemaphore(value: 0)
+    let result = Mutex<Int>(0)
+    Task {
+        let value = await body()
+        result.withLock { $0 = value }
+        done.signal()
+    }
+    done.wait()
+    return result.withLock { $0 }
+}
+
+waiting.measure("Lua coroutine -> Swift function call (in LuaState.callAsync)", operations: 200_000) { n in
+    blackHole(blocking { (try? await asyncState.callAsync("sync_loop", [.integer(n)]))?.count ?? 0 })
+}
+waiting.measure("Swift task started and awaited (the hop alone)", operations: 20_000) { n in
+    blackHole(blocking {
+        var x = 0
+        for _ in 0..<n {
+            let current = x
+            x = await Task { current + 1 }.value
+        }
+        return x
+    })
+}
+waiting.measure("Lua coroutine -> Swift async function call (suspend, task, resume)", operations: 20_000,
+                baseline: "Swift task started and awaited (the hop alone)") { n in
+    blackHole(blocking { (try? await asyncState.callAsync("async_loop", [.integer(n)]))?.count ?? 0 })
+}
+
+waiting.printReport()
 
 // MARK: - Issue 11: what the limits in C cost
 

@@ -141,7 +141,9 @@ extension BMModule {
     /// still running, as `{ [i] = true }`. A frame is live when its thread
     /// still runs an activation of the prelude's `__index` function (the
     /// prototype of `index_fn`) for that object and property; frames with no
-    /// thread (resolutions under `pcall`) are always live. An error that
+    /// thread (`false`: the main thread's resolutions under `pcall`) are
+    /// always live, and a frame whose thread was collected (`nil`: the
+    /// prelude holds threads weakly) never is. An error that
     /// unwound a resolution and was caught leaves its frame behind; this is
     /// how the prelude tells it apart from a real cycle.
     ///
@@ -175,10 +177,12 @@ extension BMModule {
         var running: [OpaquePointer: RunningActivations] = [:]
         for index in 1...depth {
             try work.add()
-            lua_rawgeti(L, 4, lua_Integer(index))
+            // The threads are held weakly: nil (not false, which a frame
+            // without a thread holds) is a coroutine collected meanwhile.
+            let collected = lua_rawgeti(L, 4, lua_Integer(index)) == LUA_TNIL
             let thread = lua_tothread(L, -1)
             lua_settop(L, result)
-            var live = true
+            var live = !collected
             if let thread {
                 lua_rawgeti(L, 2, lua_Integer(index))
                 lua_rawgeti(L, 3, lua_Integer(index))

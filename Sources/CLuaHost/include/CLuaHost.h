@@ -16,5 +16,6 @@
 #include "bm_exposed.h"           /* exposed Swift objects */
 #include "bm_resolution_cache.h"  /* bm.resolve in C for cached entries */
 #include "bm_sandbox.h"           /* the sandbox's own library functions */
+#include "bm_coroutines.h"        /* coroutines that wait, async Swift functions */
 
 #endif /* BLOODMAGIC_CLUAHOST_H */

@@ -45,6 +45,8 @@ int bm_generation_reader(lua_State *L);
  * otherwise hands every argument to the Lua implementation (upvalue 3) and
  * returns what it returns. Upvalue 1 is the generation source.
  * Errors of either function pass through: only C and Lua frames are here.
+ * Either function may yield (both calls have continuations), so a Lua
+ * initializer served from the cache can wait inside a coroutine.
  */
 int bm_cached_resolve(lua_State *L);
 

@@ -158,15 +158,16 @@ setmetatable(spell_table, {
 ---------------------------------------------------------------------------
 
 -- The resolutions in progress, as parallel arrays (no table per step): the
--- object, the property and, for steps run without pcall (the cached path),
--- the thread running them. `depth` is the top. A step run without pcall that
+-- object, the property and the thread running them (a coroutine may be
+-- suspended inside a step, and closed there, or dropped: the threads are
+-- held weakly, and a frame whose coroutine was collected is dead). `depth` is the top. A step run without pcall that
 -- raised leaves its frame behind when the error is caught: a step that
 -- returns clears its frame and anything above it, and before a cycle is
 -- reported, or once the stack has grown by PRUNE_EVERY, `prune` asks which
 -- frames still run (core.live_frames) and drops the rest. Cleared slots hold
 -- false, not nil (storing into a nil slot takes Lua's slow path); holes left
 -- by `prune` are false too, and every slot above `depth` is false or nil.
-local stack_object, stack_property, stack_thread = {}, {}, {}
+local stack_object, stack_property, stack_thread = {}, {}, setmetatable({}, { __mode = "v" })
 local depth = 0
 local PRUNE_EVERY = 16
 local prune_at = PRUNE_EVERY
@@ -254,14 +255,30 @@ local function prune()
   prune_at = depth + PRUNE_EVERY
 end
 
+-- Whether `thread` is a coroutine suspended (yielded): a resolution on it
+-- waits, and is no step of the chain running now. (A thread in "normal"
+-- status resumed the running one: its resolution is part of the chain.)
+local costatus = type(coroutine) == "table" and coroutine.status or nil
+local corunning = type(coroutine) == "table" and coroutine.running or nil
+local function suspended(thread)
+  return costatus ~= nil and type(thread) == "thread" and costatus(thread) == "suspended"
+end
+
 -- Raises the cycle error when `property` of `object` is being resolved
--- already (called only when depth > 0).
+-- already on the running chain (called only when depth > 0). A resolution
+-- of it suspended in another coroutine is no cycle: that read fails with
+-- its own message (the value is not made yet; a suspended coroutine that is
+-- closed leaves nothing behind, see prune).
 local function check_cycle(object, property, meta)
   for i = 1, depth do
     if rawequal(stack_object[i], object) and stack_property[i] == property then
       prune()
       for j = 1, depth do
         if rawequal(stack_object[j], object) and stack_property[j] == property then
+          if suspended(stack_thread[j]) then
+            fail(label(meta, property) .. " is being resolved by another coroutine, suspended inside its "
+              .. "initializer: read it again once that coroutine has finished (or has been closed)")
+          end
           local chain = frame_labels(j)
           chain[#chain + 1] = label(meta, property)
           fail("dependency cycle: " .. tconcat(chain, " -> "))
@@ -296,7 +313,16 @@ local function with_cycle_check(object, property, meta, produce, spell)
   if depth > 0 then check_cycle(object, property, meta) end
   local d = depth + 1
   depth = d
-  stack_object[d], stack_property[d], stack_thread[d] = object, property, false
+  -- A coroutine's step records its thread: it may be suspended there (a lazy
+  -- default's class constructor may yield), and if the coroutine is closed
+  -- meanwhile it never pops the frame. The main thread's steps (which pcall
+  -- always pops) stay without one: always live, never walked.
+  local thread = false
+  if corunning ~= nil then
+    local co, main = corunning()
+    if not main then thread = co end
+  end
+  stack_object[d], stack_property[d], stack_thread[d] = object, property, thread
   local ok, value, hooks = pcall(produce, object, property, meta, spell)
   if not ok and is_overflow(value) and depth > 1 then
     -- Lua ran out of stack above this step: the frames from here up are

@@ -13,11 +13,17 @@ final class InitializerRecord: Sendable {
     /// registered from Swift: a spell of exactly that type calls it
     /// directly, with no boxing of the value and no dynamic cast.
     @usableFromInline let typed: (any TypedInitializing)?
+    /// The registration's name (see ``SpellName``), or nil: a named
+    /// registration serves only lookups of that name, an unnamed one only
+    /// lookups without a name.
+    let name: String?
 
     init(
         handle: SpellHandle, type: SpellTypeKey, container: ContainerMatch, scope: SpellScope, source: String,
-        make: @escaping @Sendable (AnyObject) throws -> Any, slot: SingletonSlot?, typed: (any TypedInitializing)? = nil
+        make: @escaping @Sendable (AnyObject) throws -> Any, slot: SingletonSlot?, typed: (any TypedInitializing)? = nil,
+        name: String? = nil
     ) {
+        self.name = name
         self.handle = handle
         self.type = type
         self.container = container
@@ -31,7 +37,7 @@ final class InitializerRecord: Sendable {
     var entry: SpellEntry {
         SpellEntry(
             handle: handle, kind: scope == .singleton ? .singleton : .initializer, type: type,
-            container: container, property: nil, scope: scope, source: source
+            container: container, property: nil, scope: scope, source: source, name: name
         )
     }
 

@@ -77,13 +77,13 @@ extension Registry {
 
     /// The cached lookup for `type` in a container known by name (one hash
     /// lookup under the lock when cached).
-    func namedResolution(type: SpellTypeKey, container: ContainerDescriptor) -> CachedResolution {
-        let key = NamedResolutionKey(type: type, container: container.key)
+    func namedResolution(type: SpellTypeKey, container: ContainerDescriptor, name: String? = nil) -> CachedResolution {
+        let key = NamedResolutionKey(type: type, container: container.key, name: name)
         if let hit = withResolvingState({ $0.namedCache[key] }) { return hit }
         // The conformance check is costly: only on a miss.
         let observes = container.object is any PropertyInjectionObserving
         return withResolvingState { state -> CachedResolution in
-            let found = state.lookup(type: type, container: container, observes: observes)
+            let found = state.lookup(type: type, container: container, observes: observes, name: name)
             if state.namedCache.count >= RegistryState.maxCachedResolutions { state.namedCache.removeAll(keepingCapacity: true) }
             state.namedCache[key] = found
             return found

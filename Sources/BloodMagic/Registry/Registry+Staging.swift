@@ -230,7 +230,7 @@ extension RegistryState {
         // while staging).
         var shadowings: [SpellDiagnostic] = []
         for (slot, survivor) in latestInitializer where staged.latestInitializer[slot] != nil {
-            if let first = staged.initializersByType[slot.type]?.first(where: { $0.container.rule == slot.rule }) {
+            if let first = staged.initializersByType[slot.type]?.first(where: { $0.container.rule == slot.rule && $0.name == slot.name }) {
                 shadowings.append(Self.shadowing(survivor, by: first))
             }
         }

@@ -130,9 +130,10 @@ public final class Registry: Sendable {
         register(type: type, container: container, scope: scope, source: source, initializer: initializer, typed: nil)
     }
 
-    private func register(
+    func register(
         type: SpellTypeKey, container: ContainerMatch, scope: SpellScope, source: String,
-        initializer: @escaping @Sendable (AnyObject) throws -> Any, typed: (any TypedInitializing)?
+        initializer: @escaping @Sendable (AnyObject) throws -> Any, typed: (any TypedInitializing)?,
+        name: String? = nil
     ) -> SpellHandle {
         state.withLock { state in
             _ = state.catalog.note(type)
@@ -140,7 +141,7 @@ public final class Registry: Sendable {
             let handle = state.makeHandle()
             let record = InitializerRecord(
                 handle: handle, type: type, container: container, scope: scope, source: source,
-                make: initializer, slot: scope == .singleton ? SingletonSlot() : nil, typed: typed
+                make: initializer, slot: scope == .singleton ? SingletonSlot() : nil, typed: typed, name: name
             )
             // A script host reloading its scripts stages them (Registry+Staging).
             if state.stageInitializerIfOpen(record) { return handle }

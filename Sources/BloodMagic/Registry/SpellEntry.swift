@@ -64,11 +64,14 @@ public struct SpellEntry: Sendable, CustomStringConvertible {
     public let scope: SpellScope?
     /// Where it was registered: "File.swift:12" or a script location.
     public let source: String
+    /// The initializer's name (see ``SpellName``), nil for an unnamed one.
+    public internal(set) var name: String? = nil
 
     /// "initializer RequestManager in ViewController (instance) at File.swift:12".
     public var description: String {
         var parts = [kind.rawValue]
         if let type { parts.append(type.name) }
+        if let name { parts.append("named \"\(name)\"") }
         if let property { parts.append(kind == .customSpell ? "\"\(property)\"" : ".\(property)") }
         parts.append("in \(container)")
         if let scope { parts.append("(\(scope))") }
@@ -79,7 +82,7 @@ public struct SpellEntry: Sendable, CustomStringConvertible {
     /// "RequestManager in UsersViewController, file.swift:4", the form used
     /// in "closest" lists of error messages.
     public var closestDescription: String {
-        "\(type?.name ?? "?") in \(container), \(source)"
+        "\(type?.name ?? "?")\(name.map { " named \"\($0)\"" } ?? "") in \(container), \(source)"
     }
 }
 

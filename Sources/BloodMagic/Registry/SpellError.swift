@@ -51,6 +51,10 @@ public enum SpellError: Error, Equatable, Sendable, CustomStringConvertible {
     /// "file:line") just as the script host that registered it was
     /// unloaded: the read fails rather than run what was removed.
     case initializerUnloaded(type: String, source: String)
+    /// A property (or resolution) asked for the registrations of `type`
+    /// under `name` (see ``SpellName``), and none is registered under it:
+    /// `known` lists the names that are, in registration order.
+    case unknownName(property: String, container: String, type: String, name: String, known: [String])
 
     /// The human message.
     public var description: String {
@@ -98,6 +102,11 @@ public enum SpellError: Error, Equatable, Sendable, CustomStringConvertible {
             return "type name \"\(name)\"\(used) is ambiguous: it may mean \(listed); use a qualified name such as \"\(candidates.first ?? name)\""
         case let .initializerUnloaded(type, source):
             return "\(source): the initializer for \(type) was unloaded with its script host"
+        case let .unknownName(property, container, type, name, known):
+            let names = known.isEmpty
+                ? "no names are registered for \(type)"
+                : "names registered for \(type): " + known.map { "\"\($0)\"" }.joined(separator: ", ")
+            return "\(container).\(property): no initializer for \(type) named \"\(name)\" in \(container) (\(names))"
         }
     }
 }

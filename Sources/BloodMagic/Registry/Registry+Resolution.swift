@@ -62,10 +62,11 @@ extension Registry {
     /// resolvers, all from one generation of the registry; with the lookup,
     /// whose hooks (``runHooks(of:sender:property:value:)``) follow the
     /// injection. Nil when neither serves it.
+    /// With a `name`, only registrations under it serve (and no resolver).
     package func resolveSpelled(
-        type: SpellTypeKey, container: ContainerDescriptor, property: String, spell: ResolvedSpellKind
+        type: SpellTypeKey, container: ContainerDescriptor, property: String, spell: ResolvedSpellKind, name: String? = nil
     ) throws -> (value: Any, source: String, lookup: SpellLookup)? {
-        let resolution = namedResolution(type: type, container: container)
+        let resolution = namedResolution(type: type, container: container, name: name)
         let lookup = SpellLookup(resolution)
         if let (value, source) = try resolveNamed(type: type, container: container, property: property, in: resolution) {
             return (value, source, lookup)

@@ -23,8 +23,9 @@ extension BMModule {
     func registerInitializer(_ lua: LuaStack) throws -> Int32 {
         let fname = "bm.initializer"
         let registry = try liveRegistry()
-        var charge = try registrationBytes(lua, fname, [(1, "type"), (2, "protocols"), (3, "container")])
+        var charge = try registrationBytes(lua, fname, [(1, "type"), (2, "protocols"), (3, "container"), (6, "name")])
         let (key, container): (SpellTypeKey, String?) = try BMModule.target(lua, fname: fname)
+        let name: String? = try lua.argument(6, of: fname)
         let singleton = try Self.namesSingletonScope(lua, at: 4, of: fname)
         try checkUnambiguous(registry, singleton ? "bm.singleton" : fname, type: key, container: container)
         let function = lua.reference(at: 5)
@@ -40,6 +41,7 @@ extension BMModule {
         try lua.chargeSwiftMemory(charge, for: fname)
         let handle = registry.registerInitializer(
             type: key,
+            name: name,
             container: container.map { .exactly(SpellTypeKey(name: $0)) } ?? .any,
             scope: singleton ? .singleton : .instance,
             source: source

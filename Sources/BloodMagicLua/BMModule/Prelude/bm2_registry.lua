@@ -31,6 +31,8 @@ local INITIALIZER = {
     .. "parameters gets none)", "fun(sender: any): any"),
   scope = field(STRING, "one value per object (\"instance\", the default) or one per registry (\"singleton\")",
     "\"instance\"|\"singleton\""),
+  name = field(STRING, "the registration's name: it serves only properties and resolutions that ask for this "
+    .. "name (bm.spell.injectable { name = ... }, bm.resolve(T, { name = ... })), and no others"),
 }
 -- bm.singleton's table: the same fields but `scope`.
 local SINGLETON = {}
@@ -46,10 +48,11 @@ end
 -- case this keeps cheap: no table of checked fields, no rule calls.)
 local function plain_initializer(def, singleton)
   if type(def) ~= "table" then return end
-  local t, protocols, container, init, scope
+  local t, protocols, container, init, scope, name
   for key, value in next, def do
     local tv = type(value)
     if key == "type" and tv == "string" then t = value
+    elseif key == "name" and tv == "string" then name = value
     elseif key == "init" and tv == "function" then init = value
     elseif key == "protocols" and tv == "table" then protocols = value
     elseif key == "container" and (tv == "string" or tv == "table") then container = value
@@ -57,18 +60,25 @@ local function plain_initializer(def, singleton)
     else return end
   end
   if init == nil then return end
-  return true, t, protocols, container, init, scope
+  return true, t, protocols, container, init, scope, name
+end
+
+-- A registration name (nil for none): a non-empty string.
+local function registration_name(fname, name)
+  if name == "" then fail_field("name", fname .. ": field 'name' must not be empty (leave it out for no name)") end
+  return name
 end
 
 local function register_initializer(fname, definition, scope)
   local schema = scope == "singleton" and SINGLETON or INITIALIZER
-  local plain, t, protocols, container, init, def_scope = plain_initializer(definition, scope == "singleton")
+  local plain, t, protocols, container, init, def_scope, name = plain_initializer(definition, scope == "singleton")
   if plain then
     schemas[fname] = schema
   else
     local def = check(fname, definition, schema)
-    t, protocols, container, init, def_scope = def.type, def.protocols, def.container, def.init, def.scope
+    t, protocols, container, init, def_scope, name = def.type, def.protocols, def.container, def.init, def.scope, def.name
   end
+  name = registration_name(fname, name)
   protocols = protocol_list(fname, protocols)
   if t == nil and protocols == nil then
     fail(fname .. ": missing required field 'type' (or 'protocols')")
@@ -79,7 +89,7 @@ local function register_initializer(fname, definition, scope)
       fname .. ": field 'scope' must be \"instance\" or \"singleton\", got \"" .. tostring(scope) .. "\"")
   end
   container = container_name(fname, container)
-  local token, id = core.register_initializer(t, protocols, container, scope, init)
+  local token, id = core.register_initializer(t, protocols, container, scope, init, name)
   return registration(token, id, "initializer")
 end
 
@@ -138,6 +148,7 @@ local RESOLVE = {
   container = field(ANY, "the container: a class name, a class, or an object (then the sender)",
     "string|bm.Class|table|userdata"),
   protocols = field(TABLE, "the protocol set to resolve instead of (or with) the type", "string[]"),
+  name = field(STRING, "the registration name to resolve (only registrations under it serve)"),
 }
 -- The resolution cache of bm.resolve(type) without options (no container):
 -- type name -> { gen, init, value } (an array, for the C side), valid while
@@ -166,9 +177,10 @@ local function resolve(type_name, options)
   if type_name ~= nil and type(type_name) ~= "string" then
     fail("bm.resolve: argument #1 must be a type name, got " .. typeof(type_name))
   end
-  local protocols, container, sender
+  local protocols, container, sender, name
   if options ~= nil then
     options = check("bm.resolve", options, RESOLVE)
+    name = registration_name("bm.resolve", options.name)
     protocols = protocol_list("bm.resolve", options.protocols)
     local c = options.container
     if c ~= nil then
@@ -185,7 +197,7 @@ local function resolve(type_name, options)
   if type_name == nil and protocols == nil then
     fail("bm.resolve: argument #1 must be a type name, got nil")
   end
-  return core.resolve(type_name, protocols, container, sender)
+  return core.resolve(type_name, protocols, container, sender, name)
 end
 bm.resolve = core.cached_resolve(resolve_cache, resolve)
 

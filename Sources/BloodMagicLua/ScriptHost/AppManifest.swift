@@ -134,6 +134,9 @@ public struct AppManifest: Codable, Sendable, Equatable {
         public var customSpell: String?
         /// The class that declares it (a superclass for an inherited property).
         public var declaredIn: String
+        /// For `@Injectable(named:)`: the registration name it asks for
+        /// (see ``SpellName``); absent for an unnamed property.
+        public var named: String?
 
         /// Describes a property from what its wrapper reports.
         public init(_ info: SpelledPropertyInfo) {
@@ -148,6 +151,7 @@ public struct AppManifest: Codable, Sendable, Equatable {
             hasDefault = info.spell == .preference ? info.hasDefaultValue : nil
             customSpell = info.customSpell
             declaredIn = info.declaringClass
+            named = info.registrationName
         }
 
         /// The registry key of its type.
@@ -177,6 +181,8 @@ public struct AppManifest: Codable, Sendable, Equatable {
         public var scope: String?
         /// Where it was registered (`Module/File.swift:12`).
         public var source: String
+        /// The registration name of a named initializer (see ``SpellName``).
+        public var named: String?
 
         /// Describes a registration.
         public init(

@@ -11,6 +11,8 @@ extension ScriptCheckRun {
         var type: String?
         var protocols: [String]?
         var optional: Bool
+        /// The registration name an injectable asks for (`name = ...`).
+        var name: String?
         var source: String
 
         var key: SpellTypeKey { BMModule.typeKey(type: type, protocols: protocols) }
@@ -104,6 +106,17 @@ extension ScriptCheckRun {
         }
     }
 
+    /// A named property's finding: nothing is registered under its name;
+    /// the names that are, as the runtime error lists them. A resolver
+    /// never serves a named property, so this is an error either way.
+    private func unknownName(_ key: SpellTypeKey, _ name: String, in container: String) -> String {
+        let known = registry.registeredNames(of: key)
+        let listed = known.isEmpty
+            ? "no names are registered for \(key.name)"
+            : "names registered for \(key.name): " + known.map { "\"\($0)\"" }.joined(separator: ", ")
+        return "no initializer for \(key.name) named \"\(name)\" in \(container) (\(listed))"
+    }
+
     /// The closest registrations to `key`, as runtime errors list them.
     private func closest(to key: SpellTypeKey) -> String {
         let near = registry.closestRegistrations(to: key)
@@ -123,6 +136,11 @@ extension ScriptCheckRun {
                         "\(row.class).\(row.property): no template for partial \(type) (no bm.partial and no \(module.partialPath(for: type) ?? "partials/\(type).lua"))",
                         at: row.source)
                 }
+                continue
+            }
+            if let name = row.name {
+                if row.optional || registry.initializerEntry(for: key, in: container, name: name) != nil { continue }
+                add(.error, "\(row.class).\(row.property): " + unknownName(key, name, in: row.class), at: row.source)
                 continue
             }
             if registry.initializerEntry(for: key, in: container) != nil || row.optional { continue }
@@ -162,6 +180,11 @@ extension ScriptCheckRun {
                         add(.error,
                             "\(label): no template for partial \(type) (no bm.partial, no \(module.partialPath(for: type) ?? "partials/\(type).lua") and no Swift template provider)",
                             at: container.source)
+                    }
+                case .injectable where !property.optional && property.named != nil:
+                    let name = property.named ?? ""
+                    if registry.initializerEntry(for: key, in: descriptor, name: name) == nil {
+                        add(.error, "\(label): " + unknownName(key, name, in: container.name), at: container.source)
                     }
                 case .injectable where !property.optional:
                     if registry.initializerEntry(for: key, in: descriptor) == nil {

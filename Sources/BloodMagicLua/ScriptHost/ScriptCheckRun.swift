@@ -156,8 +156,8 @@ final class ScriptCheckRun {
                 guard let key = registration.typeKey else { continue }
                 let source = registration.source
                 registry.registerInitializer(
-                    type: key, container: container, scope: registration.kind == "singleton" ? .singleton : .instance,
-                    source: source
+                    type: key, name: registration.named, container: container,
+                    scope: registration.kind == "singleton" ? .singleton : .instance, source: source
                 ) { _ in
                     throw LuaError(.usage, "\(key.name) at \(source) \(ScriptCheckRun.swiftPlaceholderMarker)")
                 }

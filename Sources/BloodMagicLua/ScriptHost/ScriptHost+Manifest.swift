@@ -174,6 +174,7 @@ extension AppManifest.Registration {
             property: entry.property,
             scope: entry.scope?.rawValue,
             source: entry.source)
+        named = entry.name
     }
 }
 

@@ -164,7 +164,7 @@ local function sorted_keys(t)
 end
 
 -- Every spelled property of every class, for tools:
--- { { class =, property =, kind =, type =, protocols =, optional =, source = } }
+-- { { class =, property =, kind =, type =, protocols =, optional =, name =, source = } }
 function internal.spell_report()
   local rows = {}
   for _, name in ipairs(sorted_keys(classes)) do
@@ -172,7 +172,7 @@ function internal.spell_report()
     for _, property in ipairs(sorted_keys(meta.spells)) do
       local spell = meta.spells[property]
       rows[#rows + 1] = { class = name, property = property, kind = spell.kind, type = spell.type,
-                          protocols = spell.protocols, optional = spell.optional == true,
+                          protocols = spell.protocols, optional = spell.optional == true, name = spell.name,
                           source = spell.source or meta.source }
     end
   end

@@ -76,7 +76,8 @@ local function register_initializer(fname, definition, scope)
     schemas[fname] = schema
   else
     local def = check(fname, definition, schema)
-    t, protocols, container, init, def_scope, name = def.type, def.protocols, def.container, def.init, def.scope, def.name
+    t, protocols, container, init = def.type, def.protocols, def.container, def.init
+    def_scope, name = def.scope, def.name
   end
   name = registration_name(fname, name)
   protocols = protocol_list(fname, protocols)

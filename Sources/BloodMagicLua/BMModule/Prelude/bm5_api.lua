@@ -20,6 +20,7 @@ local ENTRY = {
   container = field(STRING, "the container it is restricted to (nil: any)"),
   scope = field(STRING, "an initializer's scope", "\"instance\"|\"singleton\""),
   property = field(STRING, "the property a hook or preference override is for"),
+  name = field(STRING, "a named initializer's name"),
   source = field(required(STRING), "where it was registered, as file:line"),
 }
 local SPELL = {
@@ -28,6 +29,7 @@ local SPELL = {
   type = field(STRING, "the property's type name"),
   protocols = field(TABLE, "the property's protocol set", "string[]"),
   optional = field(BOOLEAN, "nil instead of an error when nothing serves the property"),
+  name = field(STRING, "the registration name an injectable asks for"),
   key = field(STRING, "a preference's store key"),
   default = field(ANY, "a preference's default"),
   suite = field(STRING, "a preference's store (preference domain)"),
@@ -62,7 +64,8 @@ local CLASSES = {
   { "bm.PartialDef", "The definition table of bm.partial.", PARTIAL },
   { "bm.ResolveOptions", "The options of bm.resolve.", RESOLVE },
   { "bm.SpellDef", "The definition table of bm.define_spell.", DEFINE_SPELL },
-  { "bm.TypedSpellDef", "The table form of bm.spell.lazy and bm.spell.injectable.", TYPED },
+  { "bm.TypedSpellDef", "The table form of bm.spell.lazy.", TYPED },
+  { "bm.InjectableSpellDef", "The table form of bm.spell.injectable.", TYPED_NAMED },
   { "bm.PartialSpellDef", "The table form of bm.spell.partial.", PARTIAL_SPELL },
   { "bm.FinalSpellDef", "The table form of bm.spell.final.", FINAL_SPELL },
   { "bm.PreferenceSpellDef", "The table form of bm.spell.preference.", PREFERENCE_SPELL },
@@ -109,7 +112,8 @@ local FUNCTIONS = {
   { "bm.spell.lazy", "A property made on first read: the most specific initializer, else a resolver, else "
     .. "T.new() for a Lua class T.", { { "arg", "string|bm.TypedSpellDef" } }, "bm.Spell" },
   { "bm.spell.injectable", "A property injected on first read by an initializer or a resolver; with neither "
-    .. "it raises (or gives nil when optional).", { { "arg", "string|bm.TypedSpellDef" } }, "bm.Spell" },
+    .. "it raises (or gives nil when optional); with a name, only the initializers under that name serve it.",
+    { { "arg", "string|bm.InjectableSpellDef" } }, "bm.Spell" },
   { "bm.spell.partial", "A property built from the template of its type, kept per object.",
     { { "arg", "string|bm.PartialSpellDef" } }, "bm.Spell" },
   { "bm.spell.final", "A property that can be assigned once.", { { "arg", "bm.FinalSpellDef", true } }, "bm.Spell" },

@@ -29,6 +29,7 @@ extension BMModule {
             ("register_preference_keys", { lua in try self.registerPreferenceKeys(lua) }),
             ("unregister", { lua in try self.unregister(lua) }),
             ("resolve", { lua in try self.resolve(lua) }),
+            ("resolve_all", { lua in try self.resolveAll(lua) }),
             ("resolve_property", { lua in try self.resolveProperty(lua) }),
             ("lookup", { lua in try self.lookup(lua) }),
             ("live_frames", { lua in try self.liveFrames(lua) }),

@@ -137,3 +137,28 @@ extension BMModule {
         return "no initializer for \(key.name) named \"\(name)\" (\(listed))"
     }
 }
+
+extension BMModule {
+    /// `core.resolve_all(type, protocols, container, sender)`: every
+    /// registration of the type that applies, run in registration order
+    /// (see ``Registry/resolveAll(_:for:property:)``), as a sequence.
+    /// The registrations looked at are charged; each value is pushed as
+    /// `bm.resolve` pushes one.
+    func resolveAll(_ lua: LuaStack) throws -> Int32 {
+        let fname = "bm.resolve_all"
+        let registry = try liveRegistry()
+        try BMScriptBudget.checkNames(lua, fname, [(1, "type"), (2, "protocols"), (3, "container")])
+        let (key, containerName): (SpellTypeKey, String?) = try BMModule.target(lua, fname: fname)
+        let sender = try sender(at: 4, lua, className: containerName)
+        let container = container(named: containerName, sender: sender)
+        var work = SwiftWorkMeter(lua)
+        let values = try registry.resolveAll(type: key, container: container, property: "(resolve_all)", charging: { try work.add($0) })
+        try work.flush()
+        lua.pushNewTable(items: Int32(clamping: values.count))
+        for (position, made) in values.enumerated() {
+            try crossing.push(made.value, lua)
+            lua.setItem(position + 1)
+        }
+        return 1
+    }
+}

@@ -202,6 +202,35 @@ local function resolve(type_name, options)
 end
 bm.resolve = core.cached_resolve(resolve_cache, resolve)
 
+local RESOLVE_ALL = { container = RESOLVE.container, protocols = RESOLVE.protocols }
+-- bm.resolve_all(type [, { container =, protocols = }]): every registration
+-- of the type that applies, named or not, run in registration order.
+function bm.resolve_all(type_name, options)
+  if type_name ~= nil and type(type_name) ~= "string" then
+    fail("bm.resolve_all: argument #1 must be a type name, got " .. typeof(type_name))
+  end
+  local protocols, container, sender
+  if options ~= nil then
+    options = check("bm.resolve_all", options, RESOLVE_ALL)
+    protocols = protocol_list("bm.resolve_all", options.protocols)
+    local c = options.container
+    if c ~= nil then
+      local meta = class_of(c)
+      if meta then
+        container, sender = meta.name, c
+      elseif type(c) == "userdata" then
+        sender = c
+      else
+        container = container_name("bm.resolve_all", c)
+      end
+    end
+  end
+  if type_name == nil and protocols == nil then
+    fail("bm.resolve_all: argument #1 must be a type name, got nil")
+  end
+  return core.resolve_all(type_name, protocols, container, sender)
+end
+
 function bm.entries()
   return core.entries()
 end

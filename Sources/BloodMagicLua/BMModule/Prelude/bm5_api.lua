@@ -63,6 +63,7 @@ local CLASSES = {
   { "bm.PreferenceDef", "The definition table of bm.preference.", PREFERENCE },
   { "bm.PartialDef", "The definition table of bm.partial.", PARTIAL },
   { "bm.ResolveOptions", "The options of bm.resolve.", RESOLVE },
+  { "bm.ResolveAllOptions", "The options of bm.resolve_all.", RESOLVE_ALL },
   { "bm.SpellDef", "The definition table of bm.define_spell.", DEFINE_SPELL },
   { "bm.TypedSpellDef", "The table form of bm.spell.lazy.", TYPED },
   { "bm.InjectableSpellDef", "The table form of bm.spell.injectable.", TYPED_NAMED },
@@ -92,6 +93,8 @@ local FUNCTIONS = {
     { { "def", "bm.PartialDef" } }, "bm.Registration" },
   { "bm.resolve", "Runs the most specific matching initializer and returns its value.",
     { { "type", "string|nil" }, { "options", "bm.ResolveOptions", true } }, "any" },
+  { "bm.resolve_all", "Runs every registration of the type that applies (named or not), in registration order, "
+    .. "and returns their values.", { { "type", "string|nil" }, { "options", "bm.ResolveAllOptions", true } }, "any[]" },
   { "bm.entries", "Lists every registration.", {}, "bm.Entry[]" },
   { "bm.define_spell", "Defines a custom spell, usable as bm.spell.<name>(...).",
     { { "def", "bm.SpellDef" } }, "bm.CustomSpell" },

@@ -17,13 +17,17 @@ final class InitializerRecord: Sendable {
     /// registration serves only lookups of that name, an unnamed one only
     /// lookups without a name.
     let name: String?
+    /// For a forwarding registration (Registry+Forwarding): the
+    /// registration whose value it serves under another type.
+    let forwarded: InitializerRecord?
 
     init(
         handle: SpellHandle, type: SpellTypeKey, container: ContainerMatch, scope: SpellScope, source: String,
         make: @escaping @Sendable (AnyObject) throws -> Any, slot: SingletonSlot?, typed: (any TypedInitializing)? = nil,
-        name: String? = nil
+        name: String? = nil, forwarded: InitializerRecord? = nil
     ) {
         self.name = name
+        self.forwarded = forwarded
         self.handle = handle
         self.type = type
         self.container = container
@@ -37,7 +41,9 @@ final class InitializerRecord: Sendable {
     var entry: SpellEntry {
         SpellEntry(
             handle: handle, kind: scope == .singleton ? .singleton : .initializer, type: type,
-            container: container, property: nil, scope: scope, source: source, name: name
+            container: container, property: nil, scope: scope, source: source, name: name,
+            forwardsTo: forwarded?.handle,
+            forwardedRegistration: forwarded.map { "\($0.type.name) registered at \($0.source)" }
         )
     }
 

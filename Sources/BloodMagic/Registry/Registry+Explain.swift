@@ -64,7 +64,8 @@ public struct ResolutionExplanation: Sendable, CustomStringConvertible {
             for candidate in ordered {
                 let mark = candidate.entry.handle == winner?.handle ? "*" : " "
                 let score = candidate.specificity.map { "specificity \($0)" } ?? "does not apply"
-                let entryName = candidate.entry.name.map { " named \"\($0)\"" } ?? ""
+                let entryName = (candidate.entry.name.map { " named \"\($0)\"" } ?? "")
+                    + (candidate.entry.forwardedRegistration.map { " (forwarding to \($0))" } ?? "")
                 lines.append("  \(mark) \(candidate.entry.kind) \(candidate.entry.type?.name ?? type.name)\(entryName) in \(candidate.entry.container) at \(candidate.entry.source): \(score), \(candidate.reason)")
             }
         }

@@ -228,8 +228,10 @@ public final class Registry: Sendable {
     @discardableResult
     public func unregister(_ handles: some Collection<SpellHandle>) -> Int {
         guard !handles.isEmpty else { return 0 }
-        let doomed = Set(handles)
+        let requested = Set(handles)
         return state.withLock { state in
+            // With the registrations forwarding to them (Registry+Forwarding).
+            let doomed = state.withForwarders(requested)
             let before = state.count
             let staged = state.unstage(doomed)
             state.initializers.removeAll { doomed.contains($0.handle) }
@@ -243,7 +245,7 @@ public final class Registry: Sendable {
             state.diagnostics.removeAll { $0.handles.contains(where: doomed.contains) }
             state.indexInitializers()
             state.invalidateCaches()
-            return before - state.count + staged
+            return before - state.count + staged - (doomed.count - requested.count)
         }
     }
 

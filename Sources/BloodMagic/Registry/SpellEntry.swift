@@ -66,6 +66,12 @@ public struct SpellEntry: Sendable, CustomStringConvertible {
     public let source: String
     /// The initializer's name (see ``SpellName``), nil for an unnamed one.
     public internal(set) var name: String? = nil
+    /// For a forwarding registration: the registration whose value it
+    /// serves (see ``Registry/forward(_:to:fileID:line:)``).
+    public internal(set) var forwardsTo: SpellHandle? = nil
+    /// For a forwarding registration: the type and place of the
+    /// registration it forwards to ("SQLStore registered at App.swift:3").
+    public internal(set) var forwardedRegistration: String? = nil
 
     /// "initializer RequestManager in ViewController (instance) at File.swift:12".
     public var description: String {
@@ -75,6 +81,7 @@ public struct SpellEntry: Sendable, CustomStringConvertible {
         if let property { parts.append(kind == .customSpell ? "\"\(property)\"" : ".\(property)") }
         parts.append("in \(container)")
         if let scope { parts.append("(\(scope))") }
+        if let forwardedRegistration { parts.append("forwarding to \(forwardedRegistration)") }
         parts.append("at \(source)")
         return parts.joined(separator: " ")
     }

@@ -97,7 +97,7 @@ extension BMModule {
     /// `added`, `removed` and `replaced`.
     func pushEntry(_ entry: SpellEntry, _ lua: LuaStack) {
         lua.ensureSpace(3)
-        lua.pushNewTable(fields: 8)
+        lua.pushNewTable(fields: 9)
         func set(_ field: String, _ value: (some LuaPushable)?) {
             guard let value else { return }
             lua.setField(field, to: value)
@@ -112,6 +112,7 @@ extension BMModule {
         set("scope", entry.scope?.rawValue)
         set("property", entry.property)
         set("name", entry.name)
+        set("forwarding", entry.forwardedRegistration)
         set("source", entry.source)
     }
 }

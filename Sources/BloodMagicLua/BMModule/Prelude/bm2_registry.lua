@@ -33,6 +33,8 @@ local INITIALIZER = {
     "\"instance\"|\"singleton\""),
   name = field(STRING, "the registration's name: it serves only properties and resolutions that ask for this "
     .. "name (bm.spell.injectable { name = ... }, bm.resolve(T, { name = ... })), and no others"),
+  implements = field(TABLE, "other types it serves too, each a type name or a protocol list; a singleton is one "
+    .. "value for all of them", "(string|string[])[]"),
 }
 -- bm.singleton's table: the same fields but `scope`.
 local SINGLETON = {}
@@ -63,6 +65,31 @@ local function plain_initializer(def, singleton)
   return true, t, protocols, container, init, scope, name
 end
 
+-- The `implements` field checked, as { { type, protocols }, ... } (nil for none).
+local function forwarded_types(fname, implements)
+  if implements == nil then return nil end
+  local count = rawlen(implements)
+  for key in next, implements do
+    if type(key) ~= "number" or key < 1 or key > count or key % 1 ~= 0 then
+      fail_field("implements", fname .. ": field 'implements' must be an array of type names or protocol lists "
+        .. "(found key " .. show_key(key) .. ")")
+    end
+  end
+  local out = {}
+  for i = 1, count do
+    local item = rawget(implements, i)
+    if type(item) == "string" and item ~= "" then
+      out[i] = { item }
+    elseif type(item) == "table" then
+      out[i] = { nil, protocol_list(fname, item) }
+    else
+      fail_field("implements", fname .. ": implements[" .. i .. "] must be a type name or a protocol list, got "
+        .. typeof(item))
+    end
+  end
+  return out
+end
+
 -- A registration name (nil for none): a non-empty string.
 local function registration_name(fname, name)
   if name == "" then fail_field("name", fname .. ": field 'name' must not be empty (leave it out for no name)") end
@@ -72,12 +99,14 @@ end
 local function register_initializer(fname, definition, scope)
   local schema = scope == "singleton" and SINGLETON or INITIALIZER
   local plain, t, protocols, container, init, def_scope, name = plain_initializer(definition, scope == "singleton")
+  local implements
   if plain then
     schemas[fname] = schema
   else
     local def = check(fname, definition, schema)
     t, protocols, container, init = def.type, def.protocols, def.container, def.init
     def_scope, name = def.scope, def.name
+    implements = forwarded_types(fname, def.implements)
   end
   name = registration_name(fname, name)
   protocols = protocol_list(fname, protocols)
@@ -91,6 +120,12 @@ local function register_initializer(fname, definition, scope)
   end
   container = container_name(fname, container)
   local token, id = core.register_initializer(t, protocols, container, scope, init, name)
+  if implements then
+    for i = 1, #implements do
+      local forwarded = implements[i]
+      core.forward(token, forwarded[1], forwarded[2])
+    end
+  end
   return registration(token, id, "initializer")
 end
 

@@ -21,6 +21,7 @@ local ENTRY = {
   scope = field(STRING, "an initializer's scope", "\"instance\"|\"singleton\""),
   property = field(STRING, "the property a hook or preference override is for"),
   name = field(STRING, "a named initializer's name"),
+  forwarding = field(STRING, "for a type an initializer `implements`: the type and place of that initializer"),
   source = field(required(STRING), "where it was registered, as file:line"),
 }
 local SPELL = {
@@ -94,7 +95,8 @@ local FUNCTIONS = {
   { "bm.resolve", "Runs the most specific matching initializer and returns its value.",
     { { "type", "string|nil" }, { "options", "bm.ResolveOptions", true } }, "any" },
   { "bm.resolve_all", "Runs every registration of the type that applies (named or not), in registration order, "
-    .. "and returns their values.", { { "type", "string|nil" }, { "options", "bm.ResolveAllOptions", true } }, "any[]" },
+    .. "and returns their values.",
+    { { "type", "string|nil" }, { "options", "bm.ResolveAllOptions", true } }, "any[]" },
   { "bm.entries", "Lists every registration.", {}, "bm.Entry[]" },
   { "bm.define_spell", "Defines a custom spell, usable as bm.spell.<name>(...).",
     { { "def", "bm.SpellDef" } }, "bm.CustomSpell" },

@@ -20,12 +20,16 @@ final class InitializerRecord: Sendable {
     /// For a forwarding registration (Registry+Forwarding): the
     /// registration whose value it serves under another type.
     let forwarded: InitializerRecord?
+    /// For a decorated copy (Registry+Decorators): the record as
+    /// registered, whose singleton slot it shares.
+    let undecorated: InitializerRecord?
 
     init(
         handle: SpellHandle, type: SpellTypeKey, container: ContainerMatch, scope: SpellScope, source: String,
         make: @escaping @Sendable (AnyObject) throws -> Any, slot: SingletonSlot?, typed: (any TypedInitializing)? = nil,
-        name: String? = nil, forwarded: InitializerRecord? = nil
+        name: String? = nil, forwarded: InitializerRecord? = nil, undecorated: InitializerRecord? = nil
     ) {
+        self.undecorated = undecorated
         self.name = name
         self.forwarded = forwarded
         self.handle = handle
@@ -73,7 +77,19 @@ final class InitializerRecord: Sendable {
     /// so that typed reads (`SingletonSlot.typedValue`) may trust it.
     private func makeBox(for sender: AnyObject) throws -> SingletonBox {
         if let typed { return try typed.makeSingletonBox(for: sender) }
-        return ErasedSingletonBox(try make(sender))
+        let value = try make(sender)
+        // A decorated singleton of a typed registration: boxed as the
+        // registration's own are, so typed reads of the slot stay exact.
+        if let registered = undecorated?.typed {
+            guard let box = registered.singletonBox(holding: value) else {
+                let (expected, actual) = SpellTypeKey.distinctNames(type, SpellTypeKey(Swift.type(of: value)))
+                throw SpellError.wrongValueType(
+                    property: "(decorator)", container: "\(type.name) (singleton)", expected: expected, actual: actual,
+                    source: source)
+            }
+            return box
+        }
+        return ErasedSingletonBox(value)
     }
 
     /// The singleton as the type its typed initializer returns, made if

@@ -46,6 +46,9 @@ public struct ResolutionExplanation: Sendable, CustomStringConvertible {
     public let containerIsKnown: Bool
     /// The registration name asked about (see ``SpellName``), nil for none.
     public var name: String? = nil
+    /// The decorators that run on the winner's values, in the order they
+    /// run (see ``Registry/decorate(_:fileID:line:_:)``).
+    public var decorators: [SpellEntry] = []
 
     /// The explanation as `bmlua explain` prints it.
     public var description: String {
@@ -75,6 +78,12 @@ public struct ResolutionExplanation: Sendable, CustomStringConvertible {
             lines.append("fails: \(failure)")
         } else {
             lines.append("no initializer: \(reason)")
+        }
+        if !decorators.isEmpty {
+            lines.append("decorators, in the order they run:")
+            for decorator in decorators {
+                lines.append("  decorator for \(decorator.type?.name ?? type.name) at \(decorator.source)")
+            }
         }
         if !resolvers.isEmpty && winner == nil {
             lines.append("resolvers asked (newest first): " + resolvers.map(\.source).joined(separator: ", "))
@@ -187,7 +196,8 @@ extension Registry {
             return ResolutionExplanation(
                 type: type, container: container?.key, property: property, candidates: candidates, winner: winner,
                 reason: reason, failure: failure, hooks: hooks, resolvers: state.resolvers.reversed().map(\.entry),
-                typeIsKnown: typeIsKnown, containerIsKnown: containerIsKnown, name: name)
+                typeIsKnown: typeIsKnown, containerIsKnown: containerIsKnown, name: name,
+                decorators: winner == nil ? [] : state.decorators(for: type).map(\.entry))
         }
     }
 

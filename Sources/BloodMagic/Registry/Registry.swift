@@ -241,6 +241,7 @@ public final class Registry: Sendable {
             state.customSpells.removeAll { doomed.contains($0.handle) }
             state.resolvers.removeAll { doomed.contains($0.handle) }
             state.preferenceKeyGenerators.removeAll { doomed.contains($0.handle) }
+            state.decorators.removeAll { doomed.contains($0.handle) }
             // A diagnostic about a registration that is gone no longer holds.
             state.diagnostics.removeAll { $0.handles.contains(where: doomed.contains) }
             state.indexInitializers()
@@ -284,6 +285,7 @@ public final class Registry: Sendable {
             result += state.customSpells.map(\.entry)
             result += state.resolvers.map(\.entry)
             result += state.preferenceKeyGenerators.map(\.entry)
+            result += state.decorators.map(\.entry)
             return result.sorted { $0.handle.id < $1.handle.id }
         }
     }

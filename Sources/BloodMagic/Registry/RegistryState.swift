@@ -17,6 +17,8 @@ struct RegistryState {
     var resolvers: [ResolverRecord] = []
     /// Make @Preference keys; the newest applies.
     var preferenceKeyGenerators: [PreferenceKeyGeneratorRecord] = []
+    /// Decorators of types' values, in registration order (Registry+Decorators).
+    var decorators: [DecoratorRecord] = []
     var diagnostics: [SpellDiagnostic] = []
     var nextID: UInt64 = 1
     /// The registry's own counter, bumped by `invalidateCaches` (a
@@ -86,6 +88,7 @@ struct RegistryState {
         customSpells.removeAll()
         resolvers.removeAll()
         preferenceKeyGenerators.removeAll()
+        decorators.removeAll()
         diagnostics.removeAll()
         stages.removeAll()
         invalidateCaches()
@@ -93,7 +96,7 @@ struct RegistryState {
 
     var count: Int {
         initializers.count + hooks.count + preferenceOverrides.count + templateProviders.count + customSpells.count
-            + resolvers.count + preferenceKeyGenerators.count
+            + resolvers.count + preferenceKeyGenerators.count + decorators.count
     }
 
     mutating func makeHandle() -> SpellHandle {
@@ -153,13 +156,14 @@ struct RegistryState {
         let resolvers: [ResolverRecord]
         let preferenceKeyGenerators: [PreferenceKeyGeneratorRecord]
         let diagnostics: [SpellDiagnostic]
+        var decorators: [DecoratorRecord] = []
     }
 
     func snapshot() -> Snapshot {
         Snapshot(
             initializers: initializers, hooks: hooks, preferenceOverrides: preferenceOverrides,
             templateProviders: templateProviders, customSpells: customSpells, resolvers: resolvers,
-            preferenceKeyGenerators: preferenceKeyGenerators, diagnostics: diagnostics
+            preferenceKeyGenerators: preferenceKeyGenerators, diagnostics: diagnostics, decorators: decorators
         )
     }
 
@@ -172,6 +176,7 @@ struct RegistryState {
         resolvers = snapshot.resolvers
         preferenceKeyGenerators = snapshot.preferenceKeyGenerators
         diagnostics = snapshot.diagnostics
+        decorators = snapshot.decorators
         indexInitializers()
         invalidateCaches()
     }
@@ -209,6 +214,8 @@ struct RegistryState {
                 bestMatch = match
             }
         }
+        // Decorated when decorators of the type are registered (else the record itself).
+        best = decorated(best, for: type)
         if case .ambiguous(let ambiguity) = bestMatch, let best {
             // The name is the registration's, or (a Swift registration
             // found by a script's name) the lookup's.

@@ -33,6 +33,8 @@ public enum SpellEntryKind: String, Sendable, CustomStringConvertible {
     case resolver
     /// The function that makes @Preference keys from container and property.
     case preferenceKeys
+    /// A decorator of a type's values (see ``Registry/decorate(_:fileID:line:_:)``).
+    case decorator
 
     /// The kind's name.
     public var description: String { rawValue }

@@ -31,6 +31,7 @@ extension BMModule {
             ("resolve", { lua in try self.resolve(lua) }),
             ("resolve_all", { lua in try self.resolveAll(lua) }),
             ("forward", { lua in try self.forward(lua) }),
+            ("register_decorator", { lua in try self.registerDecorator(lua) }),
             ("resolve_property", { lua in try self.resolveProperty(lua) }),
             ("lookup", { lua in try self.lookup(lua) }),
             ("live_frames", { lua in try self.liveFrames(lua) }),

@@ -169,6 +169,23 @@ function bm.preference(definition)
   return registration(token, id, "preference")
 end
 
+local DECORATOR = {
+  type = field(STRING, "the type whose values it decorates"),
+  protocols = field(TABLE, "the protocol set whose values it decorates (order-free)", "string[]"),
+  fn = field(required(FUNCTION), "gets each value an initializer made for the type and the sender; returns the value "
+    .. "the property gets (the same, wrapped or replaced)", "fun(value: any, sender: any): any"),
+}
+-- bm.decorator { type, protocols, fn }: decorators run in registration order.
+function bm.decorator(definition)
+  local def = check("bm.decorator", definition, DECORATOR)
+  local protocols = protocol_list("bm.decorator", def.protocols)
+  if def.type == nil and protocols == nil then
+    fail("bm.decorator: missing required field 'type' (or 'protocols')")
+  end
+  local token, id = core.register_decorator(def.type, protocols, def.fn)
+  return registration(token, id, "decorator")
+end
+
 local PARTIAL = {
   type = field(required(STRING), "the type of the partial properties it builds"),
   init = field(required(FUNCTION), "builds a new value for each object that first reads such a property",

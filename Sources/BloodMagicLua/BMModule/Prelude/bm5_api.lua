@@ -63,6 +63,7 @@ local CLASSES = {
   { "bm.HookDef", "The definition table of bm.hook.", HOOK },
   { "bm.PreferenceDef", "The definition table of bm.preference.", PREFERENCE },
   { "bm.PartialDef", "The definition table of bm.partial.", PARTIAL },
+  { "bm.DecoratorDef", "The definition table of bm.decorator.", DECORATOR },
   { "bm.ResolveOptions", "The options of bm.resolve.", RESOLVE },
   { "bm.ResolveAllOptions", "The options of bm.resolve_all.", RESOLVE_ALL },
   { "bm.SpellDef", "The definition table of bm.define_spell.", DEFINE_SPELL },
@@ -92,6 +93,9 @@ local FUNCTIONS = {
     { { "def", "bm.PreferenceDef" } }, "bm.Registration" },
   { "bm.partial", "Registers the template that builds partial properties of a type.",
     { { "def", "bm.PartialDef" } }, "bm.Registration" },
+  { "bm.decorator", "Registers a decorator: it gets each value an initializer made for the type (and the sender), "
+    .. "and returns the value the property gets; decorators run in registration order.",
+    { { "def", "bm.DecoratorDef" } }, "bm.Registration" },
   { "bm.resolve", "Runs the most specific matching initializer and returns its value.",
     { { "type", "string|nil" }, { "options", "bm.ResolveOptions", true } }, "any" },
   { "bm.resolve_all", "Runs every registration of the type that applies (named or not), in registration order, "

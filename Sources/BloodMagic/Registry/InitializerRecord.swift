@@ -23,12 +23,18 @@ final class InitializerRecord: Sendable {
     /// For a decorated copy (Registry+Decorators): the record as
     /// registered, whose singleton slot it shares.
     let undecorated: InitializerRecord?
+    /// The arguments it takes besides the sender (Registry+Arguments), or
+    /// nil: then `make` is what a resolution without arguments runs, and
+    /// for one that takes arguments, `make` throws the mismatch.
+    let arguments: InitializerArguments?
 
     init(
         handle: SpellHandle, type: SpellTypeKey, container: ContainerMatch, scope: SpellScope, source: String,
         make: @escaping @Sendable (AnyObject) throws -> Any, slot: SingletonSlot?, typed: (any TypedInitializing)? = nil,
-        name: String? = nil, forwarded: InitializerRecord? = nil, undecorated: InitializerRecord? = nil
+        name: String? = nil, forwarded: InitializerRecord? = nil, undecorated: InitializerRecord? = nil,
+        arguments: InitializerArguments? = nil
     ) {
+        self.arguments = arguments
         self.undecorated = undecorated
         self.name = name
         self.forwarded = forwarded
@@ -47,7 +53,8 @@ final class InitializerRecord: Sendable {
             handle: handle, kind: scope == .singleton ? .singleton : .initializer, type: type,
             container: container, property: nil, scope: scope, source: source, name: name,
             forwardsTo: forwarded?.handle,
-            forwardedRegistration: forwarded.map { "\($0.type.name) registered at \($0.source)" }
+            forwardedRegistration: forwarded.map { "\($0.type.name) registered at \($0.source)" },
+            arguments: arguments?.names
         )
     }
 

@@ -78,9 +78,19 @@ extension RegistryState {
             }
             return value
         }
+        // An initializer taking arguments is decorated the same way.
+        let arguments = original.arguments.map { taking in
+            InitializerArguments(names: taking.names, types: taking.types) { sender, values in
+                var value = try taking.make(sender, values)
+                for decorator in applying {
+                    value = try decorator.decorate(value, sender)
+                }
+                return value
+            }
+        }
         return InitializerRecord(
             handle: original.handle, type: original.type, container: original.container, scope: original.scope,
             source: original.source, make: make, slot: original.slot, typed: nil, name: original.name,
-            forwarded: original.forwarded, undecorated: original)
+            forwarded: original.forwarded, undecorated: original, arguments: arguments)
     }
 }

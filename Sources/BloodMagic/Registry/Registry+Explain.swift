@@ -68,6 +68,7 @@ public struct ResolutionExplanation: Sendable, CustomStringConvertible {
                 let mark = candidate.entry.handle == winner?.handle ? "*" : " "
                 let score = candidate.specificity.map { "specificity \($0)" } ?? "does not apply"
                 let entryName = (candidate.entry.name.map { " named \"\($0)\"" } ?? "")
+                    + (candidate.entry.arguments.map { " taking (\($0.joined(separator: ", ")))" } ?? "")
                     + (candidate.entry.forwardedRegistration.map { " (forwarding to \($0))" } ?? "")
                 lines.append("  \(mark) \(candidate.entry.kind) \(candidate.entry.type?.name ?? type.name)\(entryName) in \(candidate.entry.container) at \(candidate.entry.source): \(score), \(candidate.reason)")
             }

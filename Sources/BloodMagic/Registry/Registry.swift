@@ -133,7 +133,7 @@ public final class Registry: Sendable {
     func register(
         type: SpellTypeKey, container: ContainerMatch, scope: SpellScope, source: String,
         initializer: @escaping @Sendable (AnyObject) throws -> Any, typed: (any TypedInitializing)?,
-        name: String? = nil
+        name: String? = nil, arguments: InitializerArguments? = nil
     ) -> SpellHandle {
         state.withLock { state in
             _ = state.catalog.note(type)
@@ -141,7 +141,8 @@ public final class Registry: Sendable {
             let handle = state.makeHandle()
             let record = InitializerRecord(
                 handle: handle, type: type, container: container, scope: scope, source: source,
-                make: initializer, slot: scope == .singleton ? SingletonSlot() : nil, typed: typed, name: name
+                make: initializer, slot: scope == .singleton ? SingletonSlot() : nil, typed: typed, name: name,
+                arguments: arguments
             )
             // A script host reloading its scripts stages them (Registry+Staging).
             if state.stageInitializerIfOpen(record) { return handle }

@@ -74,12 +74,16 @@ public struct SpellEntry: Sendable, CustomStringConvertible {
     /// For a forwarding registration: the type and place of the
     /// registration it forwards to ("SQLStore registered at App.swift:3").
     public internal(set) var forwardedRegistration: String? = nil
+    /// For an initializer that takes arguments besides the sender: their
+    /// Swift types, or the names a script gave them.
+    public internal(set) var arguments: [String]? = nil
 
     /// "initializer RequestManager in ViewController (instance) at File.swift:12".
     public var description: String {
         var parts = [kind.rawValue]
         if let type { parts.append(type.name) }
         if let name { parts.append("named \"\(name)\"") }
+        if let arguments { parts.append("taking (\(arguments.joined(separator: ", ")))") }
         if let property { parts.append(kind == .customSpell ? "\"\(property)\"" : ".\(property)") }
         parts.append("in \(container)")
         if let scope { parts.append("(\(scope))") }

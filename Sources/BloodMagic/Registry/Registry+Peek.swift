@@ -29,6 +29,9 @@ package struct InitializerPeek {
     /// then only Swift's resolution runs them, so a bridge must not call the
     /// initializer itself.
     package var decorated = false
+    /// Whether the winner takes arguments (Registry+Arguments): a bridge
+    /// must not call it itself, Swift's resolution checks them.
+    package var takesArguments = false
 }
 
 extension Registry {
@@ -52,7 +55,8 @@ extension Registry {
             generation: resolution.generation, handle: record?.handle, scope: record?.scope ?? .instance,
             existingSingleton: record?.slot?.existing, hooksMayApply: lookup.hasHooks(for: property),
             source: record?.source, failed: resolution.failure != nil,
-            resolversMayApply: !resolution.resolvers.isEmpty, lookup: lookup, decorated: record?.undecorated != nil)
+            resolversMayApply: !resolution.resolvers.isEmpty, lookup: lookup, decorated: record?.undecorated != nil,
+            takesArguments: record?.arguments != nil)
     }
 
     /// Whether a resolution is in progress on the calling thread (its cycle

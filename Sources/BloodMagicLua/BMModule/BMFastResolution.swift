@@ -106,7 +106,7 @@ extension BMModule {
             lua.push(peek.source)
             return 5
         }
-        if peek.failed || peek.decorated || (registry.log.mayReport && registry.log.isEnabled) {
+        if peek.failed || peek.decorated || peek.takesArguments || (registry.log.mayReport && registry.log.isEnabled) {
             // Swift raises the error (an ambiguous type name) when asked,
             // and runs the decorators of a decorated type.
             // With resolution events on, every resolution goes through

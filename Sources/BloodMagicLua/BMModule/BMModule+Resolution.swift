@@ -22,6 +22,18 @@ extension BMModule {
         let sender = try sender(at: 4, lua, className: containerName)
         let container = container(named: containerName, sender: sender)
         let name: String? = try lua.argument(5, of: "bm.resolve")
+        if !lua.isNil(at: 6) {
+            // With arguments: checked, then given to the initializer, which checks their count.
+            let (values, types) = try resolutionArguments(lua, at: 6, fname: "bm.resolve")
+            guard let (value, _) = try registry.resolveTakingArguments(
+                type: key, name: name, container: container, property: "(resolve)", values: values, given: { types })
+            else {
+                if let name { throw LuaError(.usage, Self.unknownNameMessage(registry, key: key, name: name)) }
+                throw LuaError(.usage, "no initializer for \(key.name)")
+            }
+            try crossing.push(value, lua)
+            return 1
+        }
         if let name {
             // A named resolution: its registrations, or the names there are.
             guard let (value, _) = try registry.resolveNamed(type: key, name: name, container: container, property: "(resolve)")

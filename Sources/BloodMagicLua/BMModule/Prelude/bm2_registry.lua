@@ -33,6 +33,8 @@ local INITIALIZER = {
     "\"instance\"|\"singleton\""),
   name = field(STRING, "the registration's name: it serves only properties and resolutions that ask for this "
     .. "name (bm.spell.injectable { name = ... }, bm.resolve(T, { name = ... })), and no others"),
+  arguments = field(TABLE, "names of the arguments init takes after the sender (init = function(sender, id, options)); "
+    .. "a resolution must give as many (bm.resolve(T, { arguments = { ... } }))", "string[]"),
   implements = field(TABLE, "other types it serves too, each a type name or a protocol list; a singleton is one "
     .. "value for all of them", "(string|string[])[]"),
 }
@@ -90,6 +92,25 @@ local function forwarded_types(fname, implements)
   return out
 end
 
+-- The `arguments` field checked: an array of non-empty names (nil for none).
+local function argument_names(fname, names)
+  if names == nil then return nil end
+  local count = rawlen(names)
+  for key in next, names do
+    if type(key) ~= "number" or key < 1 or key > count or key % 1 ~= 0 then
+      fail_field("arguments", fname .. ": field 'arguments' must be an array of argument names (found key "
+        .. show_key(key) .. ")")
+    end
+  end
+  for i = 1, count do
+    local name = rawget(names, i)
+    if type(name) ~= "string" or name == "" then
+      fail_field("arguments", fname .. ": arguments[" .. i .. "] must be an argument name, got " .. typeof(name))
+    end
+  end
+  return names
+end
+
 -- A registration name (nil for none): a non-empty string.
 local function registration_name(fname, name)
   if name == "" then fail_field("name", fname .. ": field 'name' must not be empty (leave it out for no name)") end
@@ -99,7 +120,7 @@ end
 local function register_initializer(fname, definition, scope)
   local schema = scope == "singleton" and SINGLETON or INITIALIZER
   local plain, t, protocols, container, init, def_scope, name = plain_initializer(definition, scope == "singleton")
-  local implements
+  local implements, arguments
   if plain then
     schemas[fname] = schema
   else
@@ -107,6 +128,7 @@ local function register_initializer(fname, definition, scope)
     t, protocols, container, init = def.type, def.protocols, def.container, def.init
     def_scope, name = def.scope, def.name
     implements = forwarded_types(fname, def.implements)
+    arguments = argument_names(fname, def.arguments)
   end
   name = registration_name(fname, name)
   protocols = protocol_list(fname, protocols)
@@ -119,7 +141,10 @@ local function register_initializer(fname, definition, scope)
       fname .. ": field 'scope' must be \"instance\" or \"singleton\", got \"" .. tostring(scope) .. "\"")
   end
   container = container_name(fname, container)
-  local token, id = core.register_initializer(t, protocols, container, scope, init, name)
+  if arguments ~= nil and scope == "singleton" then
+    fail_field("arguments", fname .. ": a singleton takes no arguments (it is made once, for whoever asks first)")
+  end
+  local token, id = core.register_initializer(t, protocols, container, scope, init, name, arguments)
   if implements then
     for i = 1, #implements do
       local forwarded = implements[i]
@@ -202,6 +227,7 @@ local RESOLVE = {
     "string|bm.Class|table|userdata"),
   protocols = field(TABLE, "the protocol set to resolve instead of (or with) the type", "string[]"),
   name = field(STRING, "the registration name to resolve (only registrations under it serve)"),
+  arguments = field(TABLE, "the arguments for an initializer that takes them, in order", "any[]"),
 }
 -- The resolution cache of bm.resolve(type) without options (no container):
 -- type name -> { gen, init, value } (an array, for the C side), valid while
@@ -230,10 +256,11 @@ local function resolve(type_name, options)
   if type_name ~= nil and type(type_name) ~= "string" then
     fail("bm.resolve: argument #1 must be a type name, got " .. typeof(type_name))
   end
-  local protocols, container, sender, name
+  local protocols, container, sender, name, args
   if options ~= nil then
     options = check("bm.resolve", options, RESOLVE)
     name = registration_name("bm.resolve", options.name)
+    args = options.arguments
     protocols = protocol_list("bm.resolve", options.protocols)
     local c = options.container
     if c ~= nil then
@@ -250,7 +277,7 @@ local function resolve(type_name, options)
   if type_name == nil and protocols == nil then
     fail("bm.resolve: argument #1 must be a type name, got nil")
   end
-  return core.resolve(type_name, protocols, container, sender, name)
+  return core.resolve(type_name, protocols, container, sender, name, args)
 end
 bm.resolve = core.cached_resolve(resolve_cache, resolve)
 

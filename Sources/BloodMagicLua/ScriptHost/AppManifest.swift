@@ -183,6 +183,8 @@ public struct AppManifest: Codable, Sendable, Equatable {
         public var source: String
         /// The registration name of a named initializer (see ``SpellName``).
         public var named: String?
+        /// The arguments an initializer takes besides the sender (their Swift types).
+        public var arguments: [String]?
 
         /// Describes a registration.
         public init(

@@ -117,6 +117,13 @@ extension ScriptCheckRun {
         return "no initializer for \(key.name) named \"\(name)\" in \(container) (\(listed))"
     }
 
+    /// A property (which gives no arguments) served by an initializer that
+    /// takes some: the read would fail with the mismatch.
+    private func takesArguments(_ key: SpellTypeKey, _ arguments: [String], at source: String) -> String {
+        "the initializer for \(key.name) registered at \(source) takes arguments (\(arguments.joined(separator: ", "))), "
+            + "which a property cannot give (resolve it with arguments, or declare the property as its factory)"
+    }
+
     /// The closest registrations to `key`, as runtime errors list them.
     private func closest(to key: SpellTypeKey) -> String {
         let near = registry.closestRegistrations(to: key)
@@ -141,6 +148,10 @@ extension ScriptCheckRun {
             if let name = row.name {
                 if row.optional || registry.initializerEntry(for: key, in: container, name: name) != nil { continue }
                 add(.error, "\(row.class).\(row.property): " + unknownName(key, name, in: row.class), at: row.source)
+                continue
+            }
+            if let entry = registry.initializerEntry(for: key, in: container), let arguments = entry.arguments {
+                add(.error, "\(row.class).\(row.property): " + takesArguments(key, arguments, at: entry.source), at: row.source)
                 continue
             }
             if registry.initializerEntry(for: key, in: container) != nil || row.optional { continue }
@@ -186,6 +197,10 @@ extension ScriptCheckRun {
                     if registry.initializerEntry(for: key, in: descriptor, name: name) == nil {
                         add(.error, "\(label): " + unknownName(key, name, in: container.name), at: container.source)
                     }
+                case .injectable where registry.initializerEntry(for: key, in: descriptor)?.arguments != nil:
+                    let entry = registry.initializerEntry(for: key, in: descriptor)
+                    add(.error, "\(label): " + takesArguments(key, entry?.arguments ?? [], at: entry?.source ?? "?"),
+                        at: container.source)
                 case .injectable where !property.optional:
                     if registry.initializerEntry(for: key, in: descriptor) == nil {
                         add(unservedSeverity, "\(label): no initializer for \(key.name) in \(container.name)" + closest(to: key) + unservedHint,

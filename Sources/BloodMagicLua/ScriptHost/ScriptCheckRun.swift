@@ -155,6 +155,14 @@ final class ScriptCheckRun {
             case "initializer", "singleton":
                 guard let key = registration.typeKey else { continue }
                 let source = registration.source
+                if let arguments = registration.arguments {
+                    registry.registerInitializer(
+                        type: key, name: registration.named, container: container, source: source, argumentNames: arguments
+                    ) { _, _ in
+                        throw LuaError(.usage, "\(key.name) at \(source) \(ScriptCheckRun.swiftPlaceholderMarker)")
+                    }
+                    continue
+                }
                 registry.registerInitializer(
                     type: key, name: registration.named, container: container,
                     scope: registration.kind == "singleton" ? .singleton : .instance, source: source

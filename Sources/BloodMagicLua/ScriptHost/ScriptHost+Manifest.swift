@@ -175,6 +175,7 @@ extension AppManifest.Registration {
             scope: entry.scope?.rawValue,
             source: entry.source)
         named = entry.name
+        arguments = entry.arguments
     }
 }
 

@@ -59,3 +59,33 @@ struct ScriptCheckerNamesTests {
         #expect(problems.contains("$/wiring.lua:3: error: Shop.db: no initializer for Db named \"backup\" in Shop (names registered for Db: \"main\")"), "\(problems)")
     }
 }
+
+// Issue 29, arguments: a property (which gives none) served by an
+// initializer that takes arguments is a check error at the property's line.
+
+final class ArgumentCheckScreen: DefaultConstructible {
+    @Injectable var detail: ArgumentDetail
+    init() {}
+}
+
+@Suite("ScriptChecker and arguments")
+struct ScriptCheckerArgumentsTests {
+    @Test func aPropertyServedByAnInitializerTakingArgumentsIsAnError() throws {
+        let host = try makeHost()
+        host.registry.register(ArgumentDetail.self, arguments: Int.self) { _, id in ArgumentDetail(id: id) }
+        host.declare(ArgumentCheckScreen.self)
+        let manifest = host.manifest()
+        #expect(manifest.registrations.first { $0.type == "ArgumentDetail" }?.arguments == ["Int"])
+        let dir = try makeScripts(["wiring.lua": """
+            bm.initializer { type = "Detail", arguments = { "id" }, init = function(_, id) return id end }
+            local Shop = bm.class("Shop", {
+              detail = bm.spell.injectable("Detail"),
+            })
+            """])
+        let problems = try ScriptChecker(manifest: manifest)
+            .check(directory: dir, limits: LuaLimits(maxMemory: 64 << 20, maxInstructions: 2_000_000))
+            .map { $0.description.replacingOccurrences(of: dir, with: "$") }
+        #expect(problems.contains("$/wiring.lua:3: error: Shop.detail: the initializer for Detail registered at $/wiring.lua:1 takes arguments (id), which a property cannot give (resolve it with arguments, or declare the property as its factory)"), "\(problems)")
+        #expect(problems.contains { $0.contains("ArgumentCheckScreen.detail: the initializer for ArgumentDetail registered at BloodMagicLuaTests/ScriptCheckerNamesTests.swift:") && $0.contains("takes arguments (Int)") }, "\(problems)")
+    }
+}

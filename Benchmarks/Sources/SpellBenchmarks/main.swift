@@ -178,6 +178,22 @@ suite.measure("registry.resolve(named:)", operations: coldOperations, baseline: 
 suite.measure("Swinject 2.10 named transient resolve", operations: coldOperations, baseline: "Swinject 2.10 transient resolve") { count in
     for _ in 0..<count { blackHole(swinject.resolve(RequestManager.self, name: "primary")) }
 }
+// Runtime arguments: a resolution with one argument against the plain one
+// (goal: at most 1.1 times), Swinject's resolve(_:argument:) beside it.
+final class ArgumentModel {
+    let id: Int
+    init(id: Int) { self.id = id }
+}
+benchRegistry.register(ArgumentModel.self, arguments: Int.self) { _, id in ArgumentModel(id: id) }
+swinject.register(ArgumentModel.self) { (_: Resolver, id: Int) in ArgumentModel(id: id) }.inObjectScope(.transient)
+suite.measure("registry.resolve(arguments:) with one Int", operations: coldOperations,
+              baseline: "registry.resolve (lookup + call)", goal: 1.1) { count in
+    for index in 0..<count { blackHole(try! benchRegistry.resolve(ArgumentModel.self, arguments: index, for: sender, property: "model")) }
+}
+suite.measure("Swinject 2.10 resolve(_:argument:) with one Int", operations: coldOperations,
+              baseline: "Swinject 2.10 transient resolve") { count in
+    for index in 0..<count { blackHole(swinject.resolve(ArgumentModel.self, argument: index)) }
+}
 protocol BenchPlugin: AnyObject {}
 final class TenthPlugin: BenchPlugin {}
 let pluginRegistry = Registry()

@@ -13,7 +13,8 @@
 // (as `first-read`, for a singleton made beforehand); issue 29:
 // `named-first-read` (as `first-read`, for `@Injectable(named:)`),
 // `resolve-named` (`registry.resolve(named:)`), `resolve-all-10`
-// (`registry.resolveAll` of 10 registrations).
+// (`registry.resolveAll` of 10 registrations), `resolve-arguments`
+// (`registry.resolve(arguments:)` with one Int).
 import BenchSupport
 import BloodMagic
 import Foundation
@@ -46,11 +47,17 @@ final class NamedInjectableContainer {
     @Injectable(named: .primary, registry: countRegistry) var manager: RequestManager
 }
 
+final class ArgumentModel {
+    let id: Int
+    init(id: Int) { self.id = id }
+}
+
 protocol CountedPlugin: AnyObject {}
 final class CountedPluginImpl: CountedPlugin {}
 
 let countRegistry = Registry()
 countRegistry.register(RequestManager.self, named: .primary) { _ in RequestManager() }
+countRegistry.register(ArgumentModel.self, arguments: Int.self) { _, id in ArgumentModel(id: id) }
 for index in 0..<10 {
     countRegistry.register((any CountedPlugin).self, named: SpellName("plugin \(index)")) { _ in CountedPluginImpl() }
 }
@@ -61,7 +68,7 @@ Registry.shared.register(RequestManager.self) { _ in RequestManager() }
 
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let count = Int(arguments[2]) else {
-    print("usage: SpellInstructionCounts first-read|singleton-first-read|new-and-read|warm-read|resolve|first-read-current|named-first-read|resolve-named|resolve-all-10 COUNT read|skip")
+    print("usage: SpellInstructionCounts first-read|singleton-first-read|new-and-read|warm-read|resolve|first-read-current|named-first-read|resolve-named|resolve-all-10|resolve-arguments COUNT read|skip")
     exit(2)
 }
 let reads = arguments[3] == "read"
@@ -101,6 +108,11 @@ case "resolve-named":
     let sender = identity(RequestManager())
     if reads {
         for _ in 0..<count { blackHole(try! countRegistry.resolve(RequestManager.self, named: .primary, for: sender, property: "manager")) }
+    }
+case "resolve-arguments":
+    let sender = identity(RequestManager())
+    if reads {
+        for index in 0..<count { blackHole(try! countRegistry.resolve(ArgumentModel.self, arguments: index, for: sender, property: "model")) }
     }
 case "resolve-all-10":
     let sender = identity(RequestManager())

@@ -97,7 +97,7 @@ extension BMModule {
     /// `added`, `removed` and `replaced`.
     func pushEntry(_ entry: SpellEntry, _ lua: LuaStack) {
         lua.ensureSpace(3)
-        lua.pushNewTable(fields: 9)
+        lua.pushNewTable(fields: 10)
         func set(_ field: String, _ value: (some LuaPushable)?) {
             guard let value else { return }
             lua.setField(field, to: value)
@@ -113,6 +113,7 @@ extension BMModule {
         set("property", entry.property)
         set("name", entry.name)
         set("forwarding", entry.forwardedRegistration)
+        set("arguments", entry.arguments)
         set("source", entry.source)
     }
 }

@@ -22,6 +22,7 @@ local ENTRY = {
   property = field(STRING, "the property a hook or preference override is for"),
   name = field(STRING, "a named initializer's name"),
   forwarding = field(STRING, "for a type an initializer `implements`: the type and place of that initializer"),
+  arguments = field(TABLE, "the arguments an initializer takes besides the sender", "string[]"),
   source = field(required(STRING), "where it was registered, as file:line"),
 }
 local SPELL = {

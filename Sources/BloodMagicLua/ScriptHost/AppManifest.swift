@@ -185,6 +185,9 @@ public struct AppManifest: Codable, Sendable, Equatable {
         public var named: String?
         /// The arguments an initializer takes besides the sender (their Swift types).
         public var arguments: [String]?
+        /// For a type an initializer serves too (forwarding): that
+        /// initializer's type and place.
+        public var forwarding: String?
 
         /// Describes a registration.
         public init(

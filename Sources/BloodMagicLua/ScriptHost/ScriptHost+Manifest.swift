@@ -176,6 +176,7 @@ extension AppManifest.Registration {
             source: entry.source)
         named = entry.name
         arguments = entry.arguments
+        forwarding = entry.forwardedRegistration
     }
 }
 

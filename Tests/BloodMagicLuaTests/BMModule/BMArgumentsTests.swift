@@ -85,3 +85,26 @@ struct BMArgumentsTests {
         #expect(try host.registry.resolve(ArgumentDetail.self, arguments: 21).id == 42)
     }
 }
+
+@Suite("bm runtime arguments across a reload", .serialized)
+struct BMArgumentsReloadTests {
+    /// A reload replaces the arguments an initializer takes with the new
+    /// scripts' ones; the next resolution checks against them.
+    @Test func aReloadReplacesTheArguments() throws {
+        let folder = try ScriptFolder(["10-d.lua": """
+            bm.initializer { type = "D", arguments = { "id" }, init = function(_, id) return id end }
+            """])
+        let host = try ScriptHost(options: .init(
+            scriptsDirectory: folder.path, limits: .none, registry: Registry(), preferences: InMemoryPreferenceStore()))
+        defer { host.unload() }
+        try host.loadStartupScripts()
+        #expect(try host.lua("return bm.resolve('D', { arguments = { 5 } })") == [.integer(5)])
+        try folder.write("10-d.lua", """
+            bm.initializer { type = "D", arguments = { "id", "scale" }, init = function(_, id, scale) return id * scale end }
+            """)
+        try host.reload()
+        #expect(try host.lua("return bm.resolve('D', { arguments = { 5, 3 } })") == [.integer(15)])
+        #expect(host.failure("local d = bm.resolve('D', { arguments = { 5 } })")?.contains("takes arguments (id, scale)") == true)
+        #expect(host.registry.entries.first { $0.kind == .initializer }?.arguments == ["id", "scale"])
+    }
+}

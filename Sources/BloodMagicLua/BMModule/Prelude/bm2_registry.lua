@@ -56,11 +56,11 @@ local function plain_initializer(def, singleton)
   for key, value in next, def do
     local tv = type(value)
     if key == "type" and tv == "string" then t = value
-    elseif key == "name" and tv == "string" then name = value
     elseif key == "init" and tv == "function" then init = value
     elseif key == "protocols" and tv == "table" then protocols = value
     elseif key == "container" and (tv == "string" or tv == "table") then container = value
     elseif key == "scope" and tv == "string" and not singleton then scope = value
+    elseif key == "name" and tv == "string" then name = value
     else return end
   end
   if init == nil then return end

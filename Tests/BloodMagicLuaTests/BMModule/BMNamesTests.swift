@@ -20,8 +20,26 @@ final class NamedReports {
     @Injectable(named: .replica) var reads: NamedDatabase
 }
 
+final class NamedMissingReports {
+    @Injectable(named: "missing") var db: NamedDatabase
+}
+
 @Suite("bm names (qualifiers)")
 struct BMNamesTests {
+    /// A reload's validation (a trial resolution) resolves a named property by its name.
+    @Test func trialResolutionUsesTheName() {
+        let registry = Registry()
+        registry.register(NamedDatabase.self, named: .primary) { _ in NamedDatabase(url: "p") }
+        registry.register(NamedDatabase.self, named: .replica) { _ in NamedDatabase(url: "r") }
+        let missing = Registry.withCurrent(registry) { NamedMissingReports() }
+        let failures = SpellReflection.trialResolve(missing)
+        #expect(failures.count == 1)
+        let message = failures.first.map { "\($0.error)" } ?? ""
+        #expect(message.contains("named \"missing\""))
+        let fine = Registry.withCurrent(registry) { NamedReports() }
+        #expect(SpellReflection.trialResolve(fine).isEmpty)
+    }
+
     @Test func namedInitializersServeNamedResolutionsAndSpells() throws {
         let host = try makeHost()
         let result = try host.lua("""

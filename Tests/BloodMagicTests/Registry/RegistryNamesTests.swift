@@ -137,16 +137,4 @@ private func namedRegistry() -> Registry {
         let infos = SpellReflection.properties(of: TwoManagers())
         #expect(infos.map(\.registrationName) == ["primary", "replica", nil])
     }
-
-    /// A reload's validation resolves a named property by its name.
-    @Test func trialResolutionUsesTheName() {
-        let registry = namedRegistry()
-        let screen = Registry.withCurrent(registry) { AsksForAMissingName() }
-        let failures = SpellReflection.trialResolve(screen)
-        #expect(failures.count == 1)
-        let message = failures.first.map { "\($0.error)" } ?? ""
-        #expect(message.contains("named \"missing\""))
-        let fine = Registry.withCurrent(registry) { TwoManagers() }
-        #expect(SpellReflection.trialResolve(fine).isEmpty)
-    }
 }

@@ -34,7 +34,10 @@ extension Registry {
         let source = spellSource(fileID, line)
         let handle = registerTakingArguments(
             type: SpellTypeKey(type), name: nil, container: .any, source: source,
-            arguments: InitializerArguments(names: [Self.argumentName(A1.self)], types: [ObjectIdentifier(A1.self)]) { sender, values in
+            arguments: InitializerArguments(
+                names: [Self.argumentName(A1.self)], types: [ObjectIdentifier(A1.self)],
+                typed: TypedArgumentInitializer1(initializer)
+            ) { sender, values in
                 try initializer(sender, Self.argument(values[0], A1.self, source: source))
             })
         registerFactory(((A1) throws -> Value).self, of: handle, source: source) { registry, sender in
@@ -57,7 +60,8 @@ extension Registry {
             type: SpellTypeKey(type), name: nil, container: .any, source: source,
             arguments: InitializerArguments(
                 names: [Self.argumentName(A1.self), Self.argumentName(A2.self)],
-                types: [ObjectIdentifier(A1.self), ObjectIdentifier(A2.self)]
+                types: [ObjectIdentifier(A1.self), ObjectIdentifier(A2.self)],
+                typed: TypedArgumentInitializer2(initializer)
             ) { sender, values in
                 try initializer(
                     sender, Self.argument(values[0], A1.self, source: source), Self.argument(values[1], A2.self, source: source))
@@ -136,9 +140,21 @@ extension Registry {
         _ type: Value.Type = Value.self, arguments a1: A1, for sender: AnyObject? = nil,
         property: String = "(resolve)"
     ) throws -> Value {
-        try resolveTakingArguments(
+        let sender = sender ?? NoSender.instance
+        let stack = ResolutionStack.currentPointer
+        let kind = ObjectIdentifier(TypedArgumentInitializer1<Value, A1>.self)
+        // The registration's own types: called directly, no boxing.
+        let typed = try withCachedResolution(valueType: Value.self, object: sender, stack: stack) { resolution -> Value? in
+            guard let record = resolution.record, let arguments = record.arguments, arguments.typedKind == kind else { return nil }
+            let initializer = unsafeDowncast(arguments.typed.unsafelyUnwrapped, to: TypedArgumentInitializer1<Value, A1>.self)
+            return try Registry.trackTypedResolution(object: sender, property: property, on: stack) {
+                try ResolutionStack.whileResolving(self, on: stack) { try initializer.make(sender, a1) }
+            }
+        }
+        if let typed { return typed }
+        return try resolveTakingArguments(
             Value.self, values: [a1], types: [ObjectIdentifier(A1.self)], given: { [Self.argumentName(A1.self)] },
-            sender: sender ?? NoSender.instance, property: property)
+            sender: sender, property: property)
     }
 
     /// ``resolve(_:arguments:for:property:)`` with two arguments.
@@ -146,10 +162,20 @@ extension Registry {
         _ type: Value.Type = Value.self, arguments a1: A1, _ a2: A2, for sender: AnyObject? = nil,
         property: String = "(resolve)"
     ) throws -> Value {
-        try resolveTakingArguments(
+        let sender = sender ?? NoSender.instance
+        let stack = ResolutionStack.currentPointer
+        let kind = ObjectIdentifier(TypedArgumentInitializer2<Value, A1, A2>.self)
+        let typed = try withCachedResolution(valueType: Value.self, object: sender, stack: stack) { resolution -> Value? in
+            guard let record = resolution.record, let arguments = record.arguments, arguments.typedKind == kind else { return nil }
+            let initializer = unsafeDowncast(arguments.typed.unsafelyUnwrapped, to: TypedArgumentInitializer2<Value, A1, A2>.self)
+            return try Registry.trackTypedResolution(object: sender, property: property, on: stack) {
+                try ResolutionStack.whileResolving(self, on: stack) { try initializer.make(sender, a1, a2) }
+            }
+        }
+        if let typed { return typed }
+        return try resolveTakingArguments(
             Value.self, values: [a1, a2], types: [ObjectIdentifier(A1.self), ObjectIdentifier(A2.self)],
-            given: { [Self.argumentName(A1.self), Self.argumentName(A2.self)] }, sender: sender ?? NoSender.instance,
-            property: property)
+            given: { [Self.argumentName(A1.self), Self.argumentName(A2.self)] }, sender: sender, property: property)
     }
 
     func resolveTakingArguments<Value>(

@@ -25,12 +25,20 @@ public struct LuaAnnotations: Sendable {
     public var types: [LuaTypeDescription]
     /// The globals the app sets for its scripts, by name.
     public var globals: [LuaGlobalDescription]
+    /// The named spells of the registry (from Swift's `registerSpell(named:)`
+    /// or a script's `bm.define_spell`), usable as `bm.spell.<name>`: each
+    /// name and where it was registered.
+    public var spells: [(name: String, source: String)]
 
-    /// Annotations for `api`, `types` and `globals`.
-    public init(api: BMAPIDescription, types: [LuaTypeDescription] = [], globals: [LuaGlobalDescription] = []) {
+    /// Annotations for `api`, `types`, `globals` and `spells`.
+    public init(
+        api: BMAPIDescription, types: [LuaTypeDescription] = [], globals: [LuaGlobalDescription] = [],
+        spells: [(name: String, source: String)] = []
+    ) {
         self.api = api
         self.types = types
         self.globals = globals
+        self.spells = spells
     }
 
     /// The annotation file's text.
@@ -69,22 +77,22 @@ public struct LuaAnnotations: Sendable {
         out.blank()
         out.line("---The spell descriptors of bm.class fields; bm.define_spell adds custom ones.")
         out.line("---@class bm.spells")
+        for spell in spells where LuaAnnotationWriter.isIdentifier(spell.name) {
+            out.line("---@field \(spell.name) fun(...: any): bm.Spell"
+                + LuaAnnotationWriter.trailing("a named spell, registered at \(spell.source)"))
+        }
         out.line("---@field [string] fun(...: any): bm.Spell")
         out.blank()
         out.line("---BloodMagic's spells, initializers, hooks and preferences, sharing the app's registry.")
         out.line("---@class bm")
         out.line("bm = {}")
         for value in api.values {
-            guard let path = LuaAnnotationWriter.path(value.name) else { continue }
-            out.blank()
-            out.doc(value.doc)
+            guard let path = out.entry(value.name, doc: value.doc) else { continue }
             out.line("---@type \(LuaAnnotationWriter.type(value.lua))")
             out.line("\(path) = {}")
         }
         for function in api.functions {
-            guard let path = LuaAnnotationWriter.path(function.name) else { continue }
-            out.blank()
-            out.doc(function.doc)
+            guard let path = out.entry(function.name, doc: function.doc) else { continue }
             let parameters = function.params.map {
                 LuaParameterDescription(name: $0.name, type: $0.lua, optional: $0.optional)
             }
@@ -190,6 +198,16 @@ struct LuaAnnotationWriter {
     mutating func doc(_ doc: String?) {
         guard let doc, !doc.isEmpty else { return }
         line("---" + Self.oneLine(doc))
+    }
+
+    /// Starts the entry of `name` (a blank line, then its description) and
+    /// returns its path; writes nothing and returns nil when `name` is not a
+    /// Lua path (see ``path(_:)``).
+    mutating func entry(_ name: String, doc: String?) -> String? {
+        guard let path = Self.path(name) else { return nil }
+        blank()
+        self.doc(doc)
+        return path
     }
 
     /// `---@param`/`---@return` lines and `function path(params) end`.

@@ -3,14 +3,22 @@ import Foundation
 extension ScriptHost {
     /// The `bm` module's API as its Lua half describes it: the definition
     /// tables with the schemas its checks use, the functions, the values.
+    ///
+    /// The description is its own chunk (`[bm api]`, `BMModule/bm_api.lua`),
+    /// loaded only here, given the prelude's schemas
+    /// (`internal.api_scope()`): a host that never describes itself does not
+    /// build it.
     public func apiDescription() throws(LuaError) -> BMAPIDescription {
         guard let prelude = module.preludeTable else { throw LuaError(.usage, "the bm module is not installed") }
         return try state.withStack { (lua) throws(LuaError) -> BMAPIDescription in
+            try lua.load(script: PackageResources.bm_api_lua, name: "=[bm api]")
             lua.push(prelude)
-            lua.push("api")
+            lua.push("api_scope")
             try lua.getTable(at: -2)
             try lua.call(arguments: 0, results: 1)
-            defer { lua.pop(2) }
+            lua.remove(at: -2)   // the prelude table
+            try lua.call(arguments: 1, results: 1)
+            defer { lua.pop() }
             return try lua.decode(BMAPIDescription.self, at: -1)
         }
     }
@@ -23,8 +31,23 @@ extension ScriptHost {
     public func annotations(manifest: AppManifest? = nil) throws(LuaError) -> String {
         let manifest = manifest ?? self.manifest()
         return LuaAnnotations(
-            api: try apiDescription(), types: manifest.luaTypeDescriptions, globals: manifest.luaGlobalDescriptions
+            api: try apiDescription(), types: manifest.luaTypeDescriptions, globals: manifest.luaGlobalDescriptions,
+            spells: namedSpells(manifest)
         ).render()
+    }
+
+    /// The named spells scripts may use as `bm.spell.<name>`: the app's
+    /// (from `manifest`) and this host's registry's (Swift's and its
+    /// scripts'), each name once (the later registration), by name.
+    private func namedSpells(_ manifest: AppManifest) -> [(name: String, source: String)] {
+        var sources: [String: String] = [:]
+        for registration in manifest.registrations where registration.kind == "spell" {
+            if let name = registration.property { sources[name] = registration.source }
+        }
+        for entry in registry.entries where entry.kind == .customSpell {
+            if let name = entry.property { sources[name] = entry.source }
+        }
+        return sources.sorted { $0.key < $1.key }.map { (name: $0.key, source: $0.value) }
     }
 
     /// Editor annotations for the `bm` module and the types described in `types`.

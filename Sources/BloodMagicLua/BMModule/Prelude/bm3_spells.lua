@@ -122,13 +122,44 @@ function bm.define_spell(definition)
     fail("bm.define_spell: a spell named '" .. name .. "' is already defined")
   end
   local spell = { name = name, get = def.get, set = def.set, source = core.location() }
+  -- In the registry too: Swift's RegisteredSpell(name) runs these hooks.
+  core.register_spell(name, def.get, def.set)
   custom_spells[name] = spell
-  core.note_spell(name)
   spell_table[name] = function(...)
     return make_spell(name, { custom = spell, args = select("#", ...) > 0 and { ... } or nil })
   end
   return spell
 end
+
+-- A spell the registry knows by `name` that no script of this state
+-- defined (Registry.registerSpell(named:) in Swift): its hooks run in Swift,
+-- with the object as the sender (core.spell_hook).
+local function registry_spell(name, source)
+  local spell = { name = name, source = source }
+  function spell.get(object, property, value)
+    local meta = class_of(object)
+    return core.spell_hook(name, meta and meta.name or typeof(object), object, property, value, nil, false)
+  end
+  function spell.set(object, property, new, old)
+    local meta = class_of(object)
+    return core.spell_hook(name, meta and meta.name or typeof(object), object, property, new, old, true)
+  end
+  return spell
+end
+
+-- bm.spell.<name> for a name no script defined: the registry's spell of
+-- that name, if there is one (else nil, as for any missing field).
+setmetatable(spell_table, {
+  __index = function(_, name)
+    if type(name) ~= "string" or not smatch(name, "^[%a_][%w_]*$") then return nil end
+    local source = core.named_spell(name)
+    if source == nil then return nil end
+    local spell = registry_spell(name, source)
+    return function(...)
+      return make_spell(name, { custom = spell, args = select("#", ...) > 0 and { ... } or nil })
+    end
+  end,
+})
 
 ---------------------------------------------------------------------------
 -- Resolution of spelled properties (with cycle detection)
@@ -158,11 +189,12 @@ local function label(meta, property) return meta.name .. "." .. property end
 -- below Swift's (200) because every nested step costs Lua a C call.
 local MAX_DEPTH = core.max_depth
 
--- The labels of the frames 1..depth (stale ones included: when an overflow
--- unwinds to a pcall, the frames above it are exactly the steps that ran).
-local function frame_labels()
+-- The labels of the frames first..depth (stale ones included: when an
+-- overflow unwinds to a pcall, the frames above it are exactly the steps
+-- that ran).
+local function frame_labels(first)
   local chain = {}
-  for k = 1, depth do
+  for k = first, depth do
     local o = stack_object[k]
     if o then
       local m = class_of(o)
@@ -238,14 +270,7 @@ local function check_cycle(object, property, meta)
       prune()
       for j = 1, depth do
         if rawequal(stack_object[j], object) and stack_property[j] == property then
-          local chain = {}
-          for k = j, depth do
-            local o = stack_object[k]
-            if o then
-              local m = class_of(o)
-              chain[#chain + 1] = (m and m.name or typeof(o)) .. "." .. stack_property[k]
-            end
-          end
+          local chain = frame_labels(j)
           chain[#chain + 1] = label(meta, property)
           fail("dependency cycle: " .. tconcat(chain, " -> "))
         end
@@ -257,7 +282,7 @@ local function check_cycle(object, property, meta)
   if depth >= MAX_DEPTH then
     prune()
     if depth >= MAX_DEPTH then
-      local chain = frame_labels()
+      local chain = frame_labels(1)
       chain[#chain + 1] = label(meta, property)
       fail(runaway_message(chain))
     end
@@ -285,7 +310,7 @@ local function with_cycle_check(object, property, meta, produce, spell)
     -- Lua ran out of stack above this step: the frames from here up are
     -- the chain that did it. A repeating chain is a cycle; otherwise the
     -- overflow keeps its message, with the chain.
-    local chain = frame_labels()
+    local chain = frame_labels(1)
     local cycle = repeating_cycle(chain)
     value = cycle and (where() .. cycle) or (value .. " (resolving " .. shown_chain(chain) .. ")")
   end

@@ -1,6 +1,7 @@
 /// The arguments an initializer takes besides the sender (see
 /// Registry+Arguments): what they are, for messages and checks, and the
 /// initializer that takes them.
+@usableFromInline
 final class InitializerArguments: Sendable {
     /// How the arguments are shown: their Swift types (`Int`), or the
     /// names a script gave them (`id`).
@@ -38,8 +39,9 @@ final class InitializerArguments: Sendable {
 
 /// A Swift initializer taking one argument, with its static types (see
 /// ``InitializerArguments/typed``).
+@usableFromInline
 final class TypedArgumentInitializer1<Value, A1>: Sendable {
-    let make: @Sendable (AnyObject, A1) throws -> Value
+    @usableFromInline let make: @Sendable (AnyObject, A1) throws -> Value
 
     init(_ make: @escaping @Sendable (AnyObject, A1) throws -> Value) {
         self.make = make
@@ -47,8 +49,9 @@ final class TypedArgumentInitializer1<Value, A1>: Sendable {
 }
 
 /// A Swift initializer taking two arguments, with its static types.
+@usableFromInline
 final class TypedArgumentInitializer2<Value, A1, A2>: Sendable {
-    let make: @Sendable (AnyObject, A1, A2) throws -> Value
+    @usableFromInline let make: @Sendable (AnyObject, A1, A2) throws -> Value
 
     init(_ make: @escaping @Sendable (AnyObject, A1, A2) throws -> Value) {
         self.make = make

@@ -26,7 +26,7 @@ final class InitializerRecord: Sendable {
     /// The arguments it takes besides the sender (Registry+Arguments), or
     /// nil: then `make` is what a resolution without arguments runs, and
     /// for one that takes arguments, `make` throws the mismatch.
-    let arguments: InitializerArguments?
+    @usableFromInline let arguments: InitializerArguments?
 
     init(
         handle: SpellHandle, type: SpellTypeKey, container: ContainerMatch, scope: SpellScope, source: String,

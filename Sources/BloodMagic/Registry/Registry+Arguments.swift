@@ -104,26 +104,31 @@ extension Registry {
     }
 
     /// Registers the factory of the registration `handle`: a registration of
-    /// `factory` (a function type) whose value calls the registry (held
-    /// weakly by the value) with its arguments; it goes with `handle`.
+    /// `factory` (a function type) whose value calls the registry with its
+    /// arguments; it goes with `handle`.
+    ///
+    /// The value holds the registry that resolved it (the one resolving on
+    /// this thread when it is made), strongly: a container holding it keeps
+    /// that registry alive, as its spells' cells do. The registration itself
+    /// holds no reference to the registry (no cycle), and none is weak: a
+    /// weak reference would move the registry's reference count to a side
+    /// table and slow down every retain of it.
     private func registerFactory<Factory>(
         _ factory: Factory.Type, of handle: SpellHandle, source: String,
         make: @escaping @Sendable (_ registry: @escaping @Sendable () throws -> Registry, _ sender: AnyObject) -> Factory
     ) {
-        let registry: @Sendable () throws -> Registry = { [weak self] in
-            guard let self else {
-                throw SpellError.noInitializer(property: "(factory)", container: "(none)", type: "\(Factory.self)", closest: ["its registry is gone"])
-            }
-            return self
+        let made: @Sendable (AnyObject) -> Factory = { sender in
+            let resolving = ResolutionStack.resolvingRegistryOnThisThread ?? Registry.current
+            return make({ resolving }, sender)
         }
-        let typed = TypedInitializer<Factory> { sender in make(registry, sender) }
+        let typed = TypedInitializer<Factory>(made)
         state.withLock { state in
             guard let target = state.initializerRecord(handle) else { return }
             let key = SpellTypeKey(factory)
             _ = state.catalog.note(key)
             let record = InitializerRecord(
                 handle: state.makeHandle(), type: key, container: target.container, scope: .instance, source: source,
-                make: { sender in make(registry, sender) }, slot: nil, typed: typed, name: target.name, forwarded: target)
+                make: { sender in made(sender) }, slot: nil, typed: typed, name: target.name, forwarded: target)
             if state.stageInitializerIfOpen(record) { return }
             state.insertInitializer(record)
             state.invalidateCaches()
@@ -136,11 +141,13 @@ extension Registry {
     /// (see ``register(_:arguments:fileID:line:initializer:)``); `sender`
     /// is the container the initializer gets (default: none). A
     /// registration taking other arguments is ``SpellError/argumentMismatch(type:source:expected:given:)``.
+    /// (Inlinable: specialized where it is called, as ``resolve(_:for:property:)`` is.)
+    @inlinable
     public func resolve<Value, A1>(
         _ type: Value.Type = Value.self, arguments a1: A1, for sender: AnyObject? = nil,
         property: String = "(resolve)"
     ) throws -> Value {
-        let sender = sender ?? NoSender.instance
+        let sender = sender ?? Registry.noSender
         let stack = ResolutionStack.currentPointer
         let kind = ObjectIdentifier(TypedArgumentInitializer1<Value, A1>.self)
         // The registration's own types: called directly, no boxing.
@@ -158,11 +165,12 @@ extension Registry {
     }
 
     /// ``resolve(_:arguments:for:property:)`` with two arguments.
+    @inlinable
     public func resolve<Value, A1, A2>(
         _ type: Value.Type = Value.self, arguments a1: A1, _ a2: A2, for sender: AnyObject? = nil,
         property: String = "(resolve)"
     ) throws -> Value {
-        let sender = sender ?? NoSender.instance
+        let sender = sender ?? Registry.noSender
         let stack = ResolutionStack.currentPointer
         let kind = ObjectIdentifier(TypedArgumentInitializer2<Value, A1, A2>.self)
         let typed = try withCachedResolution(valueType: Value.self, object: sender, stack: stack) { resolution -> Value? in
@@ -178,6 +186,7 @@ extension Registry {
             given: { [Self.argumentName(A1.self), Self.argumentName(A2.self)] }, sender: sender, property: property)
     }
 
+    @usableFromInline
     func resolveTakingArguments<Value>(
         _: Value.Type, values: [Any], types: [ObjectIdentifier], given: () -> [String], sender: AnyObject, property: String
     ) throws -> Value {
@@ -220,7 +229,11 @@ extension Registry {
 
     // MARK: Helpers
 
+    /// The sender of a resolution without a container.
+    @usableFromInline static var noSender: AnyObject { NoSender.instance }
+
     /// How an argument type is named in messages.
+    @usableFromInline
     static func argumentName(_ type: Any.Type) -> String { SpellTypeKey(type).name }
 
     /// An argument as the initializer's parameter type: exactly, or

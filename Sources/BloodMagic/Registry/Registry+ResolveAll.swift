@@ -28,20 +28,51 @@ extension Registry {
     /// the initializers run. Empty when nothing is registered. Throws the
     /// first initializer's error, or a value's type mismatch naming where it
     /// was registered. O(registrations) to find them.
+    @inlinable
     public func resolveAll<Value>(
         _ type: Value.Type = Value.self, for sender: AnyObject? = nil, property: String = "(resolveAll)"
     ) throws -> [Value] {
-        let container = sender.map { ContainerDescriptor($0) }
-            ?? ContainerDescriptor(object: nil, key: SpellTypeKey(name: "(none)"), ancestry: [])
-        let records = allRecords(of: SpellTypeKey(Value.self), in: container)
+        let holder = sender ?? Registry.noSender
+        let records = allRecords(valueType: Value.self, holder: holder, hasSender: sender != nil)
         var values: [Value] = []
         values.reserveCapacity(records.count)
-        let holder = sender ?? NoSender.instance
+        let stack = ResolutionStack.currentPointer
+        let valueType = ObjectIdentifier(Value.self)
         for record in records {
-            let made = try produce(record, container: container, property: property)
+            // A Swift registration of exactly this type: called directly, no cast.
+            if let typed = record.typed, typed.valueType == valueType {
+                values.append(try Registry.trackTypedResolution(object: holder, property: property, on: stack) {
+                    try ResolutionStack.whileResolving(self, on: stack) { () throws -> Value in
+                        if record.slot != nil { return try record.produceTypedSingleton(Value.self, for: holder) }
+                        return try unsafeDowncast(typed, to: TypedInitializer<Value>.self).call(holder)
+                    }
+                })
+                continue
+            }
+            let made = try Registry.trackTypedResolution(object: holder, property: property, on: stack) {
+                try ResolutionStack.whileResolving(self, on: stack) { try record.produce(for: holder) }
+            }
             values.append(try Registry.cast(made, to: Value.self, property: property, sender: holder, source: record.source))
         }
         return values
+    }
+
+    /// The records ``resolveAll(_:for:property:)`` runs for a `valueType`
+    /// in `holder`'s container type, cached per (type, container type) and
+    /// generation, as single lookups are.
+    @usableFromInline
+    func allRecords(valueType: Any.Type, holder: AnyObject, hasSender: Bool) -> [InitializerRecord] {
+        let key = FastResolutionKey(valueType: valueType, containerType: Swift.type(of: holder))
+        if let hit = withResolvingState({ $0.allCache[key] }) { return hit }
+        let container = hasSender
+            ? ContainerDescriptor(holder) : ContainerDescriptor(object: nil, key: SpellTypeKey(name: "(none)"), ancestry: [])
+        let type = SpellTypeKey(valueType)
+        return withResolvingState { state -> [InitializerRecord] in
+            let found = state.allRecords(of: type, in: container)
+            if state.allCache.count >= RegistryState.maxCachedResolutions { state.allCache.removeAll(keepingCapacity: true) }
+            state.allCache[key] = found
+            return found
+        }
     }
 
     /// Every registration of `type` applying to `container`, and each
@@ -72,15 +103,7 @@ extension Registry {
     /// O(registrations). A name that refers to several Swift types matches
     /// none of them here, as a single lookup would refuse it.
     func allRecords(of type: SpellTypeKey, in container: ContainerDescriptor) -> [InitializerRecord] {
-        withResolvingState { state -> [InitializerRecord] in
-            if state.catalog.note(type) { state.invalidateCaches() }
-            if state.catalog.note(container.key) { state.invalidateCaches() }
-            let candidates = state.catalog.isEmpty ? state.initializersByType[type] ?? [] : state.initializers
-            return candidates.filter { record in
-                state.catalog.match(record.type, type).isUnambiguous
-                    && record.container.specificity(for: container, catalog: state.catalog) != nil
-            }
-        }
+        withResolvingState { state -> [InitializerRecord] in state.allRecords(of: type, in: container) }
     }
 
     /// Runs one initializer for a many-of resolution, inside the cycle tracker.
@@ -96,5 +119,20 @@ extension Registry {
         }
         if log.mayReport { log.served(container: container.key.name, property: property, type: record.type.name, by: record) }
         return value
+    }
+}
+
+extension RegistryState {
+    /// The initializers of `type` that apply to `container`, in
+    /// registration order. O(registrations).
+    mutating func allRecords(of type: SpellTypeKey, in container: ContainerDescriptor) -> [InitializerRecord] {
+        if catalog.note(type) { invalidateCaches() }
+        if catalog.note(container.key) { invalidateCaches() }
+        let candidates = catalog.isEmpty ? initializersByType[type] ?? [] : initializers
+        // Each as a lookup of `type` serves it: decorated when decorators apply.
+        return candidates.filter { record in
+            catalog.match(record.type, type).isUnambiguous
+                && record.container.specificity(for: container, catalog: catalog) != nil
+        }.compactMap { decorated($0, for: type) }
     }
 }

@@ -29,6 +29,8 @@ struct RegistryState {
     var namedCache: [NamedResolutionKey: CachedResolution] = [:]
     /// Named Swift lookups (Registry+Names).
     var qualifiedCache: [QualifiedResolutionKey: CachedResolution] = [:]
+    /// Many-of lookups of Swift types (Registry+ResolveAll).
+    var allCache: [FastResolutionKey: [InitializerRecord]] = [:]
     /// The newest initializer per (type, container rule), so that noticing
     /// a shadowed registration costs one hash lookup, not a scan.
     var latestInitializer: [InitializerSlotKey: InitializerRecord] = [:]
@@ -145,6 +147,7 @@ struct RegistryState {
         fastCache.removeAll(keepingCapacity: true)
         namedCache.removeAll(keepingCapacity: true)
         qualifiedCache.removeAll(keepingCapacity: true)
+        allCache.removeAll(keepingCapacity: true)
     }
 
     struct Snapshot {

@@ -56,6 +56,18 @@ private final class OtherHost {}
         }
     }
 
+    /// Decorators of the type run on each value, as for a single resolution;
+    /// a singleton's value is the same object each call.
+    @Test func decoratorsApplyToEveryValue() throws {
+        let registry = Registry()
+        registry.register((any Plugin).self, named: "a") { _ in NamedPlugin("a") }
+        registry.register((any Plugin).self, named: "b", scope: .singleton) { _ in NamedPlugin("b") }
+        registry.decorate((any Plugin).self) { plugin, _ in NamedPlugin(plugin.label + "+") }
+        let all = try registry.resolveAll((any Plugin).self)
+        #expect(all.map(\.label) == ["a+", "b+"])
+        #expect(try registry.resolveAll((any Plugin).self)[1] === all[1])
+    }
+
     /// A registration made (or removed) between two calls changes the next call.
     @Test func followsRegistrationChanges() throws {
         let registry = Registry()

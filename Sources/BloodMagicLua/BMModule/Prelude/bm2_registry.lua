@@ -38,10 +38,10 @@ local INITIALIZER = {
   implements = field(TABLE, "other types it serves too, each a type name or a protocol list; a singleton is one "
     .. "value for all of them", "(string|string[])[]"),
 }
--- bm.singleton's table: the same fields but `scope`.
+-- bm.singleton's table: the same fields but `scope` and `arguments` (a singleton is made once).
 local SINGLETON = {}
 for key, rule in next, INITIALIZER do
-  if key ~= "scope" then SINGLETON[key] = rule end
+  if key ~= "scope" and key ~= "arguments" then SINGLETON[key] = rule end
 end
 
 -- A definition of bm.initializer or bm.singleton read in one raw pass,

@@ -16,6 +16,7 @@ struct ExplainCommand: ParsableCommand {
             Examples:
               bmlua explain Cache --scripts Scripts
               bmlua explain 'any FeedLoader' --container DigestController --scripts Scripts
+              bmlua explain Database --name primary --scripts Scripts
             """
     )
 
@@ -27,6 +28,11 @@ struct ExplainCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("Only the hooks of this property.", valueName: "NAME"))
     var property: String?
+
+    @Option(help: ArgumentHelp(
+        "Explain the registrations under this registration name (bm.initializer { name = ... }); without it, the unnamed ones.",
+        valueName: "N"))
+    var name: String?
 
     @OptionGroup var host: HostOptions
 
@@ -50,7 +56,7 @@ struct ExplainCommand: ParsableCommand {
         let reporter = ErrorReporter()
         guard host.loadStartupScripts(into: scriptHost, reporter: reporter) else { throw ExitCode.failure }
         let key = typeKey
-        let explanation = scriptHost.explain(key, container: container, property: property)
+        let explanation = scriptHost.explain(key, container: container, property: property, name: name)
         let entries = scriptHost.registry.entries
         if !explanation.typeIsKnown {
             let known = entries.compactMap { $0.type?.name }

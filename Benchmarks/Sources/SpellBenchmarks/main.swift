@@ -151,6 +151,82 @@ suite.measure(
     }
 }
 
+// Issue 29: a named first read and resolution against the unnamed ones
+// (goal: at most 1.1 times), Swinject's named resolve beside them, and
+// resolveAll of 10 registrations against one resolve (goal: at most 10 times).
+extension SpellName<RequestManager> {
+    static var primary: Self { "primary" }
+}
+final class NamedInjectableContainer {
+    @Injectable(named: .primary, registry: benchRegistry) var manager: RequestManager
+}
+benchRegistry.register(RequestManager.self, named: .primary) { _ in RequestManager() }
+swinject.register(RequestManager.self, name: "primary") { _ in RequestManager() }.inObjectScope(.transient)
+nonisolated(unsafe) var namedContainers: [NamedInjectableContainer] = []
+suite.measure(
+    "@Injectable(named:) first read, container made beforehand", operations: coldOperations,
+    baseline: "@Injectable first read, container made beforehand", goal: 1.1,
+    setup: { namedContainers = (0..<coldOperations).map { _ in NamedInjectableContainer() } }
+) { count in
+    namedContainers.withUnsafeBufferPointer { containers in
+        for index in 0..<count { blackHole(containers[index].manager) }
+    }
+}
+suite.measure("registry.resolve(named:)", operations: coldOperations, baseline: "registry.resolve (lookup + call)", goal: 1.1) { count in
+    for _ in 0..<count { blackHole(try! benchRegistry.resolve(RequestManager.self, named: .primary, for: sender, property: "manager")) }
+}
+suite.measure("Swinject 2.10 named transient resolve", operations: coldOperations, baseline: "Swinject 2.10 transient resolve") { count in
+    for _ in 0..<count { blackHole(swinject.resolve(RequestManager.self, name: "primary")) }
+}
+// Runtime arguments: a resolution with one argument against the plain one
+// (goal: at most 1.1 times), Swinject's resolve(_:argument:) beside it.
+final class ArgumentModel {
+    let id: Int
+    init(id: Int) { self.id = id }
+}
+benchRegistry.register(ArgumentModel.self, arguments: Int.self) { _, id in ArgumentModel(id: id) }
+swinject.register(ArgumentModel.self) { (_: Resolver, id: Int) in ArgumentModel(id: id) }.inObjectScope(.transient)
+suite.measure("registry.resolve(arguments:) with one Int", operations: coldOperations,
+              baseline: "registry.resolve (lookup + call)", goal: 1.1) { count in
+    for index in 0..<count { blackHole(try! benchRegistry.resolve(ArgumentModel.self, arguments: index, for: sender, property: "model")) }
+}
+suite.measure("Swinject 2.10 resolve(_:argument:) with one Int", operations: coldOperations,
+              baseline: "Swinject 2.10 transient resolve") { count in
+    for index in 0..<count { blackHole(swinject.resolve(ArgumentModel.self, argument: index)) }
+}
+protocol BenchPlugin: AnyObject {}
+final class TenthPlugin: BenchPlugin {}
+let pluginRegistry = Registry()
+for index in 0..<10 {
+    pluginRegistry.register((any BenchPlugin).self, named: SpellName("plugin \(index)")) { _ in TenthPlugin() }
+}
+pluginRegistry.register(TenthPlugin.self) { _ in TenthPlugin() }
+suite.measure("registry.resolve of one plug-in", operations: coldOperations / 10) { count in
+    for _ in 0..<count { blackHole(try! pluginRegistry.resolve(TenthPlugin.self, for: sender, property: "plugin")) }
+}
+suite.measure("registry.resolveAll of 10 plug-ins", operations: coldOperations / 10,
+              baseline: "registry.resolve of one plug-in", goal: 10) { count in
+    for _ in 0..<count { blackHole(try! pluginRegistry.resolveAll((any BenchPlugin).self, for: sender)) }
+}
+// Forwarding: a singleton read through a forwarded protocol, next to its
+// own type, and Swinject's `.implements` beside them.
+protocol ForwardedClock: AnyObject {}
+final class ForwardingClock: ForwardedClock, Sendable {}
+let forwardRegistry = Registry()
+forwardRegistry.register(ForwardingClock.self, scope: .singleton, implements: [(any ForwardedClock).self]) { _ in ForwardingClock() }
+swinject.register(ForwardingClock.self) { _ in ForwardingClock() }.implements((any ForwardedClock).self).inObjectScope(.container)
+suite.measure("registry.resolve of a singleton by its own type", operations: coldOperations) { count in
+    for _ in 0..<count { blackHole(try! forwardRegistry.resolve(ForwardingClock.self, for: sender, property: "clock")) }
+}
+suite.measure("registry.resolve of a singleton through a forwarded protocol", operations: coldOperations,
+              baseline: "registry.resolve of a singleton by its own type") { count in
+    for _ in 0..<count { blackHole(try! forwardRegistry.resolve((any ForwardedClock).self, for: sender, property: "clock")) }
+}
+suite.measure("Swinject 2.10 resolve through .implements (container scope)", operations: coldOperations,
+              baseline: "registry.resolve of a singleton by its own type") { count in
+    for _ in 0..<count { blackHole(swinject.resolve((any ForwardedClock).self)) }
+}
+
 suite.measure("for scale: new plain container + RequestManager()", operations: coldOperations, baseline: "Swinject 2.10 transient resolve") { count in
     for _ in 0..<count {
         let container = identity(EmptyContainer())

@@ -42,12 +42,16 @@ final class CachedResolution: Sendable {
     /// Whether anything must run after the value is stored: hooks, the
     /// container's `propertyInjected`, or the `served` event (Registry+Logging).
     @usableFromInline let needsHooks: Bool
+    /// The name this lookup was made for (nil: unnamed registrations only);
+    /// a thread's cache checks it for a named property (Registry+Names).
+    @usableFromInline let name: String?
 
     init(
         record: InitializerRecord?, generation: UInt64, hooks: [HookRecord] = [], resolvers: [ResolverRecord] = [],
         templates: [any PartialTemplateProvider] = [], containerObserves: Bool, valueIsOptional: Bool = false,
-        failure: SpellError? = nil, reports: Bool = false
+        failure: SpellError? = nil, reports: Bool = false, name: String? = nil
     ) {
+        self.name = name
         self.record = record
         self.generation = generation
         self.hooks = hooks
@@ -92,7 +96,8 @@ final class CachedResolution: Sendable {
     func with(valueIsOptional: Bool, reports: Bool = false) -> CachedResolution {
         CachedResolution(
             record: record, generation: generation, hooks: hooks, resolvers: resolvers, templates: templates,
-            containerObserves: containerObserves, valueIsOptional: valueIsOptional, failure: failure, reports: reports)
+            containerObserves: containerObserves, valueIsOptional: valueIsOptional, failure: failure, reports: reports,
+            name: name)
     }
 
     /// The generation of lookups made in a reload's preview (never equal to

@@ -13,11 +13,31 @@ final class InitializerRecord: Sendable {
     /// registered from Swift: a spell of exactly that type calls it
     /// directly, with no boxing of the value and no dynamic cast.
     @usableFromInline let typed: (any TypedInitializing)?
+    /// The registration's name (see ``SpellName``), or nil: a named
+    /// registration serves only lookups of that name, an unnamed one only
+    /// lookups without a name.
+    let name: String?
+    /// For a forwarding registration (Registry+Forwarding): the
+    /// registration whose value it serves under another type.
+    let forwarded: InitializerRecord?
+    /// For a decorated copy (Registry+Decorators): the record as
+    /// registered, whose singleton slot it shares.
+    let undecorated: InitializerRecord?
+    /// The arguments it takes besides the sender (Registry+Arguments), or
+    /// nil: then `make` is what a resolution without arguments runs, and
+    /// for one that takes arguments, `make` throws the mismatch.
+    @usableFromInline let arguments: InitializerArguments?
 
     init(
         handle: SpellHandle, type: SpellTypeKey, container: ContainerMatch, scope: SpellScope, source: String,
-        make: @escaping @Sendable (AnyObject) throws -> Any, slot: SingletonSlot?, typed: (any TypedInitializing)? = nil
+        make: @escaping @Sendable (AnyObject) throws -> Any, slot: SingletonSlot?, typed: (any TypedInitializing)? = nil,
+        name: String? = nil, forwarded: InitializerRecord? = nil, undecorated: InitializerRecord? = nil,
+        arguments: InitializerArguments? = nil
     ) {
+        self.arguments = arguments
+        self.undecorated = undecorated
+        self.name = name
+        self.forwarded = forwarded
         self.handle = handle
         self.type = type
         self.container = container
@@ -31,7 +51,10 @@ final class InitializerRecord: Sendable {
     var entry: SpellEntry {
         SpellEntry(
             handle: handle, kind: scope == .singleton ? .singleton : .initializer, type: type,
-            container: container, property: nil, scope: scope, source: source
+            container: container, property: nil, scope: scope, source: source, name: name,
+            forwardsTo: forwarded?.handle,
+            forwardedRegistration: forwarded.map { "\($0.type.name) registered at \($0.source)" },
+            arguments: arguments?.names
         )
     }
 
@@ -61,7 +84,19 @@ final class InitializerRecord: Sendable {
     /// so that typed reads (`SingletonSlot.typedValue`) may trust it.
     private func makeBox(for sender: AnyObject) throws -> SingletonBox {
         if let typed { return try typed.makeSingletonBox(for: sender) }
-        return ErasedSingletonBox(try make(sender))
+        let value = try make(sender)
+        // A decorated singleton of a typed registration: boxed as the
+        // registration's own are, so typed reads of the slot stay exact.
+        if let registered = undecorated?.typed {
+            guard let box = registered.singletonBox(holding: value) else {
+                let (expected, actual) = SpellTypeKey.distinctNames(type, SpellTypeKey(Swift.type(of: value)))
+                throw SpellError.wrongValueType(
+                    property: "(decorator)", container: "\(type.name) (singleton)", expected: expected, actual: actual,
+                    source: source)
+            }
+            return box
+        }
+        return ErasedSingletonBox(value)
     }
 
     /// The singleton as the type its typed initializer returns, made if

@@ -44,11 +44,17 @@ public struct ResolutionExplanation: Sendable, CustomStringConvertible {
     /// Whether any registration names the container (or the registry
     /// knows a Swift type by that name); true without a container.
     public let containerIsKnown: Bool
+    /// The registration name asked about (see ``SpellName``), nil for none.
+    public var name: String? = nil
+    /// The decorators that run on the winner's values, in the order they
+    /// run (see ``Registry/decorate(_:fileID:line:_:)``).
+    public var decorators: [SpellEntry] = []
 
     /// The explanation as `bmlua explain` prints it.
     public var description: String {
         var lines: [String] = []
-        let target = container.map { "\(type.name) in \($0.name)" } ?? "\(type.name) (no container)"
+        let named = type.name + (name.map { " named \"\($0)\"" } ?? "")
+        let target = container.map { "\(named) in \($0.name)" } ?? "\(named) (no container)"
         lines.append(property.map { "\(target), property \($0)" } ?? target)
         if candidates.isEmpty {
             lines.append("registrations: none for \(type.name)")
@@ -61,7 +67,10 @@ public struct ResolutionExplanation: Sendable, CustomStringConvertible {
             for candidate in ordered {
                 let mark = candidate.entry.handle == winner?.handle ? "*" : " "
                 let score = candidate.specificity.map { "specificity \($0)" } ?? "does not apply"
-                lines.append("  \(mark) \(candidate.entry.kind) \(candidate.entry.type?.name ?? type.name) in \(candidate.entry.container) at \(candidate.entry.source): \(score), \(candidate.reason)")
+                let entryName = (candidate.entry.name.map { " named \"\($0)\"" } ?? "")
+                    + (candidate.entry.arguments.map { " taking (\($0.joined(separator: ", ")))" } ?? "")
+                    + (candidate.entry.forwardedRegistration.map { " (forwarding to \($0))" } ?? "")
+                lines.append("  \(mark) \(candidate.entry.kind) \(candidate.entry.type?.name ?? type.name)\(entryName) in \(candidate.entry.container) at \(candidate.entry.source): \(score), \(candidate.reason)")
             }
         }
         if let winner {
@@ -70,6 +79,12 @@ public struct ResolutionExplanation: Sendable, CustomStringConvertible {
             lines.append("fails: \(failure)")
         } else {
             lines.append("no initializer: \(reason)")
+        }
+        if !decorators.isEmpty {
+            lines.append("decorators, in the order they run:")
+            for decorator in decorators {
+                lines.append("  decorator for \(decorator.type?.name ?? type.name) at \(decorator.source)")
+            }
         }
         if !resolvers.isEmpty && winner == nil {
             lines.append("resolvers asked (newest first): " + resolvers.map(\.source).joined(separator: ", "))
@@ -98,7 +113,13 @@ extension Registry {
     /// ```swift
     /// print(registry.explain(SpellTypeKey(Loader.self), in: ContainerDescriptor(object: nil, key: SpellTypeKey(UsersViewController.self))))
     /// ```
-    public func explain(_ type: SpellTypeKey, in container: ContainerDescriptor?, property: String? = nil) -> ResolutionExplanation {
+    ///
+    /// With a `name`, only the registrations under that name apply (see
+    /// ``SpellName``); without, only the unnamed ones. The others are
+    /// listed as not applying, with their names.
+    public func explain(
+        _ type: SpellTypeKey, in container: ContainerDescriptor?, property: String? = nil, name: String? = nil
+    ) -> ResolutionExplanation {
         let described = container ?? ContainerDescriptor(object: nil, key: SpellTypeKey(name: "(none)"), ancestry: [])
         return state.withLock { state in
             var catalog = state.catalog
@@ -110,6 +131,11 @@ extension Registry {
             for record in state.initializers {
                 let match = catalog.match(record.type, type)
                 guard match.fits else { continue }
+                guard record.name == name else {
+                    let reason = record.name.map { "registered under the name \"\($0)\"" } ?? "unnamed (serves only unnamed properties)"
+                    candidates.append(ResolutionExplanation.Candidate(entry: record.entry, specificity: nil, reason: reason))
+                    continue
+                }
                 let score = record.container.specificity(for: described, catalog: catalog)
                 candidates.append(ResolutionExplanation.Candidate(
                     entry: record.entry, specificity: score,
@@ -141,6 +167,16 @@ extension Registry {
                 }
             } else if failure != nil {
                 reason = "the type name is ambiguous"
+            } else if let name {
+                let known = state.initializers.compactMap { record in
+                    catalog.match(record.type, type).fits ? record.name : nil
+                }
+                var listed: [String] = []
+                var seen: Set<String> = []
+                for known in known where seen.insert(known).inserted { listed.append(known) }
+                reason = "nothing is registered under the name \"\(name)\" ("
+                    + (listed.isEmpty ? "no names are registered for \(type.name)" : "names registered: " + listed.map { "\"\($0)\"" }.joined(separator: ", "))
+                    + "); a named property is never served by a resolver: an Optional one is nil, any other is an error"
             } else if !state.resolvers.isEmpty {
                 reason = "the resolvers are asked; if each skips, a lazy property is made by default construction, an Optional injectable is nil, and any other injectable is an error"
             } else {
@@ -161,7 +197,8 @@ extension Registry {
             return ResolutionExplanation(
                 type: type, container: container?.key, property: property, candidates: candidates, winner: winner,
                 reason: reason, failure: failure, hooks: hooks, resolvers: state.resolvers.reversed().map(\.entry),
-                typeIsKnown: typeIsKnown, containerIsKnown: containerIsKnown)
+                typeIsKnown: typeIsKnown, containerIsKnown: containerIsKnown, name: name,
+                decorators: winner == nil ? [] : state.decorators(for: type).map(\.entry))
         }
     }
 

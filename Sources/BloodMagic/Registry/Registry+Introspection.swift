@@ -5,10 +5,12 @@ extension Registry {
     /// Not through `namedResolution`: its cache is keyed by container name
     /// alone, and a tool's name-only descriptor (no object, no ancestry)
     /// would leave there an answer that is wrong for the real object.
-    public func initializerEntry(for type: SpellTypeKey, in container: ContainerDescriptor) -> SpellEntry? {
+    ///
+    /// With a `name`, among the registrations under that name (see ``SpellName``).
+    public func initializerEntry(for type: SpellTypeKey, in container: ContainerDescriptor, name: String? = nil) -> SpellEntry? {
         let observes = container.object is any PropertyInjectionObserving
         return state.withLock { state in
-            state.lookup(type: type, container: container, observes: observes).record?.entry
+            state.lookup(type: type, container: container, observes: observes, name: name).record?.entry
         }
     }
 

@@ -25,6 +25,13 @@ package struct InitializerPeek {
     package let resolversMayApply: Bool
     /// The lookup all of the above comes from (one generation's), with its hooks.
     package let lookup: SpellLookup
+    /// Whether decorators apply to the winner's values (Registry+Decorators):
+    /// then only Swift's resolution runs them, so a bridge must not call the
+    /// initializer itself.
+    package var decorated = false
+    /// Whether the winner takes arguments (Registry+Arguments): a bridge
+    /// must not call it itself, Swift's resolution checks them.
+    package var takesArguments = false
 }
 
 extension Registry {
@@ -48,7 +55,8 @@ extension Registry {
             generation: resolution.generation, handle: record?.handle, scope: record?.scope ?? .instance,
             existingSingleton: record?.slot?.existing, hooksMayApply: lookup.hasHooks(for: property),
             source: record?.source, failed: resolution.failure != nil,
-            resolversMayApply: !resolution.resolvers.isEmpty, lookup: lookup)
+            resolversMayApply: !resolution.resolvers.isEmpty, lookup: lookup, decorated: record?.undecorated != nil,
+            takesArguments: record?.arguments != nil)
     }
 
     /// Whether a resolution is in progress on the calling thread (its cycle

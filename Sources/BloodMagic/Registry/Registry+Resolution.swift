@@ -62,10 +62,11 @@ extension Registry {
     /// resolvers, all from one generation of the registry; with the lookup,
     /// whose hooks (``runHooks(of:sender:property:value:)``) follow the
     /// injection. Nil when neither serves it.
+    /// With a `name`, only registrations under it serve (and no resolver).
     package func resolveSpelled(
-        type: SpellTypeKey, container: ContainerDescriptor, property: String, spell: ResolvedSpellKind
+        type: SpellTypeKey, container: ContainerDescriptor, property: String, spell: ResolvedSpellKind, name: String? = nil
     ) throws -> (value: Any, source: String, lookup: SpellLookup)? {
-        let resolution = namedResolution(type: type, container: container)
+        let resolution = namedResolution(type: type, container: container, name: name)
         let lookup = SpellLookup(resolution)
         if let (value, source) = try resolveNamed(type: type, container: container, property: property, in: resolution) {
             return (value, source, lookup)
@@ -77,13 +78,13 @@ extension Registry {
 
     /// The cached lookup for `type` in a container known by name (one hash
     /// lookup under the lock when cached).
-    func namedResolution(type: SpellTypeKey, container: ContainerDescriptor) -> CachedResolution {
-        let key = NamedResolutionKey(type: type, container: container.key)
+    func namedResolution(type: SpellTypeKey, container: ContainerDescriptor, name: String? = nil) -> CachedResolution {
+        let key = NamedResolutionKey(type: type, container: container.key, name: name)
         if let hit = withResolvingState({ $0.namedCache[key] }) { return hit }
         // The conformance check is costly: only on a miss.
         let observes = container.object is any PropertyInjectionObserving
         return withResolvingState { state -> CachedResolution in
-            let found = state.lookup(type: type, container: container, observes: observes)
+            let found = state.lookup(type: type, container: container, observes: observes, name: name)
             if state.namedCache.count >= RegistryState.maxCachedResolutions { state.namedCache.removeAll(keepingCapacity: true) }
             state.namedCache[key] = found
             return found

@@ -169,6 +169,7 @@ extension RegistryState {
         customSpells.removeAll { isReplaced($0.handle) }
         resolvers.removeAll { isReplaced($0.handle) }
         preferenceKeyGenerators.removeAll { isReplaced($0.handle) }
+        decorators.removeAll { isReplaced($0.handle) }
         diagnostics.removeAll { $0.handles.contains(where: isReplaced) }
         if initializers.count != initializersBefore { indexInitializers() }
         mergeStagedInitializers(of: staged)
@@ -178,6 +179,7 @@ extension RegistryState {
         customSpells += staged.customSpells
         resolvers += staged.resolvers
         preferenceKeyGenerators += staged.preferenceKeyGenerators
+        decorators += staged.decorators
         invalidateCaches()
     }
 
@@ -230,7 +232,7 @@ extension RegistryState {
         // while staging).
         var shadowings: [SpellDiagnostic] = []
         for (slot, survivor) in latestInitializer where staged.latestInitializer[slot] != nil {
-            if let first = staged.initializersByType[slot.type]?.first(where: { $0.container.rule == slot.rule }) {
+            if let first = staged.initializersByType[slot.type]?.first(where: { $0.container.rule == slot.rule && $0.name == slot.name }) {
                 shadowings.append(Self.shadowing(survivor, by: first))
             }
         }
@@ -268,6 +270,7 @@ extension RegistryState {
             stages[id]!.customSpells.removeAll { doomed.contains($0.handle) }
             stages[id]!.resolvers.removeAll { doomed.contains($0.handle) }
             stages[id]!.preferenceKeyGenerators.removeAll { doomed.contains($0.handle) }
+            stages[id]!.decorators.removeAll { doomed.contains($0.handle) }
             removed += before - stages[id]!.count
         }
         return removed
@@ -283,6 +286,7 @@ extension RegistryState {
         result += customSpells.map(\.entry)
         result += resolvers.map(\.entry)
         result += preferenceKeyGenerators.map(\.entry)
+        result += decorators.map(\.entry)
         return result.sorted { $0.handle.id < $1.handle.id }
     }
 }

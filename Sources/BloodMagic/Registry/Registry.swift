@@ -130,9 +130,10 @@ public final class Registry: Sendable {
         register(type: type, container: container, scope: scope, source: source, initializer: initializer, typed: nil)
     }
 
-    private func register(
+    func register(
         type: SpellTypeKey, container: ContainerMatch, scope: SpellScope, source: String,
-        initializer: @escaping @Sendable (AnyObject) throws -> Any, typed: (any TypedInitializing)?
+        initializer: @escaping @Sendable (AnyObject) throws -> Any, typed: (any TypedInitializing)?,
+        name: String? = nil, arguments: InitializerArguments? = nil
     ) -> SpellHandle {
         state.withLock { state in
             _ = state.catalog.note(type)
@@ -140,7 +141,8 @@ public final class Registry: Sendable {
             let handle = state.makeHandle()
             let record = InitializerRecord(
                 handle: handle, type: type, container: container, scope: scope, source: source,
-                make: initializer, slot: scope == .singleton ? SingletonSlot() : nil, typed: typed
+                make: initializer, slot: scope == .singleton ? SingletonSlot() : nil, typed: typed, name: name,
+                arguments: arguments
             )
             // A script host reloading its scripts stages them (Registry+Staging).
             if state.stageInitializerIfOpen(record) { return handle }
@@ -227,8 +229,10 @@ public final class Registry: Sendable {
     @discardableResult
     public func unregister(_ handles: some Collection<SpellHandle>) -> Int {
         guard !handles.isEmpty else { return 0 }
-        let doomed = Set(handles)
+        let requested = Set(handles)
         return state.withLock { state in
+            // With the registrations forwarding to them (Registry+Forwarding).
+            let doomed = state.withForwarders(requested)
             let before = state.count
             let staged = state.unstage(doomed)
             state.initializers.removeAll { doomed.contains($0.handle) }
@@ -238,11 +242,12 @@ public final class Registry: Sendable {
             state.customSpells.removeAll { doomed.contains($0.handle) }
             state.resolvers.removeAll { doomed.contains($0.handle) }
             state.preferenceKeyGenerators.removeAll { doomed.contains($0.handle) }
+            state.decorators.removeAll { doomed.contains($0.handle) }
             // A diagnostic about a registration that is gone no longer holds.
             state.diagnostics.removeAll { $0.handles.contains(where: doomed.contains) }
             state.indexInitializers()
             state.invalidateCaches()
-            return before - state.count + staged
+            return before - state.count + staged - (doomed.count - requested.count)
         }
     }
 
@@ -281,6 +286,7 @@ public final class Registry: Sendable {
             result += state.customSpells.map(\.entry)
             result += state.resolvers.map(\.entry)
             result += state.preferenceKeyGenerators.map(\.entry)
+            result += state.decorators.map(\.entry)
             return result.sorted { $0.handle.id < $1.handle.id }
         }
     }

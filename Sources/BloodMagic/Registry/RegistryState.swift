@@ -1,7 +1,9 @@
-/// The identity of "equally specific" registrations: same type, same container rule.
+/// The identity of "equally specific" registrations: same type, same
+/// container rule, same name.
 struct InitializerSlotKey: Hashable {
     let type: SpellTypeKey
     let rule: ContainerMatch.Rule
+    var name: String? = nil
 }
 
 /// Everything behind the registry's lock.
@@ -15,6 +17,8 @@ struct RegistryState {
     var resolvers: [ResolverRecord] = []
     /// Make @Preference keys; the newest applies.
     var preferenceKeyGenerators: [PreferenceKeyGeneratorRecord] = []
+    /// Decorators of types' values, in registration order (Registry+Decorators).
+    var decorators: [DecoratorRecord] = []
     var diagnostics: [SpellDiagnostic] = []
     var nextID: UInt64 = 1
     /// The registry's own counter, bumped by `invalidateCaches` (a
@@ -23,6 +27,10 @@ struct RegistryState {
     var defaultPreferenceStore: (any PreferenceStore)?
     var fastCache: [FastResolutionKey: CachedResolution] = [:]
     var namedCache: [NamedResolutionKey: CachedResolution] = [:]
+    /// Named Swift lookups (Registry+Names).
+    var qualifiedCache: [QualifiedResolutionKey: CachedResolution] = [:]
+    /// Many-of lookups of Swift types (Registry+ResolveAll).
+    var allCache: [FastResolutionKey: [InitializerRecord]] = [:]
     /// The newest initializer per (type, container rule), so that noticing
     /// a shadowed registration costs one hash lookup, not a scan.
     var latestInitializer: [InitializerSlotKey: InitializerRecord] = [:]
@@ -43,7 +51,7 @@ struct RegistryState {
     /// Appends an initializer, noting (as a diagnostic) the equally specific
     /// registration it overrides.
     mutating func insertInitializer(_ record: InitializerRecord) {
-        let slot = InitializerSlotKey(type: record.type, rule: record.container.rule)
+        let slot = InitializerSlotKey(type: record.type, rule: record.container.rule, name: record.name)
         if let shadowed = latestInitializer.updateValue(record, forKey: slot) {
             addDiagnostic(Self.shadowing(shadowed, by: record))
         }
@@ -54,7 +62,7 @@ struct RegistryState {
     /// The diagnostic of `record` overriding the equally specific `shadowed`.
     static func shadowing(_ shadowed: InitializerRecord, by record: InitializerRecord) -> SpellDiagnostic {
         SpellDiagnostic(
-            message: "\(record.type.name) in \(record.container) registered at \(record.source) overrides the equally specific registration at \(shadowed.source) (the later wins)",
+            message: "\(record.type.name)\(record.name.map { " named \"\($0)\"" } ?? "") in \(record.container) registered at \(record.source) overrides the equally specific registration at \(shadowed.source) (the later wins)",
             handles: [shadowed.handle, record.handle]
         )
     }
@@ -64,7 +72,7 @@ struct RegistryState {
         latestInitializer.removeAll(keepingCapacity: true)
         initializersByType.removeAll(keepingCapacity: true)
         for record in initializers {
-            latestInitializer[InitializerSlotKey(type: record.type, rule: record.container.rule)] = record
+            latestInitializer[InitializerSlotKey(type: record.type, rule: record.container.rule, name: record.name)] = record
             initializersByType[record.type, default: []].append(record)
         }
     }
@@ -82,6 +90,7 @@ struct RegistryState {
         customSpells.removeAll()
         resolvers.removeAll()
         preferenceKeyGenerators.removeAll()
+        decorators.removeAll()
         diagnostics.removeAll()
         stages.removeAll()
         invalidateCaches()
@@ -89,7 +98,7 @@ struct RegistryState {
 
     var count: Int {
         initializers.count + hooks.count + preferenceOverrides.count + templateProviders.count + customSpells.count
-            + resolvers.count + preferenceKeyGenerators.count
+            + resolvers.count + preferenceKeyGenerators.count + decorators.count
     }
 
     mutating func makeHandle() -> SpellHandle {
@@ -137,6 +146,8 @@ struct RegistryState {
         generation.bump()
         fastCache.removeAll(keepingCapacity: true)
         namedCache.removeAll(keepingCapacity: true)
+        qualifiedCache.removeAll(keepingCapacity: true)
+        allCache.removeAll(keepingCapacity: true)
     }
 
     struct Snapshot {
@@ -148,13 +159,14 @@ struct RegistryState {
         let resolvers: [ResolverRecord]
         let preferenceKeyGenerators: [PreferenceKeyGeneratorRecord]
         let diagnostics: [SpellDiagnostic]
+        var decorators: [DecoratorRecord] = []
     }
 
     func snapshot() -> Snapshot {
         Snapshot(
             initializers: initializers, hooks: hooks, preferenceOverrides: preferenceOverrides,
             templateProviders: templateProviders, customSpells: customSpells, resolvers: resolvers,
-            preferenceKeyGenerators: preferenceKeyGenerators, diagnostics: diagnostics
+            preferenceKeyGenerators: preferenceKeyGenerators, diagnostics: diagnostics, decorators: decorators
         )
     }
 
@@ -167,6 +179,7 @@ struct RegistryState {
         resolvers = snapshot.resolvers
         preferenceKeyGenerators = snapshot.preferenceKeyGenerators
         diagnostics = snapshot.diagnostics
+        decorators = snapshot.decorators
         indexInitializers()
         invalidateCaches()
     }
@@ -177,7 +190,10 @@ struct RegistryState {
     /// Registrations made with a name match the Swift types the catalog
     /// lists under that name; when the winner's name refers to several
     /// types, the lookup finds nothing and carries the ambiguity error.
-    mutating func lookup(type: SpellTypeKey, container: ContainerDescriptor, observes: Bool) -> CachedResolution {
+    ///
+    /// Only registrations of the lookup's `name` take part (nil: only
+    /// unnamed ones); see ``SpellName``.
+    mutating func lookup(type: SpellTypeKey, container: ContainerDescriptor, observes: Bool, name: String? = nil) -> CachedResolution {
         if catalog.note(type) { invalidateCaches() }
         if catalog.note(container.key) { invalidateCaches() }
         var best: InitializerRecord?
@@ -187,7 +203,7 @@ struct RegistryState {
         // Names match Swift types through the catalog; without any, a key
         // matches only an equal key.
         let candidates = catalog.isEmpty ? initializersByType[type] ?? [] : initializers
-        for record in candidates {
+        for record in candidates where record.name == name {
             let match = catalog.match(record.type, type)
             guard match.fits, let score = record.container.specificity(for: container, catalog: catalog) else { continue }
             if score > bestScore {
@@ -201,6 +217,8 @@ struct RegistryState {
                 bestMatch = match
             }
         }
+        // Decorated when decorators of the type are registered (else the record itself).
+        best = decorated(best, for: type)
         if case .ambiguous(let ambiguity) = bestMatch, let best {
             // The name is the registration's, or (a Swift registration
             // found by a script's name) the lookup's.
@@ -208,11 +226,13 @@ struct RegistryState {
                 name: ambiguity.name, candidates: ambiguity.candidates, source: best.type.isSwiftType ? nil : best.source)
             return CachedResolution(
                 record: nil, generation: lookupGeneration, templates: templateProviders(for: type),
-                containerObserves: observes, failure: failure)
+                containerObserves: observes, failure: failure, name: name)
         }
         // Ties between registrations with the same key and rule were
         // already reported when the later one was registered.
-        if let winner = best { tied.removeAll { $0.type == winner.type && $0.container.rule == winner.container.rule } }
+        if let winner = best {
+            tied.removeAll { $0.type == winner.type && $0.container.rule == winner.container.rule && $0.name == winner.name }
+        }
         if let best, !tied.isEmpty {
             let message = "\(type.name) in \(container.key.name): \(tied.count + 1) equally specific initializers match; using the latest, registered at \(best.source) (others: \(tied.map(\.source).joined(separator: ", ")))"
             if !diagnostics.contains(where: { $0.message == message }) {
@@ -223,8 +243,8 @@ struct RegistryState {
         // (O(hooks + resolvers + providers), once per lookup of a generation).
         return CachedResolution(
             record: best, generation: lookupGeneration, hooks: Array(hooks(matching: container, property: nil)),
-            resolvers: best == nil ? resolvers : [], templates: templateProviders(for: type),
-            containerObserves: observes)
+            resolvers: best == nil && name == nil ? resolvers : [], templates: templateProviders(for: type),
+            containerObserves: observes, name: name)
     }
 
     /// The generation a lookup made now belongs to: the registry's (read

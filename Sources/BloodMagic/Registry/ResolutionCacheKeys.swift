@@ -51,4 +51,6 @@ struct FastResolutionKey: Hashable, Sendable {
 struct NamedResolutionKey: Hashable {
     let type: SpellTypeKey
     let container: SpellTypeKey
+    /// The registration name asked for (see ``SpellName``), nil for none.
+    var name: String? = nil
 }

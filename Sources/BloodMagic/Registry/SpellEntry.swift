@@ -33,6 +33,8 @@ public enum SpellEntryKind: String, Sendable, CustomStringConvertible {
     case resolver
     /// The function that makes @Preference keys from container and property.
     case preferenceKeys
+    /// A decorator of a type's values (see ``Registry/decorate(_:fileID:line:_:)``).
+    case decorator
 
     /// The kind's name.
     public var description: String { rawValue }
@@ -64,14 +66,28 @@ public struct SpellEntry: Sendable, CustomStringConvertible {
     public let scope: SpellScope?
     /// Where it was registered: "File.swift:12" or a script location.
     public let source: String
+    /// The initializer's name (see ``SpellName``), nil for an unnamed one.
+    public internal(set) var name: String? = nil
+    /// For a forwarding registration: the registration whose value it
+    /// serves (see ``Registry/forward(_:to:fileID:line:)``).
+    public internal(set) var forwardsTo: SpellHandle? = nil
+    /// For a forwarding registration: the type and place of the
+    /// registration it forwards to ("SQLStore registered at App.swift:3").
+    public internal(set) var forwardedRegistration: String? = nil
+    /// For an initializer that takes arguments besides the sender: their
+    /// Swift types, or the names a script gave them.
+    public internal(set) var arguments: [String]? = nil
 
     /// "initializer RequestManager in ViewController (instance) at File.swift:12".
     public var description: String {
         var parts = [kind.rawValue]
         if let type { parts.append(type.name) }
+        if let name { parts.append("named \"\(name)\"") }
+        if let arguments { parts.append("taking (\(arguments.joined(separator: ", ")))") }
         if let property { parts.append(kind == .customSpell ? "\"\(property)\"" : ".\(property)") }
         parts.append("in \(container)")
         if let scope { parts.append("(\(scope))") }
+        if let forwardedRegistration { parts.append("forwarding to \(forwardedRegistration)") }
         parts.append("at \(source)")
         return parts.joined(separator: " ")
     }
@@ -79,7 +95,7 @@ public struct SpellEntry: Sendable, CustomStringConvertible {
     /// "RequestManager in UsersViewController, file.swift:4", the form used
     /// in "closest" lists of error messages.
     public var closestDescription: String {
-        "\(type?.name ?? "?") in \(container), \(source)"
+        "\(type?.name ?? "?")\(name.map { " named \"\($0)\"" } ?? "") in \(container), \(source)"
     }
 }
 

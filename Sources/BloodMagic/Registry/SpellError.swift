@@ -56,6 +56,14 @@ public enum SpellError: Error, Equatable, Sendable, CustomStringConvertible {
     /// "file:line") just as the script host that registered it was
     /// unloaded: the read fails rather than run what was removed.
     case initializerUnloaded(type: String, source: String)
+    /// A property (or resolution) asked for the registrations of `type`
+    /// under `name` (see ``SpellName``), and none is registered under it:
+    /// `known` lists the names that are, in registration order.
+    case unknownName(property: String, container: String, type: String, name: String, known: [String])
+    /// A resolution gave an initializer arguments that do not match what it
+    /// takes (their count or types): `expected` as registered (Swift types,
+    /// or a script's argument names), `given` the types given.
+    case argumentMismatch(type: String, source: String, expected: [String], given: [String])
 
     /// The human message.
     public var description: String {
@@ -106,6 +114,17 @@ public enum SpellError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(container).\(property): the default for preference \"\(key)\"\(at) is a \(found), expected \(expected)"
         case let .initializerUnloaded(type, source):
             return "\(source): the initializer for \(type) was unloaded with its script host"
+        case let .unknownName(property, container, type, name, known):
+            let names = known.isEmpty
+                ? "no names are registered for \(type)"
+                : "names registered for \(type): " + known.map { "\"\($0)\"" }.joined(separator: ", ")
+            return "\(container).\(property): no initializer for \(type) named \"\(name)\" in \(container) (\(names))"
+        case let .argumentMismatch(type, source, expected, given):
+            let takes = expected.isEmpty ? "takes no arguments" : "takes arguments (\(expected.joined(separator: ", ")))"
+            let with = given.isEmpty
+                ? "none (resolve it with arguments, or declare the property as its factory, a function of them)"
+                : "(\(given.joined(separator: ", ")))"
+            return "\(source): the initializer for \(type) \(takes), but it was resolved with \(with)"
         }
     }
 }

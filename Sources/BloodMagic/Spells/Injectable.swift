@@ -27,6 +27,12 @@ public struct Injectable<Value>: ResolvingSpellStorage {
         cell = ResolvingCell(mode: .injectable, name: name, registry: registry)
     }
 
+    /// A wrapper over `cell` (the named form, ResolvingCell+Names).
+    @inlinable
+    init(cell: ResolvingCell<Value>) {
+        self.cell = cell
+    }
+
     /// Not available: spells work on instance properties of classes only
     /// (the compiler says so, and names the static form where there is one).
     @available(*, unavailable, message: "@Injectable works only on instance properties of classes; on a static property write @StaticInjectable(in: Container.self, name: \"property\")")

@@ -62,6 +62,9 @@ final class ResolvingCell<Value>: SpellCellNaming, ProducedCell {
     /// The default-construction closure, type-erased so the cell's code
     /// needs no generic metadata for it (the result is cast back on use).
     @usableFromInline let fallback: (() -> Any)?
+    /// The registration name the property asks for (see ``SpellName``), or
+    /// nil: only registrations of that name serve it.
+    @usableFromInline let qualifier: String?
 
     @usableFromInline static var unresolved: UInt { 0 }
     @usableFromInline static var published: UInt { 1 }
@@ -74,7 +77,8 @@ final class ResolvingCell<Value>: SpellCellNaming, ProducedCell {
     /// current when it is made (its container is created); see
     /// `resolvingRegistry` for which one a read uses.
     @usableFromInline
-    init(mode: ResolvingMode, name: String?, registry: Registry?, fallback: (() -> Any)? = nil) {
+    init(mode: ResolvingMode, name: String?, registry: Registry?, fallback: (() -> Any)? = nil, qualifier: String? = nil) {
+        self.qualifier = qualifier
         self.mode = mode
         self.explicitName = name
         self.registry = registry
@@ -246,7 +250,7 @@ final class ResolvingCell<Value>: SpellCellNaming, ProducedCell {
         object: AnyObject, keyPath: AnyKeyPath?, stack: UnsafeMutableRawPointer, registry: Registry
     ) throws -> ResolvedValue<Value> {
         do {
-            return try registry.withCachedResolution(valueType: Value.self, object: object, stack: stack) { resolution in
+            return try withLookup(registry: registry, object: object, stack: stack) { resolution in
                 try ResolutionStack.borrow(stack) { try $0.pushCell(object: object, cell: self, keyPath: keyPath) }
                 defer { ResolutionStack.borrow(stack) { $0.pop() } }
                 let made = try ResolutionStack.whileResolving(registry, on: stack) {
@@ -325,6 +329,10 @@ final class ResolvingCell<Value>: SpellCellNaming, ProducedCell {
                 return nil
             }
             let wrapped = SpellTypeKey(Value.self)
+            if let qualifier {
+                throw registry.unknownNameError(
+                    type: wrapped, name: qualifier, container: ContainerDescriptor(object), property: propertyName(keyPath, in: object))
+            }
             throw registry.noInitializerError(type: wrapped, container: ContainerDescriptor(object), property: propertyName(keyPath, in: object))
         }
     }

@@ -45,6 +45,8 @@ public struct SpelledPropertyInfo: Sendable, Equatable {
     public var registeredSpellName: String?
     /// The class that declares the property (a superclass for an inherited one).
     public var declaringClass: String
+    /// For `@Injectable(named:)`: the registration name it asks for (see ``SpellName``).
+    public var registrationName: String? = nil
 
     /// `any A & B` for an existential, else the type's own description.
     static func spelling(of type: Any.Type) -> String {
@@ -133,8 +135,10 @@ extension ResolvingCell {
         case .partial:
             spell = .partial
         }
-        return SpelledPropertyInfo(
+        var info = SpelledPropertyInfo(
             name: explicitName ?? name, spell: spell, valueType: Value.self, isDefaultConstructible: constructible)
+        info.registrationName = qualifier
+        return info
     }
 }
 

@@ -20,7 +20,7 @@ extension ResolvingCell {
     func trialResolve(in object: AnyObject) throws {
         let registry = resolvingRegistry
         let stack = ResolutionStack.currentPointer
-        try registry.withCachedResolution(valueType: Value.self, object: object, stack: stack) { resolution in
+        try withLookup(registry: registry, object: object, stack: stack) { resolution in
             try ResolutionStack.borrow(stack) { try $0.pushCell(object: object, cell: self, keyPath: nil) }
             defer { ResolutionStack.borrow(stack) { $0.pop() } }
             _ = try ResolutionStack.whileResolving(registry, on: stack) {

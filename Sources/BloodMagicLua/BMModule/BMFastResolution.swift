@@ -106,8 +106,9 @@ extension BMModule {
             lua.push(peek.source)
             return 5
         }
-        if peek.failed || (registry.log.mayReport && registry.log.isEnabled) {
-            // Swift raises the error (an ambiguous type name) when asked.
+        if peek.failed || peek.decorated || peek.takesArguments || (registry.log.mayReport && registry.log.isEnabled) {
+            // Swift raises the error (an ambiguous type name) when asked,
+            // and runs the decorators of a decorated type.
             // With resolution events on, every resolution goes through
             // Swift, which reports it (see Registry.logger).
             if !peek.failed { generation = -1 }

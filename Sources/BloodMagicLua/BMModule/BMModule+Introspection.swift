@@ -20,6 +20,7 @@ extension BMModule {
         case .customSpell: "spell"
         case .resolver: "resolver"
         case .preferenceKeys: "preference_keys"
+        case .decorator: "decorator"
         }
     }
 }

@@ -23,8 +23,11 @@ extension BMModule {
     func registerInitializer(_ lua: LuaStack) throws -> Int32 {
         let fname = "bm.initializer"
         let registry = try liveRegistry()
-        var charge = try registrationBytes(lua, fname, [(1, "type"), (2, "protocols"), (3, "container")])
+        var charge = try registrationBytes(
+            lua, fname, [(1, "type"), (2, "protocols"), (3, "container"), (6, "name"), (7, "arguments")])
         let (key, container): (SpellTypeKey, String?) = try BMModule.target(lua, fname: fname)
+        let name: String? = try lua.argument(6, of: fname)
+        let argumentNames: [String]? = lua.isNil(at: 7) ? nil : try lua.argument(7, of: fname)
         let singleton = try Self.namesSingletonScope(lua, at: 4, of: fname)
         try checkUnambiguous(registry, singleton ? "bm.singleton" : fname, type: key, container: container)
         let function = lua.reference(at: 5)
@@ -38,8 +41,16 @@ extension BMModule {
             function: function, takesSender: takesSender, source: source, typeName: key.name,
             token: currentLoadToken, state: retainedState)
         try lua.chargeSwiftMemory(charge, for: fname)
+        if let argumentNames {
+            let handle = registerTakingArguments(
+                registry, key: key, name: name, container: container, source: source, argumentNames: argumentNames,
+                binding: binding)
+            track(handle, charge: charge, luaInitializer: function)
+            return BMRegistrationToken.push(handle, lua)
+        }
         let handle = registry.registerInitializer(
             type: key,
+            name: name,
             container: container.map { .exactly(SpellTypeKey(name: $0)) } ?? .any,
             scope: singleton ? .singleton : .instance,
             source: source

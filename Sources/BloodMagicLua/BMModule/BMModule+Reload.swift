@@ -97,7 +97,7 @@ extension BMModule {
     /// `added`, `removed` and `replaced`.
     func pushEntry(_ entry: SpellEntry, _ lua: LuaStack) {
         lua.ensureSpace(3)
-        lua.pushNewTable(fields: 7)
+        lua.pushNewTable(fields: 10)
         func set(_ field: String, _ value: (some LuaPushable)?) {
             guard let value else { return }
             lua.setField(field, to: value)
@@ -111,6 +111,9 @@ extension BMModule {
         set("container", entry.container.key?.name)
         set("scope", entry.scope?.rawValue)
         set("property", entry.property)
+        set("name", entry.name)
+        set("forwarding", entry.forwardedRegistration)
+        set("arguments", entry.arguments)
         set("source", entry.source)
     }
 }

@@ -17,10 +17,30 @@ extension BMModule {
     /// `core.resolve(type, protocols, container, sender)` for `bm.resolve`.
     func resolve(_ lua: LuaStack) throws -> Int32 {
         let registry = try liveRegistry()
-        try BMScriptBudget.checkNames(lua, "bm.resolve", [(1, "type"), (2, "protocols"), (3, "container")])
+        try BMScriptBudget.checkNames(lua, "bm.resolve", [(1, "type"), (2, "protocols"), (3, "container"), (5, "name")])
         let (key, containerName): (SpellTypeKey, String?) = try BMModule.target(lua, fname: "bm.resolve")
         let sender = try sender(at: 4, lua, className: containerName)
         let container = container(named: containerName, sender: sender)
+        let name: String? = try lua.argument(5, of: "bm.resolve")
+        if !lua.isNil(at: 6) {
+            // With arguments: checked, then given to the initializer, which checks their count.
+            let (values, types) = try resolutionArguments(lua, at: 6, fname: "bm.resolve")
+            guard let (value, _) = try registry.resolveTakingArguments(
+                type: key, name: name, container: container, property: "(resolve)", values: values, given: { types })
+            else {
+                if let name { throw LuaError(.usage, Self.unknownNameMessage(registry, key: key, name: name)) }
+                throw LuaError(.usage, "no initializer for \(key.name)")
+            }
+            try crossing.push(value, lua)
+            return 1
+        }
+        if let name {
+            // A named resolution: its registrations, or the names there are.
+            guard let (value, _) = try registry.resolveNamed(type: key, name: name, container: container, property: "(resolve)")
+            else { throw LuaError(.usage, Self.unknownNameMessage(registry, key: key, name: name)) }
+            try crossing.push(value, lua)
+            return 1
+        }
         guard let value = try registry.resolveIfRegistered(type: key, container: container, property: "(resolve)") else {
             var message = "no initializer for \(key.name)"
             if containerName != nil || sender != nil { message += " in \(container.key.name)" }
@@ -43,17 +63,23 @@ extension BMModule {
     func resolveProperty(_ lua: LuaStack) throws -> Int32 {
         let fname = "bm.spell"
         let registry = try liveRegistry()
-        try BMScriptBudget.checkNames(lua, fname, [(1, "type"), (2, "protocols"), (3, "container"), (5, "property")])
+        try BMScriptBudget.checkNames(lua, fname, [(1, "type"), (2, "protocols"), (3, "container"), (5, "property"), (8, "name")])
         let (key, containerName): (SpellTypeKey, String) = try BMModule.target(lua, fname: fname)
         let property: String = try lua.argument(5, of: fname)
         let kind: String? = try lua.argument(6, of: fname)
         let optional: Bool = try lua.argument(7, of: fname) ?? false
+        let name: String? = try lua.argument(8, of: fname)
         let object = LuaObjectHandle(reference: lua.reference(at: 4), className: containerName)
         let container = container(named: containerName, object: object)
         let spell: ResolvedSpellKind = kind == "lazy" ? .lazy : .injectable
         // The initializer or resolvers, and the hooks, of one generation.
-        let found = try registry.resolveSpelled(type: key, container: container, property: property, spell: spell)
+        let found = try registry.resolveSpelled(type: key, container: container, property: property, spell: spell, name: name)
         guard let (value, source, lookup) = found else {
+            if let name {
+                lua.push(false)
+                lua.push(registry.unknownNameError(type: key, name: name, container: container, property: property).description)
+                return 2
+            }
             // The ranking of the closest registrations is charged, as in resolve.
             var work = SwiftWorkMeter(lua)
             let error = try registry.noInitializerError(
@@ -109,5 +135,42 @@ extension BMModule {
         }
         if let error = takeHookError() { throw error }
         return 0
+    }
+}
+
+extension BMModule {
+    /// What `bm.resolve(T, { name = ... })` raises when nothing is
+    /// registered under the name: the names that are. O(registrations).
+    static func unknownNameMessage(_ registry: Registry, key: SpellTypeKey, name: String) -> String {
+        let known = registry.registeredNames(of: key)
+        let listed = known.isEmpty
+            ? "no names are registered for \(key.name)"
+            : "names registered for \(key.name): " + known.map { "\"\($0)\"" }.joined(separator: ", ")
+        return "no initializer for \(key.name) named \"\(name)\" (\(listed))"
+    }
+}
+
+extension BMModule {
+    /// `core.resolve_all(type, protocols, container, sender)`: every
+    /// registration of the type that applies, run in registration order
+    /// (see ``Registry/resolveAll(_:for:property:)``), as a sequence.
+    /// The registrations looked at are charged; each value is pushed as
+    /// `bm.resolve` pushes one.
+    func resolveAll(_ lua: LuaStack) throws -> Int32 {
+        let fname = "bm.resolve_all"
+        let registry = try liveRegistry()
+        try BMScriptBudget.checkNames(lua, fname, [(1, "type"), (2, "protocols"), (3, "container")])
+        let (key, containerName): (SpellTypeKey, String?) = try BMModule.target(lua, fname: fname)
+        let sender = try sender(at: 4, lua, className: containerName)
+        let container = container(named: containerName, sender: sender)
+        var work = SwiftWorkMeter(lua)
+        let values = try registry.resolveAll(type: key, container: container, property: "(resolve_all)", charging: { try work.add($0) })
+        try work.flush()
+        lua.pushNewTable(items: Int32(clamping: values.count))
+        for (position, made) in values.enumerated() {
+            try crossing.push(made.value, lua)
+            lua.setItem(position + 1)
+        }
+        return 1
     }
 }

@@ -13,6 +13,7 @@ local INITIALIZER, SINGLETON, HOOK, PREFERENCE = scope.INITIALIZER, scope.SINGLE
 local PARTIAL, RESOLVE, DEFINE_SPELL, TYPED = scope.PARTIAL, scope.RESOLVE, scope.DEFINE_SPELL, scope.TYPED
 local PARTIAL_SPELL, FINAL_SPELL, PREFERENCE_SPELL = scope.PARTIAL_SPELL, scope.FINAL_SPELL, scope.PREFERENCE_SPELL
 local RESOLVER_REQUEST = scope.RESOLVER_REQUEST
+local TYPED_NAMED, RESOLVE_ALL, DECORATOR = scope.TYPED_NAMED, scope.RESOLVE_ALL, scope.DECORATOR
 
 -- Shapes of what bm hands out (not checked: bm makes them; required: always there).
 local REGISTRATION = {
@@ -23,12 +24,15 @@ local REGISTRATION = {
 }
 local ENTRY = {
   kind = field(required(STRING), "\"initializer\", \"singleton\", \"hook\", \"preference\", \"partial\", \"resolver\", "
-    .. "\"preference_keys\", or a Swift registration's kind"),
+    .. "\"preference_keys\", \"decorator\", or a Swift registration's kind"),
   type = field(STRING, "the type it serves"),
   protocols = field(TABLE, "the protocol set it serves", "string[]"),
   container = field(STRING, "the container it is restricted to (nil: any)"),
   scope = field(STRING, "an initializer's scope", "\"instance\"|\"singleton\""),
   property = field(STRING, "the property a hook or preference override is for"),
+  name = field(STRING, "a named initializer's name"),
+  forwarding = field(STRING, "for a type an initializer `implements`: the type and place of that initializer"),
+  arguments = field(TABLE, "the arguments an initializer takes besides the sender", "string[]"),
   source = field(required(STRING), "where it was registered, as file:line"),
 }
 local SPELL = {
@@ -37,6 +41,7 @@ local SPELL = {
   type = field(STRING, "the property's type name"),
   protocols = field(TABLE, "the property's protocol set", "string[]"),
   optional = field(BOOLEAN, "nil instead of an error when nothing serves the property"),
+  name = field(STRING, "the registration name an injectable asks for"),
   key = field(STRING, "a preference's store key"),
   default = field(ANY, "a preference's default"),
   suite = field(STRING, "a preference's store (preference domain)"),
@@ -69,9 +74,12 @@ local CLASSES = {
   { "bm.HookDef", "The definition table of bm.hook.", HOOK },
   { "bm.PreferenceDef", "The definition table of bm.preference.", PREFERENCE },
   { "bm.PartialDef", "The definition table of bm.partial.", PARTIAL },
+  { "bm.DecoratorDef", "The definition table of bm.decorator.", DECORATOR },
   { "bm.ResolveOptions", "The options of bm.resolve.", RESOLVE },
+  { "bm.ResolveAllOptions", "The options of bm.resolve_all.", RESOLVE_ALL },
   { "bm.SpellDef", "The definition table of bm.define_spell.", DEFINE_SPELL },
-  { "bm.TypedSpellDef", "The table form of bm.spell.lazy and bm.spell.injectable.", TYPED },
+  { "bm.TypedSpellDef", "The table form of bm.spell.lazy.", TYPED },
+  { "bm.InjectableSpellDef", "The table form of bm.spell.injectable.", TYPED_NAMED },
   { "bm.PartialSpellDef", "The table form of bm.spell.partial.", PARTIAL_SPELL },
   { "bm.FinalSpellDef", "The table form of bm.spell.final.", FINAL_SPELL },
   { "bm.PreferenceSpellDef", "The table form of bm.spell.preference.", PREFERENCE_SPELL },
@@ -96,8 +104,14 @@ local FUNCTIONS = {
     { { "def", "bm.PreferenceDef" } }, "bm.Registration" },
   { "bm.partial", "Registers the template that builds partial properties of a type.",
     { { "def", "bm.PartialDef" } }, "bm.Registration" },
+  { "bm.decorator", "Registers a decorator: it gets each value an initializer made for the type (and the sender), "
+    .. "and returns the value the property gets; decorators run in registration order.",
+    { { "def", "bm.DecoratorDef" } }, "bm.Registration" },
   { "bm.resolve", "Runs the most specific matching initializer and returns its value.",
     { { "type", "string|nil" }, { "options", "bm.ResolveOptions", true } }, "any" },
+  { "bm.resolve_all", "Runs every registration of the type that applies (named or not), in registration order, "
+    .. "and returns their values.",
+    { { "type", "string|nil" }, { "options", "bm.ResolveAllOptions", true } }, "any[]" },
   { "bm.entries", "Lists every registration.", {}, "bm.Entry[]" },
   { "bm.define_spell", "Defines a custom spell, usable as bm.spell.<name>(...).",
     { { "def", "bm.SpellDef" } }, "bm.CustomSpell" },
@@ -118,7 +132,8 @@ local FUNCTIONS = {
   { "bm.spell.lazy", "A property made on first read: the most specific initializer, else a resolver, else "
     .. "T.new() for a Lua class T.", { { "arg", "string|bm.TypedSpellDef" } }, "bm.Spell" },
   { "bm.spell.injectable", "A property injected on first read by an initializer or a resolver; with neither "
-    .. "it raises (or gives nil when optional).", { { "arg", "string|bm.TypedSpellDef" } }, "bm.Spell" },
+    .. "it raises (or gives nil when optional); with a name, only the initializers under that name serve it.",
+    { { "arg", "string|bm.InjectableSpellDef" } }, "bm.Spell" },
   { "bm.spell.partial", "A property built from the template of its type, kept per object.",
     { { "arg", "string|bm.PartialSpellDef" } }, "bm.Spell" },
   { "bm.spell.final", "A property that can be assigned once.", { { "arg", "bm.FinalSpellDef", true } }, "bm.Spell" },

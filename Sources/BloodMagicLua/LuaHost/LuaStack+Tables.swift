@@ -21,6 +21,12 @@ extension LuaStack {
         lua_setfield(L, -2, name)
     }
 
+    /// Pops the value on top into item `position` of the table just below
+    /// it, raw (a table Swift made, sized for its items: no metamethod runs).
+    func setItem(_ position: Int) {
+        lua_rawseti(L, -2, lua_Integer(position))
+    }
+
     /// Sets field `name` of the table on top to `value`.
     func setField(_ name: String, to value: some LuaPushable) {
         push(value)

@@ -137,6 +137,9 @@ public struct AppManifest: Codable, Sendable, Equatable {
         public var spellName: String?
         /// The class that declares it (a superclass for an inherited property).
         public var declaredIn: String
+        /// For `@Injectable(named:)`: the registration name it asks for
+        /// (see ``SpellName``); absent for an unnamed property.
+        public var named: String?
 
         /// Describes a property from what its wrapper reports.
         public init(_ info: SpelledPropertyInfo) {
@@ -152,6 +155,7 @@ public struct AppManifest: Codable, Sendable, Equatable {
             customSpell = info.customSpell
             spellName = info.registeredSpellName
             declaredIn = info.declaringClass
+            named = info.registrationName
         }
 
         /// The registry key of its type.
@@ -181,6 +185,13 @@ public struct AppManifest: Codable, Sendable, Equatable {
         public var scope: String?
         /// Where it was registered (`Module/File.swift:12`).
         public var source: String
+        /// The registration name of a named initializer (see ``SpellName``).
+        public var named: String?
+        /// The arguments an initializer takes besides the sender (their Swift types).
+        public var arguments: [String]?
+        /// For a type an initializer serves too (forwarding): that
+        /// initializer's type and place.
+        public var forwarding: String?
 
         /// Describes a registration.
         public init(

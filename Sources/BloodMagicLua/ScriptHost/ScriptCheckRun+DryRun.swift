@@ -107,6 +107,8 @@ extension ScriptCheckRun {
         if reason.contains(Self.swiftPlaceholderMarker) { return }
         if let chunk = error.chunk, filesWithSyntaxErrors.contains(chunk) { return }   // reported as such
         if reason.range(of: #"^[A-Za-z_][\w.]*\.\w+: no (initializer|template) for "#, options: .regularExpression) != nil { return }
+        // A property served by an initializer that takes arguments: reported by the static check.
+        if reason.contains("takes arguments (") && reason.contains("but it was resolved with none") { return }
         if let range = reason.range(of: "dependency cycle: ") {
             let chain = reason[range.upperBound...].prefix { $0 != "(" && $0 != "\n" }
             if isNewCycle(String(chain)) { add(error, fallback: fallback) }

@@ -11,6 +11,8 @@ extension ScriptCheckRun {
         var type: String?
         var protocols: [String]?
         var optional: Bool
+        /// The registration name an injectable asks for (`name = ...`).
+        var name: String?
         var source: String
 
         var key: SpellTypeKey { BMModule.typeKey(type: type, protocols: protocols) }
@@ -139,6 +141,24 @@ extension ScriptCheckRun {
         }
     }
 
+    /// A named property's finding: nothing is registered under its name;
+    /// the names that are, as the runtime error lists them. A resolver
+    /// never serves a named property, so this is an error either way.
+    private func unknownName(_ key: SpellTypeKey, _ name: String, in container: String) -> String {
+        let known = registry.registeredNames(of: key)
+        let listed = known.isEmpty
+            ? "no names are registered for \(key.name)"
+            : "names registered for \(key.name): " + known.map { "\"\($0)\"" }.joined(separator: ", ")
+        return "no initializer for \(key.name) named \"\(name)\" in \(container) (\(listed))"
+    }
+
+    /// A property (which gives no arguments) served by an initializer that
+    /// takes some: the read would fail with the mismatch.
+    private func takesArguments(_ key: SpellTypeKey, _ arguments: [String], at source: String) -> String {
+        "the initializer for \(key.name) registered at \(source) takes arguments (\(arguments.joined(separator: ", "))), "
+            + "which a property cannot give (resolve it with arguments, or declare the property as its factory)"
+    }
+
     /// The closest registrations to `key`, as runtime errors list them.
     private func closest(to key: SpellTypeKey) -> String {
         let near = registry.closestRegistrations(to: key)
@@ -158,6 +178,15 @@ extension ScriptCheckRun {
                         "\(row.class).\(row.property): no template for partial \(type) (no bm.partial and no \(module.partialPath(for: type) ?? "partials/\(type).lua"))",
                         at: row.source)
                 }
+                continue
+            }
+            if let name = row.name {
+                if row.optional || registry.initializerEntry(for: key, in: container, name: name) != nil { continue }
+                add(.error, "\(row.class).\(row.property): " + unknownName(key, name, in: row.class), at: row.source)
+                continue
+            }
+            if let entry = registry.initializerEntry(for: key, in: container), let arguments = entry.arguments {
+                add(.error, "\(row.class).\(row.property): " + takesArguments(key, arguments, at: entry.source), at: row.source)
                 continue
             }
             if registry.initializerEntry(for: key, in: container) != nil || row.optional { continue }
@@ -195,6 +224,15 @@ extension ScriptCheckRun {
                             "\(label): no template for partial \(type) (no bm.partial, no \(module.partialPath(for: type) ?? "partials/\(type).lua") and no Swift template provider)",
                             at: container.source)
                     }
+                case .injectable where !property.optional && property.named != nil:
+                    let name = property.named ?? ""
+                    if registry.initializerEntry(for: key, in: descriptor, name: name) == nil {
+                        add(.error, "\(label): " + unknownName(key, name, in: container.name), at: container.source)
+                    }
+                case .injectable where registry.initializerEntry(for: key, in: descriptor)?.arguments != nil:
+                    let entry = registry.initializerEntry(for: key, in: descriptor)
+                    add(.error, "\(label): " + takesArguments(key, entry?.arguments ?? [], at: entry?.source ?? "?"),
+                        at: container.source)
                 case .injectable where !property.optional:
                     if registry.initializerEntry(for: key, in: descriptor) == nil, !servedButForATypo(key, in: container.name) {
                         reportUnserved("\(label): no initializer for \(key.name) in \(container.name)" + closest(to: key),

@@ -215,9 +215,17 @@ final class ScriptCheckRun {
             case "initializer", "singleton":
                 guard let key = registration.typeKey else { continue }
                 let source = registration.source
+                if let arguments = registration.arguments {
+                    registry.registerInitializer(
+                        type: key, name: registration.named, container: container, source: source, argumentNames: arguments
+                    ) { _, _ in
+                        throw LuaError(.usage, "\(key.name) at \(source) \(ScriptCheckRun.swiftPlaceholderMarker)")
+                    }
+                    continue
+                }
                 registry.registerInitializer(
-                    type: key, container: container, scope: registration.kind == "singleton" ? .singleton : .instance,
-                    source: source
+                    type: key, name: registration.named, container: container,
+                    scope: registration.kind == "singleton" ? .singleton : .instance, source: source
                 ) { _ in
                     throw LuaError(.usage, "\(key.name) at \(source) \(ScriptCheckRun.swiftPlaceholderMarker)")
                 }

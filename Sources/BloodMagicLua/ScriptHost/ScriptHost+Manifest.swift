@@ -176,6 +176,9 @@ extension AppManifest.Registration {
             property: entry.property,
             scope: entry.scope?.rawValue,
             source: entry.source)
+        named = entry.name
+        arguments = entry.arguments
+        forwarding = entry.forwardedRegistration
     }
 }
 

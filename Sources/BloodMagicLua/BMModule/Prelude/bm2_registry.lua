@@ -31,11 +31,17 @@ local INITIALIZER = {
     .. "parameters gets none)", "fun(sender: any): any"),
   scope = field(STRING, "one value per object (\"instance\", the default) or one per registry (\"singleton\")",
     "\"instance\"|\"singleton\""),
+  name = field(STRING, "the registration's name: it serves only properties and resolutions that ask for this "
+    .. "name (bm.spell.injectable { name = ... }, bm.resolve(T, { name = ... })), and no others"),
+  arguments = field(TABLE, "names of the arguments init takes after the sender (init = function(sender, id, options)); "
+    .. "a resolution must give as many (bm.resolve(T, { arguments = { ... } }))", "string[]"),
+  implements = field(TABLE, "other types it serves too, each a type name or a protocol list; a singleton is one "
+    .. "value for all of them", "(string|string[])[]"),
 }
--- bm.singleton's table: the same fields but `scope`.
+-- bm.singleton's table: the same fields but `scope` and `arguments` (a singleton is made once).
 local SINGLETON = {}
 for key, rule in next, INITIALIZER do
-  if key ~= "scope" then SINGLETON[key] = rule end
+  if key ~= "scope" and key ~= "arguments" then SINGLETON[key] = rule end
 end
 
 -- A definition of bm.initializer or bm.singleton read in one raw pass,
@@ -46,7 +52,7 @@ end
 -- case this keeps cheap: no table of checked fields, no rule calls.)
 local function plain_initializer(def, singleton)
   if type(def) ~= "table" then return end
-  local t, protocols, container, init, scope
+  local t, protocols, container, init, scope, name
   for key, value in next, def do
     local tv = type(value)
     if key == "type" and tv == "string" then t = value
@@ -54,21 +60,77 @@ local function plain_initializer(def, singleton)
     elseif key == "protocols" and tv == "table" then protocols = value
     elseif key == "container" and (tv == "string" or tv == "table") then container = value
     elseif key == "scope" and tv == "string" and not singleton then scope = value
+    elseif key == "name" and tv == "string" then name = value
     else return end
   end
   if init == nil then return end
-  return true, t, protocols, container, init, scope
+  return true, t, protocols, container, init, scope, name
+end
+
+-- The `implements` field checked, as { { type, protocols }, ... } (nil for none).
+local function forwarded_types(fname, implements)
+  if implements == nil then return nil end
+  local count = rawlen(implements)
+  for key in next, implements do
+    if type(key) ~= "number" or key < 1 or key > count or key % 1 ~= 0 then
+      fail_field("implements", fname .. ": field 'implements' must be an array of type names or protocol lists "
+        .. "(found key " .. show_key(key) .. ")")
+    end
+  end
+  local out = {}
+  for i = 1, count do
+    local item = rawget(implements, i)
+    if type(item) == "string" and item ~= "" then
+      out[i] = { item }
+    elseif type(item) == "table" then
+      out[i] = { nil, protocol_list(fname, item) }
+    else
+      fail_field("implements", fname .. ": implements[" .. i .. "] must be a type name or a protocol list, got "
+        .. typeof(item))
+    end
+  end
+  return out
+end
+
+-- The `arguments` field checked: an array of non-empty names (nil for none).
+local function argument_names(fname, names)
+  if names == nil then return nil end
+  local count = rawlen(names)
+  for key in next, names do
+    if type(key) ~= "number" or key < 1 or key > count or key % 1 ~= 0 then
+      fail_field("arguments", fname .. ": field 'arguments' must be an array of argument names (found key "
+        .. show_key(key) .. ")")
+    end
+  end
+  for i = 1, count do
+    local name = rawget(names, i)
+    if type(name) ~= "string" or name == "" then
+      fail_field("arguments", fname .. ": arguments[" .. i .. "] must be an argument name, got " .. typeof(name))
+    end
+  end
+  return names
+end
+
+-- A registration name (nil for none): a non-empty string.
+local function registration_name(fname, name)
+  if name == "" then fail_field("name", fname .. ": field 'name' must not be empty (leave it out for no name)") end
+  return name
 end
 
 local function register_initializer(fname, definition, scope)
   local schema = scope == "singleton" and SINGLETON or INITIALIZER
-  local plain, t, protocols, container, init, def_scope = plain_initializer(definition, scope == "singleton")
+  local plain, t, protocols, container, init, def_scope, name = plain_initializer(definition, scope == "singleton")
+  local implements, arguments
   if plain then
     schemas[fname] = schema
   else
     local def = check(fname, definition, schema)
-    t, protocols, container, init, def_scope = def.type, def.protocols, def.container, def.init, def.scope
+    t, protocols, container, init = def.type, def.protocols, def.container, def.init
+    def_scope, name = def.scope, def.name
+    implements = forwarded_types(fname, def.implements)
+    arguments = argument_names(fname, def.arguments)
   end
+  name = registration_name(fname, name)
   protocols = protocol_list(fname, protocols)
   if t == nil and protocols == nil then
     fail(fname .. ": missing required field 'type' (or 'protocols')")
@@ -79,7 +141,16 @@ local function register_initializer(fname, definition, scope)
       fname .. ": field 'scope' must be \"instance\" or \"singleton\", got \"" .. tostring(scope) .. "\"")
   end
   container = container_name(fname, container)
-  local token, id = core.register_initializer(t, protocols, container, scope, init)
+  if arguments ~= nil and scope == "singleton" then
+    fail_field("arguments", fname .. ": a singleton takes no arguments (it is made once, for whoever asks first)")
+  end
+  local token, id = core.register_initializer(t, protocols, container, scope, init, name, arguments)
+  if implements then
+    for i = 1, #implements do
+      local forwarded = implements[i]
+      core.forward(token, forwarded[1], forwarded[2])
+    end
+  end
   return registration(token, id, "initializer")
 end
 
@@ -123,6 +194,23 @@ function bm.preference(definition)
   return registration(token, id, "preference")
 end
 
+local DECORATOR = {
+  type = field(STRING, "the type whose values it decorates"),
+  protocols = field(TABLE, "the protocol set whose values it decorates (order-free)", "string[]"),
+  fn = field(required(FUNCTION), "gets each value an initializer made for the type and the sender; returns the value "
+    .. "the property gets (the same, wrapped or replaced)", "fun(value: any, sender: any): any"),
+}
+-- bm.decorator { type, protocols, fn }: decorators run in registration order.
+function bm.decorator(definition)
+  local def = check("bm.decorator", definition, DECORATOR)
+  local protocols = protocol_list("bm.decorator", def.protocols)
+  if def.type == nil and protocols == nil then
+    fail("bm.decorator: missing required field 'type' (or 'protocols')")
+  end
+  local token, id = core.register_decorator(def.type, protocols, def.fn)
+  return registration(token, id, "decorator")
+end
+
 local PARTIAL = {
   type = field(required(STRING), "the type of the partial properties it builds"),
   init = field(required(FUNCTION), "builds a new value for each object that first reads such a property",
@@ -138,6 +226,8 @@ local RESOLVE = {
   container = field(ANY, "the container: a class name, a class, or an object (then the sender)",
     "string|bm.Class|table|userdata"),
   protocols = field(TABLE, "the protocol set to resolve instead of (or with) the type", "string[]"),
+  name = field(STRING, "the registration name to resolve (only registrations under it serve)"),
+  arguments = field(TABLE, "the arguments for an initializer that takes them, in order", "any[]"),
 }
 -- The resolution cache of bm.resolve(type) without options (no container):
 -- type name -> { gen, init, value } (an array, for the C side), valid while
@@ -166,9 +256,11 @@ local function resolve(type_name, options)
   if type_name ~= nil and type(type_name) ~= "string" then
     fail("bm.resolve: argument #1 must be a type name, got " .. typeof(type_name))
   end
-  local protocols, container, sender
+  local protocols, container, sender, name, args
   if options ~= nil then
     options = check("bm.resolve", options, RESOLVE)
+    name = registration_name("bm.resolve", options.name)
+    args = options.arguments
     protocols = protocol_list("bm.resolve", options.protocols)
     local c = options.container
     if c ~= nil then
@@ -185,9 +277,38 @@ local function resolve(type_name, options)
   if type_name == nil and protocols == nil then
     fail("bm.resolve: argument #1 must be a type name, got nil")
   end
-  return core.resolve(type_name, protocols, container, sender)
+  return core.resolve(type_name, protocols, container, sender, name, args)
 end
 bm.resolve = core.cached_resolve(resolve_cache, resolve)
+
+local RESOLVE_ALL = { container = RESOLVE.container, protocols = RESOLVE.protocols }
+-- bm.resolve_all(type [, { container =, protocols = }]): every registration
+-- of the type that applies, named or not, run in registration order.
+function bm.resolve_all(type_name, options)
+  if type_name ~= nil and type(type_name) ~= "string" then
+    fail("bm.resolve_all: argument #1 must be a type name, got " .. typeof(type_name))
+  end
+  local protocols, container, sender
+  if options ~= nil then
+    options = check("bm.resolve_all", options, RESOLVE_ALL)
+    protocols = protocol_list("bm.resolve_all", options.protocols)
+    local c = options.container
+    if c ~= nil then
+      local meta = class_of(c)
+      if meta then
+        container, sender = meta.name, c
+      elseif type(c) == "userdata" then
+        sender = c
+      else
+        container = container_name("bm.resolve_all", c)
+      end
+    end
+  end
+  if type_name == nil and protocols == nil then
+    fail("bm.resolve_all: argument #1 must be a type name, got nil")
+  end
+  return core.resolve_all(type_name, protocols, container, sender)
+end
 
 function bm.entries()
   return core.entries()

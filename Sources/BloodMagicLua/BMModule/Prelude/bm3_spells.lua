@@ -35,8 +35,15 @@ local TYPED = {
   optional = field(BOOLEAN, "nil instead of an error when nothing serves the property"),
 }
 
--- lazy("T"), lazy { type = "T", protocols = {...}, optional = true }
+local TYPED_NAMED = {
+  name = field(STRING, "the registration name that serves the property (bm.initializer { name = ... })"),
+}
+for key, rule in next, TYPED do TYPED_NAMED[key] = rule end
+
+-- lazy("T"), lazy { type = "T", protocols = {...}, optional = true };
+-- injectable takes a registration `name` too.
 local function typed_spell(kind)
+  local schema = kind == "injectable" and TYPED_NAMED or TYPED
   local fname = "bm.spell." .. kind
   return function(arg)
     local def
@@ -46,8 +53,9 @@ local function typed_spell(kind)
       fail(fname .. ": missing required field 'type' (or 'protocols'): give the property's type, as "
         .. fname .. "(\"T\") or " .. fname .. " { type = \"T\" }")
     else
-      local fields = check(fname, arg, TYPED)
-      def = { type = fields.type, protocols = protocol_list(fname, fields.protocols), optional = fields.optional }
+      local fields = check(fname, arg, schema)
+      def = { type = fields.type, protocols = protocol_list(fname, fields.protocols), optional = fields.optional,
+              name = registration_name(fname, fields.name) }
     end
     if def.type == nil and def.protocols == nil then
       fail(fname .. ": missing required field 'type' (or 'protocols')")
@@ -378,7 +386,7 @@ end
 -- Each producer returns the value and the hooks that follow it (see after_inject).
 local function lazy_value(object, property, meta, spell)
   local found, value, hooks = core.resolve_property(spell.type, spell.protocols, meta.name, object, property,
-    spell.kind, spell.optional == true)
+    spell.kind, spell.optional == true, spell.name)
   if found then return value, hooks end
   local served, default = fallback(spell)
   if served then return default, true end
@@ -407,6 +415,13 @@ end
 -- of them sends the read to Swift. `hooks`: the registry hooks of the
 -- entry's generation (a box for core.run_hooks), or false when none apply.
 local function refill(meta, property, spell)
+  if spell.name ~= nil then
+    -- A named property: the entry sends every read to Swift, which
+    -- resolves it by its name (core.resolve_property).
+    local entry = { gen = (generation()) }
+    meta.cache[property] = entry
+    return entry
+  end
   local gen, how, payload, hooks, source = lookup(spell.type, spell.protocols, meta.name, property)
   local entry = { gen = gen, hooks = hooks, injected = property .. "Injected", source = source }
   if how == "init" then entry.init = payload

@@ -165,7 +165,7 @@ end
 
 -- Every spelled property of the classes `names` (an array; nil: every
 -- class, sorted), for tools:
--- { { class =, property =, kind =, type =, protocols =, optional =, source = } }
+-- { { class =, property =, kind =, type =, protocols =, optional =, name =, source = } }
 -- The checker asks for a batch of classes per call, so the work of one call
 -- (which runs within the instruction budget) does not grow with the number
 -- of classes.
@@ -177,7 +177,7 @@ function internal.spell_report(names)
     for _, property in ipairs(meta and sorted_keys(meta.spells) or {}) do
       local spell = meta.spells[property]
       rows[#rows + 1] = { class = name, property = property, kind = spell.kind, type = spell.type,
-                          protocols = spell.protocols, optional = spell.optional == true,
+                          protocols = spell.protocols, optional = spell.optional == true, name = spell.name,
                           source = spell.source or meta.source }
     end
   end

@@ -1,0 +1,103 @@
+// Forwarding: one registration serves several types (Swinject's
+// `.implements`), so a singleton that is both `any Store` and `any Cache`
+// is one object.
+//
+// A forwarding registration is an initializer record of its own type whose
+// value is the forwarded registration's (`produce`, so a singleton's slot is
+// shared); it has its own handle and source, and goes when the registration
+// it forwards to goes.
+
+extension Registry {
+    /// Makes the initializer registered as `handle` serve properties and
+    /// resolutions of `type` too, with the same container rule and name:
+    /// for a singleton, the same object. Returns the forwarding
+    /// registration's handle (unregister it to stop forwarding), or nil when
+    /// `handle` is not a registered initializer.
+    ///
+    /// ```swift
+    /// let store = registry.register(SQLStore.self, scope: .singleton) { _ in SQLStore() }
+    /// registry.forward((any Store).self, to: store)
+    /// registry.forward((any Cache).self, to: store)
+    /// ```
+    ///
+    /// The value is cast to `type` where it is read: a value that is not a
+    /// `type` fails there, naming this call's `file:line`. Unregistering the
+    /// forwarded registration (or a reload replacing it) removes its
+    /// forwarding registrations too.
+    @discardableResult
+    public func forward<Value>(
+        _ type: Value.Type, to handle: SpellHandle, fileID: String = #fileID, line: Int = #line
+    ) -> SpellHandle? {
+        forward(type: SpellTypeKey(type), to: handle, source: spellSource(fileID, line))
+    }
+
+    /// ``forward(_:to:fileID:line:)`` by type key (the form a script bridge uses).
+    @discardableResult
+    public func forward(type: SpellTypeKey, to handle: SpellHandle, source: String) -> SpellHandle? {
+        state.withLock { state -> SpellHandle? in
+            guard let target = state.initializerRecord(handle) else { return nil }
+            // A forwarder of a forwarder serves the original's value.
+            let original = target.forwarded ?? target
+            _ = state.catalog.note(type)
+            let forwarding = state.makeHandle()
+            let record = InitializerRecord(
+                handle: forwarding, type: type, container: original.container, scope: original.scope, source: source,
+                make: { [original] sender in try original.produce(for: sender) }, slot: nil, typed: nil,
+                name: original.name, forwarded: original)
+            if state.stageInitializerIfOpen(record) { return forwarding }
+            state.insertInitializer(record)
+            state.invalidateCaches()
+            return forwarding
+        }
+    }
+
+    /// Registers an initializer for `type` that serves each type of
+    /// `implements` too (see ``forward(_:to:fileID:line:)``): for a
+    /// singleton, one object for all of them.
+    ///
+    /// ```swift
+    /// registry.register(SQLStore.self, scope: .singleton, implements: [(any Store).self, (any Cache).self]) { _ in
+    ///     SQLStore()
+    /// }
+    /// ```
+    @discardableResult
+    public func register<Value>(
+        _ type: Value.Type,
+        scope: SpellScope = .instance,
+        implements: [Any.Type],
+        fileID: String = #fileID,
+        line: Int = #line,
+        initializer: @escaping @Sendable (_ sender: AnyObject) throws -> Value
+    ) -> SpellHandle {
+        let handle = register(type, scope: scope, fileID: fileID, line: line, initializer: initializer)
+        for forwarded in implements {
+            forward(type: SpellTypeKey(forwarded), to: handle, source: spellSource(fileID, line))
+        }
+        return handle
+    }
+}
+
+extension RegistryState {
+    /// The initializer registered as `handle`: staged in this thread's
+    /// stage, or in force. O(initializers).
+    func initializerRecord(_ handle: SpellHandle) -> InitializerRecord? {
+        for stage in stages.values {
+            if let staged = stage.initializers.last(where: { $0.handle == handle }) { return staged }
+        }
+        return initializers.last { $0.handle == handle }
+    }
+
+    /// `handles`, with every initializer (in force or staged) that
+    /// forwards to one of them. O(initializers).
+    func withForwarders(_ handles: Set<SpellHandle>) -> Set<SpellHandle> {
+        var all = handles
+        func add(_ records: [InitializerRecord]) {
+            for record in records {
+                if let target = record.forwarded, handles.contains(target.handle) { all.insert(record.handle) }
+            }
+        }
+        add(initializers)
+        for stage in stages.values { add(stage.initializers) }
+        return all
+    }
+}

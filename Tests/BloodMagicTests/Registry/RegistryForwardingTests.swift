@@ -1,0 +1,78 @@
+import BloodMagic
+import Testing
+
+// Issue 29, forwarding: one registration serves several types.
+
+private protocol Store: AnyObject {}
+private protocol Cache: AnyObject {}
+private final class SQLStore: Store, Cache {}
+private final class NotACache: Store {}
+
+private final class UsesBoth {
+    @Injectable var store: any Store
+    @Injectable var cache: any Cache
+    @Injectable var concrete: SQLStore
+}
+
+@Suite struct RegistryForwardingTests {
+    @Test func aSingletonServingTwoProtocolsIsOneObject() {
+        let registry = Registry()
+        registry.register(SQLStore.self, scope: .singleton, implements: [(any Store).self, (any Cache).self]) { _ in SQLStore() }
+        let user = Registry.withCurrent(registry) { UsesBoth() }
+        #expect(user.store === user.cache)
+        #expect(user.concrete === user.store)
+        let other = Registry.withCurrent(registry) { UsesBoth() }
+        #expect(other.cache === user.cache)
+    }
+
+    @Test func anInstanceRegistrationMakesAValuePerRead() throws {
+        let registry = Registry()
+        let handle = registry.register(SQLStore.self) { _ in SQLStore() }
+        #expect(registry.forward((any Cache).self, to: handle) != nil)
+        let user = Registry.withCurrent(registry) { UsesBoth() }
+        #expect(user.cache !== user.concrete)
+        #expect(try registry.resolveAll((any Cache).self).count == 1)
+    }
+
+    /// Unregistering the forwarded registration removes its forwarders; a
+    /// forwarder can be removed alone.
+    @Test func forwardersGoWithTheirRegistration() {
+        let registry = Registry()
+        let handle = registry.register(SQLStore.self, scope: .singleton) { _ in SQLStore() }
+        let cache = registry.forward((any Cache).self, to: handle)
+        let store = registry.forward((any Store).self, to: handle)
+        #expect(registry.entries.count == 3)
+        #expect(registry.entries[1].forwardsTo == handle)
+        #expect(registry.entries[1].description.contains("forwarding to SQLStore registered at"))
+        #expect(cache.map { registry.unregister($0) } == true)
+        #expect(registry.entries.count == 2)
+        #expect(registry.unregister(handle))
+        #expect(registry.entries.isEmpty)
+        #expect(store.map { registry.unregister($0) } == false)
+        #expect(registry.forward((any Cache).self, to: handle) == nil)
+    }
+
+    /// A value that is not of the forwarded type fails where it is read,
+    /// naming the forwarding call.
+    @Test func aValueOfTheWrongTypeNamesTheForwardingCall() {
+        let registry = Registry()
+        let handle = registry.register(NotACache.self) { _ in NotACache() }
+        registry.forward((any Cache).self, to: handle, fileID: "App/Wiring.swift", line: 7)
+        let user = Registry.withCurrent(registry) { UsesBoth() }
+        #expect(throws: SpellError.self) { try user.$cache.value() }
+        do {
+            _ = try user.$cache.value()
+        } catch {
+            #expect("\(error)".contains("App/Wiring.swift:7"))
+        }
+    }
+
+    @Test func explainShowsTheForwarding() {
+        let registry = Registry()
+        let handle = registry.register(SQLStore.self, scope: .singleton) { _ in SQLStore() }
+        registry.forward((any Cache).self, to: handle, fileID: "App/Wiring.swift", line: 9)
+        let explanation = registry.explain(SpellTypeKey((any Cache).self), in: nil)
+        #expect(explanation.description.contains("(forwarding to SQLStore registered at"), "\(explanation)")
+        #expect(explanation.winner?.source == "App/Wiring.swift:9")
+    }
+}

@@ -101,6 +101,13 @@ final class ResolutionStack {
     /// A reload's preview of a registry that resolutions on this thread
     /// see instead of the registry's own registrations (Registry+Preview).
     var preview: RegistryPreview?
+    /// How many graph-scoped values the thread's top-level resolution has
+    /// made so far (kept in `graphValues`, see GraphScope.swift): while 0,
+    /// the end of a top-level resolution has nothing to forget.
+    @usableFromInline @exclusivity(unchecked) var graphCount = 0
+    /// The graph-scoped values made during the top-level resolution, by
+    /// their registration's key; forgotten when it ends.
+    var graphValues: [(key: GraphScopeKey, value: Any)] = []
 
     init() {
         frames = .allocate(capacity: capacity)
@@ -151,7 +158,13 @@ final class ResolutionStack {
             stack.resolvingRegistry = Unmanaged.passUnretained(registry)
             return previous
         }
-        defer { borrow(stack) { $0.resolvingRegistry = previous } }
+        defer {
+            borrow(stack) { stack in
+                stack.resolvingRegistry = previous
+                // The end of a top-level resolution: its graph-scoped values go.
+                if previous == nil && stack.graphCount != 0 { stack.endGraph() }
+            }
+        }
         return try body()
     }
 

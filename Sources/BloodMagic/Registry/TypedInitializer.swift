@@ -8,6 +8,9 @@ protocol TypedInitializing: AnyObject, Sendable {
     /// `value`, made before, boxed as this initializer's singletons are;
     /// nil when it is not of the result type.
     func singletonBox(holding value: Any) -> SingletonBox?
+    /// The same initializer with its values kept by `storage` (a weak or
+    /// graph scope, see Registry+Scopes.swift).
+    func kept(by storage: ScopeStorage) -> any TypedInitializing
 }
 
 /// A Swift initializer returning `Value`.
@@ -35,5 +38,11 @@ final class TypedInitializer<Value>: TypedInitializing {
     @usableFromInline
     func singletonBox(holding value: Any) -> SingletonBox? {
         (value as? Value).map(TypedSingletonBox.init)
+    }
+
+    @usableFromInline
+    func kept(by storage: ScopeStorage) -> any TypedInitializing {
+        let make = self.make
+        return TypedInitializer { sender in try storage.value { try make(sender) } }
     }
 }

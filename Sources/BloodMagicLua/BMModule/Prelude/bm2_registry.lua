@@ -29,8 +29,10 @@ local INITIALIZER = {
   container = field(CONTAINER, "only for properties of this container type, exactly (subclasses do not match)"),
   init = field(required(FUNCTION), "makes the value; `sender` is the container object (a function without "
     .. "parameters gets none)", "fun(sender: any): any"),
-  scope = field(STRING, "one value per object (\"instance\", the default) or one per registry (\"singleton\")",
-    "\"instance\"|\"singleton\""),
+  scope = field(STRING, "one value per object (\"instance\", the default), one per registry (\"singleton\"), "
+    .. "one while anyone holds it (\"weak\"), one per top-level resolution (\"graph\"), or one until the app "
+    .. "resets a custom scope it declared (its name)",
+    "\"instance\"|\"singleton\"|\"weak\"|\"graph\"|string"),
 }
 -- bm.singleton's table: the same fields but `scope`.
 local SINGLETON = {}
@@ -74,9 +76,11 @@ local function register_initializer(fname, definition, scope)
     fail(fname .. ": missing required field 'type' (or 'protocols')")
   end
   scope = scope or def_scope or "instance"
-  if scope ~= "instance" and scope ~= "singleton" then
-    fail_field("scope",
-      fname .. ": field 'scope' must be \"instance\" or \"singleton\", got \"" .. tostring(scope) .. "\"")
+  -- Built-in names pass; any other must be a custom scope the app declared
+  -- (Swift knows which, and says so at the field's line).
+  if scope ~= "instance" and scope ~= "singleton" and scope ~= "weak" and scope ~= "graph" then
+    local bad = core.unknown_scope(fname, scope)
+    if bad then fail_field("scope", bad) end
   end
   container = container_name(fname, container)
   local token, id = core.register_initializer(t, protocols, container, scope, init)

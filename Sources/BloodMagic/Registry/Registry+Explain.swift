@@ -61,11 +61,11 @@ public struct ResolutionExplanation: Sendable, CustomStringConvertible {
             for candidate in ordered {
                 let mark = candidate.entry.handle == winner?.handle ? "*" : " "
                 let score = candidate.specificity.map { "specificity \($0)" } ?? "does not apply"
-                lines.append("  \(mark) \(candidate.entry.kind) \(candidate.entry.type?.name ?? type.name) in \(candidate.entry.container) at \(candidate.entry.source): \(score), \(candidate.reason)")
+                lines.append("  \(mark) \(candidate.entry.kind)\(candidate.entry.scopeNote) \(candidate.entry.type?.name ?? type.name) in \(candidate.entry.container) at \(candidate.entry.source): \(score), \(candidate.reason)")
             }
         }
         if let winner {
-            lines.append("wins: the \(winner.kind) registered at \(winner.source): \(reason)")
+            lines.append("wins: the \(winner.kind)\(winner.scopeNote) registered at \(winner.source): \(reason)")
         } else if let failure {
             lines.append("fails: \(failure)")
         } else {

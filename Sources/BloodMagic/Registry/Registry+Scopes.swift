@@ -123,3 +123,13 @@ extension InitializerRecord {
             slot: slot == nil ? nil : SingletonSlot(), typed: typed)
     }
 }
+
+extension SpellEntry {
+    /// " (weak scope)", " (graph scope)", " (session scope)" for an
+    /// initializer whose kind does not already say its scope; else empty
+    /// (what `bmlua explain` prints after the kind).
+    public var scopeNote: String {
+        guard let scope, scope != .instance, scope != .singleton else { return "" }
+        return " (\(scope) scope)"
+    }
+}

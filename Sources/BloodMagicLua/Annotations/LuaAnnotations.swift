@@ -25,6 +25,10 @@ public struct LuaAnnotations: Sendable {
     public var types: [LuaTypeDescription]
     /// The globals the app sets for its scripts, by name.
     public var globals: [LuaGlobalDescription]
+    /// The custom scopes the app declared (``AppManifest/scopes``): a
+    /// definition's `scope` field is annotated with their names instead of
+    /// any string.
+    public var scopes: [String] = []
 
     /// Annotations for `api`, `types` and `globals`.
     public init(api: BMAPIDescription, types: [LuaTypeDescription] = [], globals: [LuaGlobalDescription] = []) {
@@ -59,7 +63,8 @@ public struct LuaAnnotations: Sendable {
             }
             for field in shape.fields {
                 let name = field.required ? field.name : field.name + "?"
-                out.line("---@field \(LuaAnnotationWriter.fieldName(name)) \(LuaAnnotationWriter.type(field.lua))"
+                let lua = field.name == "scope" ? scopeType(field.lua) : field.lua
+                out.line("---@field \(LuaAnnotationWriter.fieldName(name)) \(LuaAnnotationWriter.type(lua))"
                     + LuaAnnotationWriter.trailing(field.doc))
             }
         }
@@ -90,6 +95,14 @@ public struct LuaAnnotations: Sendable {
             }
             out.function(path, parameters: parameters, returns: function.returns)
         }
+    }
+
+    /// A `scope` field's type with the app's custom scope names in place of
+    /// `string` (names that cannot be quoted plainly are left to `string`).
+    private func scopeType(_ lua: String) -> String {
+        let names = scopes.filter(SpellScope.isValidCustomName)
+        guard !names.isEmpty, lua.hasSuffix("|string") else { return lua }
+        return lua.dropLast("|string".count) + names.map { "|\"\($0)\"" }.joined()
     }
 
     // MARK: - Exposed types

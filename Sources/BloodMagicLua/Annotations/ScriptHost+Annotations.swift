@@ -22,9 +22,10 @@ extension ScriptHost {
     /// `bmlua types --manifest app.json` does. See ``LuaAnnotations``.
     public func annotations(manifest: AppManifest? = nil) throws(LuaError) -> String {
         let manifest = manifest ?? self.manifest()
-        return LuaAnnotations(
-            api: try apiDescription(), types: manifest.luaTypeDescriptions, globals: manifest.luaGlobalDescriptions
-        ).render()
+        var annotations = LuaAnnotations(
+            api: try apiDescription(), types: manifest.luaTypeDescriptions, globals: manifest.luaGlobalDescriptions)
+        annotations.scopes = manifest.scopes ?? []
+        return annotations.render()
     }
 
     /// Editor annotations for the `bm` module and the types described in `types`.

@@ -147,6 +147,10 @@ final class ScriptCheckRun {
             try lua.push(encoding: manifest.globals)
             return 2
         }
+        // The app's custom scopes, which the scripts may name.
+        for name in manifest.scopes ?? [] {
+            if let scope = SpellScope(rawValue: name) { registry.declareScope(scope) }
+        }
         for registration in manifest.registrations {
             let container: ContainerMatch = registration.container.map {
                 registration.includesSubclasses == true ? .kindOf(SpellTypeKey(name: $0)) : .exactly(SpellTypeKey(name: $0))
@@ -156,7 +160,8 @@ final class ScriptCheckRun {
                 guard let key = registration.typeKey else { continue }
                 let source = registration.source
                 registry.registerInitializer(
-                    type: key, container: container, scope: registration.kind == "singleton" ? .singleton : .instance,
+                    type: key, container: container,
+                    scope: registration.kind == "singleton" ? .singleton : registration.scope.flatMap(SpellScope.init) ?? .instance,
                     source: source
                 ) { _ in
                     throw LuaError(.usage, "\(key.name) at \(source) \(ScriptCheckRun.swiftPlaceholderMarker)")

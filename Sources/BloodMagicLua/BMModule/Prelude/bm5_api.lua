@@ -18,7 +18,8 @@ local ENTRY = {
   type = field(STRING, "the type it serves"),
   protocols = field(TABLE, "the protocol set it serves", "string[]"),
   container = field(STRING, "the container it is restricted to (nil: any)"),
-  scope = field(STRING, "an initializer's scope", "\"instance\"|\"singleton\""),
+  scope = field(STRING, "an initializer's scope (a custom scope by its name)",
+    "\"instance\"|\"singleton\"|\"weak\"|\"graph\"|string"),
   property = field(STRING, "the property a hook or preference override is for"),
   source = field(required(STRING), "where it was registered, as file:line"),
 }

@@ -234,7 +234,7 @@ extension ScriptCheckRun {
         -> [(container: String, property: AppManifest.ContainerProperty)]
     {
         (manifest?.containers ?? []).filter { container == nil || $0.name == container }.flatMap { c in
-            c.properties.filter { [.lazy, .injectable].contains($0.spell) && $0.typeKey == type }.map { (c.name, $0) }
+            c.properties.filter { [.lazy, .injectable, .provider].contains($0.spell) && $0.typeKey == type }.map { (c.name, $0) }
         }
     }
 

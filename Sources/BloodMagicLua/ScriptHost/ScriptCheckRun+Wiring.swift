@@ -14,7 +14,7 @@ extension ScriptCheckRun {
         var source: String
 
         var key: SpellTypeKey { BMModule.typeKey(type: type, protocols: protocols) }
-        var isInjected: Bool { ["lazy", "injectable", "partial"].contains(kind) }
+        var isInjected: Bool { ["lazy", "injectable", "partial", "provider"].contains(kind) }
     }
 
     /// A container the scripts may name: a Lua class or a Swift container
@@ -163,7 +163,7 @@ extension ScriptCheckRun {
                             "\(label): no template for partial \(type) (no bm.partial, no \(module.partialPath(for: type) ?? "partials/\(type).lua") and no Swift template provider)",
                             at: container.source)
                     }
-                case .injectable where !property.optional:
+                case .injectable where !property.optional, .provider where !property.optional:
                     if registry.initializerEntry(for: key, in: descriptor) == nil {
                         add(unservedSeverity, "\(label): no initializer for \(key.name) in \(container.name)" + closest(to: key) + unservedHint,
                             at: container.source)
@@ -197,7 +197,7 @@ extension ScriptCheckRun {
                 }
                 continue
             }
-            let served = container.properties.filter { ["lazy", "injectable"].contains($0.kind) }
+            let served = container.properties.filter { ["lazy", "injectable", "provider"].contains($0.kind) }
             if !served.contains(where: { $0.key == type }) {
                 let near = served.first { Set($0.key.protocols ?? [$0.key.name]) == Set(type.protocols ?? [type.name]) }
                     ?? ClosestNames.closest(to: type.name, in: served.map(\.key.name)).first.flatMap { best in

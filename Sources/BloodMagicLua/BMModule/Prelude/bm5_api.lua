@@ -63,7 +63,7 @@ local CLASSES = {
   { "bm.PartialDef", "The definition table of bm.partial.", PARTIAL },
   { "bm.ResolveOptions", "The options of bm.resolve.", RESOLVE },
   { "bm.SpellDef", "The definition table of bm.define_spell.", DEFINE_SPELL },
-  { "bm.TypedSpellDef", "The table form of bm.spell.lazy and bm.spell.injectable.", TYPED },
+  { "bm.TypedSpellDef", "The table form of bm.spell.lazy, bm.spell.injectable and bm.spell.provider.", TYPED },
   { "bm.PartialSpellDef", "The table form of bm.spell.partial.", PARTIAL_SPELL },
   { "bm.FinalSpellDef", "The table form of bm.spell.final.", FINAL_SPELL },
   { "bm.PreferenceSpellDef", "The table form of bm.spell.preference.", PREFERENCE_SPELL },
@@ -111,6 +111,9 @@ local FUNCTIONS = {
     .. "T.new() for a Lua class T.", { { "arg", "string|bm.TypedSpellDef" } }, "bm.Spell" },
   { "bm.spell.injectable", "A property injected on first read by an initializer or a resolver; with neither "
     .. "it raises (or gives nil when optional).", { { "arg", "string|bm.TypedSpellDef" } }, "bm.Spell" },
+  { "bm.spell.provider", "A property that makes a new value on every read through the registry (nothing kept, no "
+    .. "hooks, cannot be assigned); with no initializer it raises (or gives nil when optional).",
+    { { "arg", "string|bm.TypedSpellDef" } }, "bm.Spell" },
   { "bm.spell.partial", "A property built from the template of its type, kept per object.",
     { { "arg", "string|bm.PartialSpellDef" } }, "bm.Spell" },
   { "bm.spell.final", "A property that can be assigned once.", { { "arg", "bm.FinalSpellDef", true } }, "bm.Spell" },

@@ -40,13 +40,13 @@ public struct Provider<Value> {
     }
 
     /// Not available: spells work on instance properties of classes only.
-    @available(*, unavailable, message: "@Provider works only on instance properties of classes; in a struct, resolve the factory's value when the struct is made with @Resolved, or call Registry.current.resolve(_:) in a method")
+    @available(*, unavailable, message: "@Provider works only on instance properties of classes; in a struct write @Resolved (one value, resolved when the struct is made), or call Registry.current.resolveValue(_:) for each new value")
     public var wrappedValue: Value {
         get { fatalError() }
     }
 
     /// Not available directly; `$property` goes through the enclosing instance.
-    @available(*, unavailable, message: "@Provider works only on instance properties of classes; in a struct, resolve the factory's value when the struct is made with @Resolved, or call Registry.current.resolve(_:) in a method")
+    @available(*, unavailable, message: "@Provider works only on instance properties of classes; in a struct write @Resolved (one value, resolved when the struct is made), or call Registry.current.resolveValue(_:) for each new value")
     public var projectedValue: ProvidedValues<Value> { fatalError() }
 
     /// A new value for `object` (traps with the registry's message when

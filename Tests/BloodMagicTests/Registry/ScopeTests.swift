@@ -299,6 +299,7 @@ struct ScopeTests {
         }
         let distinct = Set(seen.withLock { $0.map(ObjectIdentifier.init) }).count
         #expect(halfMade.value == 0)
+        #expect(distinct > 1, "the readers never saw a reset")
         #expect(resetRaceCounter.value == distinct)
         #expect(distinct <= resets.value + 1)
     }

@@ -58,7 +58,8 @@ extension Registry {
     public func reset(scope: SpellScope) -> Int {
         guard scope.keepsOneValue else { return 0 }
         // The old records (and the values in their slots) are released
-        // after the lock, where a value's deinit may use the registry.
+        // after the lock (when `replaced` goes), where a value's deinit
+        // may use the registry.
         var replaced: [InitializerRecord] = []
         let count = state.withLock { state -> Int in
             var count = 0
@@ -72,7 +73,6 @@ extension Registry {
             state.invalidateCaches()
             return count
         }
-        withExtendedLifetime(replaced) {}
         return count
     }
 

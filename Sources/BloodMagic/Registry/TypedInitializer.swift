@@ -43,6 +43,7 @@ final class TypedInitializer<Value>: TypedInitializing {
     @usableFromInline
     func kept(by storage: ScopeStorage) -> any TypedInitializing {
         let make = self.make
+        if case .graph(let key) = storage { return GraphTypedInitializer(key: key, make: make) }
         return TypedInitializer { sender in try storage.value { try make(sender) } }
     }
 }

@@ -160,6 +160,29 @@ struct ScopeTests {
         #expect(a !== b)
     }
 
+    @Test func severalGraphScopedTypesAreEachSharedWithinOneResolution() throws {
+        let registry = Registry()
+        let made = CallCounter()
+        registry.register(ScopedEngine.self, scope: .graph) { _ in ScopedEngine(serial: made.increment()) }
+        registry.register(ScopedSettings.self, scope: .graph) { _ in ScopedSettings(serial: made.increment()) }
+        registry.register(SessionCart.self, scope: .graph) { _ in SessionCart(serial: made.increment()) }
+        registry.register(ScopedCar.self) { sender in
+            let settings = try (0..<3).map { _ in try registry.resolve(ScopedSettings.self, for: sender, property: "settings") }
+            let carts = try (0..<3).map { _ in try registry.resolve(SessionCart.self, for: sender, property: "cart") }
+            guard Set(settings.map(\.serial)).count == 1, carts.allSatisfy({ $0 === carts[0] }) else {
+                return ScopedCar(engine: ScopedEngine(serial: -1), spare: ScopedEngine(serial: -2))
+            }
+            return ScopedCar(
+                engine: try registry.resolve(ScopedEngine.self, for: sender, property: "engine"),
+                spare: try registry.resolve(ScopedEngine.self, for: sender, property: "spare"))
+        }
+        for round in 0..<3 {
+            let car = try Registry.withCurrent(registry) { try Holder().$car.value() }
+            #expect(car.engine === car.spare)
+            #expect(made.value == 3 * (round + 1))
+        }
+    }
+
     @Test func aGraphValueIsSharedBetweenTypedAndNamedResolutionsOfOneGraph() throws {
         let registry = Registry()
         registry.register(ScopedEngine.self, scope: .graph) { _ in ScopedEngine(serial: 1) }

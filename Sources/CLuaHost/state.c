@@ -58,3 +58,7 @@ const char *bm_full_source(const lua_Debug *ar) {
     if (ar->source != NULL && (ar->source[0] == '@' || ar->source[0] == '=')) return ar->source + 1;
     return ar->short_src;
 }
+
+int bm_gc_kilobytes(lua_State *L) { return lua_gc(L, LUA_GCCOUNT); }
+
+void bm_gc_collect(lua_State *L) { lua_gc(L, LUA_GCCOLLECT); }

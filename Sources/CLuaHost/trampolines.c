@@ -29,6 +29,20 @@ void bm_push_location(lua_State *L, int level, int suffix) {
 
 void bm_where(lua_State *L) { bm_push_location(L, 1, 1); }
 
+static int frame_keeper_done(lua_State *L, int status, lua_KContext context) {
+    (void)status;
+    (void)context;
+    return lua_gettop(L);
+}
+
+int bm_frame_keeper(lua_State *L) {
+    /* LUA_MINSTACK slots are guaranteed to a C function: one is needed. */
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_callk(L, lua_gettop(L) - 1, LUA_MULTRET, 0, frame_keeper_done);
+    return lua_gettop(L);
+}
+
 __attribute__((noinline, cold)) int bm_raise_swift_error(lua_State *L, int n) {
     if (n == BM_RAISE_WHERE && lua_type(L, -1) == LUA_TSTRING) {
         bm_where(L);

@@ -19,8 +19,10 @@ struct CheckCommand: ParsableCommand {
 
             With --manifest (written by the app: ScriptHost.manifest(), e.g. \
             `feedreader --write-manifest app.json`), the check sees the app's Swift \
-            containers, exposed types, globals and Swift registrations. Scripts' print \
-            goes to standard error.
+            containers, exposed types, globals and Swift registrations. Without it, \
+            names the scripts use that nothing they define comes close to (a class or \
+            container the app may define) are not findings: one note on standard error \
+            lists them. Scripts' print goes to standard error.
 
             Examples:
               bmlua check Scripts
@@ -40,6 +42,11 @@ struct CheckCommand: ParsableCommand {
     @Option(name: .customLong("max-instructions"), help: ArgumentHelp(
         "The instruction budget of each file's loading and of each dry-run step (default: 50000000).", valueName: "N"))
     var maxInstructions: Int?
+
+    @Option(name: .customLong("max-memory"), help: ArgumentHelp(
+        "Cap the inspecting state's memory, e.g. 512M, 1G (default: 256M; tens of thousands of files need more).",
+        valueName: "SIZE"))
+    var maxMemory: String?
 
     @Flag(help: "Check again each time a Lua file below DIR (or one of the FILES) changes; Ctrl-C ends.")
     var watch = false
@@ -61,6 +68,9 @@ struct CheckCommand: ParsableCommand {
         }
         if let maxInstructions, maxInstructions <= 0 {
             throw ValidationError("--max-instructions: must be a positive number, got \(maxInstructions)")
+        }
+        if let maxMemory, LuaLimits.parseSize(maxMemory) == nil {
+            throw ValidationError("--max-memory: '\(maxMemory)' is not a size (use e.g. 512M, 1G or a byte count)")
         }
         if let manifest, !FileManager.default.fileExists(atPath: manifest) {
             throw ValidationError("--manifest: no such file: \(manifest)")
@@ -93,18 +103,24 @@ struct CheckCommand: ParsableCommand {
         var isDirectory: ObjCBool = false
         var limits = ScriptChecker.inspectionLimits
         if let maxInstructions { limits.maxInstructions = maxInstructions }
-        let problems: [ScriptProblem]
+        if let size = maxMemory.flatMap(LuaLimits.parseSize) { limits.maxMemory = size }
+        let report: ScriptCheckReport
         do {
             let checker = ScriptChecker(manifest: try manifest.map(AppManifest.read(from:)))
             if paths.count == 1, FileManager.default.fileExists(atPath: paths[0], isDirectory: &isDirectory), isDirectory.boolValue {
-                problems = try checker.check(directory: paths[0], limits: limits)
+                report = try checker.report(directory: paths[0], limits: limits)
             } else {
-                problems = try checker.check(files: paths, limits: limits)
+                report = try checker.report(files: paths, limits: limits)
             }
         } catch {
             ErrorReporter().report(LuaError(.io, String(describing: error)))
             return false
         }
+        let problems = report.problems
+        // What the check could not see is not a finding: a note on standard
+        // error, so that the findings (and JSON) on standard output stay
+        // empty for scripts that are clean as far as the check can tell.
+        if let note = report.uncheckedNote() { FileHandle.standardError.write(Data((note + "\n").utf8)) }
         switch format {
         case .text:
             let style = TerminalStyle(for: STDOUT_FILENO)

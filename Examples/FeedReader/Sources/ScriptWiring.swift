@@ -58,11 +58,11 @@ enum ScriptWiring {
     /// or receive in hooks (`loader.kind`).
     static func exposeTypes(in host: ScriptHost) {
         host.expose(LuaExposedType(RequestManager.self)
-            .constructor(arguments: ["baseURL"]) { args in try RequestManager(baseURL: args.get(1)) }
+            .constructor(arguments: ["baseURL"]) { (baseURL: String) in try RequestManager(baseURL: baseURL) }
             .property("baseURL", get: { $0.baseURL.absoluteString })
             .property("requestCount", get: { $0.requests.count }))
         host.expose(LuaExposedType(Cache.self)
-            .constructor(arguments: ["capacity"]) { args in try Cache(capacity: args.get(1)) }
+            .constructor(arguments: ["capacity"]) { (capacity: Int) in try Cache(capacity: capacity) }
             .property("capacity", \.capacity))
         host.expose(LuaExposedType(Settings.self)
             .constructor(arguments: []) { _ in Settings() }

@@ -7,6 +7,9 @@ public struct PreferenceOverride: Sendable {
     public var defaultValue: PreferenceValue?
     /// The store to use instead of the property's.
     public var store: (any PreferenceStore)?
+    /// Where the override was registered (``Registry/preferenceOverride(container:property:)``
+    /// fills it in), for messages.
+    public var source: String?
 
     /// An override of any of key, default and store.
     public init(key: String? = nil, defaultValue: PreferenceValue? = nil, store: (any PreferenceStore)? = nil) {
@@ -98,7 +101,11 @@ package struct PreferenceSettings: Sendable {
 extension RegistryState {
     /// The most specific override for `property` of `container`, the later
     /// between equals; nil when none.
-    func preferenceOverride(container: ContainerDescriptor, property: String) -> PreferenceOverride? {
+    mutating func preferenceOverride(container: ContainerDescriptor, property: String) -> PreferenceOverride? {
+        // An override registered by name (from a script) matches the Swift
+        // class through the catalog, which must know the class even when
+        // none of its properties was ever resolved.
+        if catalog.note(container.key) { invalidateCaches() }
         var best: PreferenceOverrideRecord?
         var bestScore = Int.min
         for record in preferenceOverrides where record.property == property {
@@ -107,7 +114,11 @@ extension RegistryState {
             best = record
             bestScore = score
         }
-        return best?.override
+        return best.map { record in
+            var override = record.override
+            override.source = record.source
+            return override
+        }
     }
 }
 

@@ -72,10 +72,13 @@ public enum SpellResolverAnswer {
 struct ResolverRecord: Sendable {
     let handle: SpellHandle
     let source: String
+    /// The one type it serves, when it says (``Registry/addResolver(for:fileID:line:_:)``):
+    /// its entry names it, so that tools know what it may serve.
+    var serves: SpellTypeKey? = nil
     let resolve: @Sendable (SpellResolutionRequest) throws -> SpellResolverAnswer
 
     var entry: SpellEntry {
-        SpellEntry(handle: handle, kind: .resolver, type: nil, container: .any, property: nil, scope: nil, source: source)
+        SpellEntry(handle: handle, kind: .resolver, type: serves, container: .any, property: nil, scope: nil, source: source)
     }
 }
 
@@ -97,11 +100,20 @@ extension Registry {
     public func addResolver(
         source: String, _ resolve: @escaping @Sendable (SpellResolutionRequest) throws -> SpellResolverAnswer
     ) -> SpellHandle {
+        addResolver(source: source, serving: nil, resolve)
+    }
+
+    /// ``addResolver(source:_:)`` for a resolver that serves only `type`
+    /// (nil: it may serve anything), which its entry then names.
+    package func addResolver(
+        source: String, serving type: SpellTypeKey?,
+        _ resolve: @escaping @Sendable (SpellResolutionRequest) throws -> SpellResolverAnswer
+    ) -> SpellHandle {
         // The Lua prelude caches "nothing is registered" per property;
         // a new resolver must send those reads back to the registry.
         state.withLock { state in
             state.add(into: \.resolvers, invalidatingCaches: true) { handle in
-                ResolverRecord(handle: handle, source: source, resolve: resolve)
+                ResolverRecord(handle: handle, source: source, serves: type, resolve: resolve)
             }
         }
     }
@@ -127,7 +139,7 @@ extension Registry {
         _ make: @escaping @Sendable (SpellResolutionRequest) throws -> Value?
     ) -> SpellHandle {
         let key = SpellTypeKey(type)
-        return addResolver(source: spellSource(fileID, line)) { request in
+        return addResolver(source: spellSource(fileID, line), serving: key) { request in
             guard request.type == key, let value = try make(request) else { return .skip }
             return .value(value)
         }

@@ -47,6 +47,11 @@ public enum SpellError: Error, Equatable, Sendable, CustomStringConvertible {
     /// to several Swift types; `candidates` are their qualified names.
     /// `source`, when known, is where the name was used ("file:line").
     case ambiguousTypeName(name: String, candidates: [String], source: String?)
+    /// A preference override's default (`bm.preference { default = ... }`,
+    /// ``PreferenceOverride/defaultValue``) is not a value of the property's
+    /// type. `source` is where the override was registered, when known.
+    case preferenceDefaultTypeMismatch(
+        property: String, container: String, key: String, expected: String, found: String, source: String?)
     /// A read had found an initializer for `type` (registered at `source`,
     /// "file:line") just as the script host that registered it was
     /// unloaded: the read fails rather than run what was removed.
@@ -96,6 +101,9 @@ public enum SpellError: Error, Equatable, Sendable, CustomStringConvertible {
             let listed = candidates.count == 2 ? candidates.joined(separator: " or ") : candidates.joined(separator: ", ")
             let used = source.map { " (used at \($0))" } ?? ""
             return "type name \"\(name)\"\(used) is ambiguous: it may mean \(listed); use a qualified name such as \"\(candidates.first ?? name)\""
+        case let .preferenceDefaultTypeMismatch(property, container, key, expected, found, source):
+            let at = source.map { " set at \($0)" } ?? ""
+            return "\(container).\(property): the default for preference \"\(key)\"\(at) is a \(found), expected \(expected)"
         case let .initializerUnloaded(type, source):
             return "\(source): the initializer for \(type) was unloaded with its script host"
         }

@@ -129,7 +129,11 @@ public struct NamedSpellHooks: Sendable {
 
 extension Registry {
     /// Registers a custom spell under `name`, usable from Swift as
-    /// `@Spelled(RegisteredSpell("name")) var x = ...` and from scripts.
+    /// `@Spelled(RegisteredSpell("name")) var x = ...` and from scripts as
+    /// `bm.spell.name(...)` on a `bm.class` property (the hooks then see the
+    /// Lua object as the sender, and its values as `String`, `Int`,
+    /// `Double`, `Bool`, an exposed object or a `LuaValue`). Spells a
+    /// script defines with `bm.define_spell` are registered here too.
     @discardableResult
     public func registerSpell(named name: String, hooks: NamedSpellHooks, source: String) -> SpellHandle {
         state.withLock { state in
@@ -155,13 +159,22 @@ extension Registry {
     public func namedSpell(_ name: String) -> NamedSpellHooks? {
         state.withLock { state in state.customSpells.last { $0.name == name }?.hooks }
     }
+
+    /// Where the spell registered last under `name` was registered, or nil
+    /// when no spell has that name.
+    package func namedSpellSource(_ name: String) -> String? {
+        state.withLock { state in state.customSpells.last { $0.name == name }?.source }
+    }
 }
 
 /// A `CustomSpell` that runs the hooks registered in the registry under a
-/// name. Reading or writing with no such spell registered traps with
-/// `SpellError.unknownSpell`. A hook that returns a value of another type
-/// leaves the value unchanged.
-public struct RegisteredSpell<Value>: CustomSpell {
+/// name: from Swift (``Registry/registerSpell(named:fileID:line:get:set:)``)
+/// or from a script (`bm.define_spell`, whose hooks are the script's). Reading
+/// or writing with no such spell registered traps with
+/// `SpellError.unknownSpell`. A hook's value that is not of the property's
+/// type is converted when it can be (a ``ConvertibleSpellValue``, such as
+/// a Lua number for an `Int`); otherwise the value is left unchanged.
+public struct RegisteredSpell<Value>: CustomSpell, RegistrySpellNaming {
     /// The registered spell's name.
     public let name: String
 
@@ -169,6 +182,9 @@ public struct RegisteredSpell<Value>: CustomSpell {
     public init(_ name: String) {
         self.name = name
     }
+
+    /// The registry spell it runs (for reflection: manifests, the check).
+    package var registeredSpellName: String { name }
 
     private func hooks(_ context: SpellContext) -> NamedSpellHooks {
         guard let hooks = context.registry.namedSpell(name) else {
@@ -182,7 +198,14 @@ public struct RegisteredSpell<Value>: CustomSpell {
         guard let hook = hooks(context).get else { return }
         var boxed: Any = value
         hook(&boxed, context)
-        if let typed = boxed as? Value { value = typed }
+        if let typed = Self.typed(boxed) { value = typed }
+    }
+
+    /// A hook's value as the property's type, if it is one or converts to one.
+    private static func typed(_ boxed: Any) -> Value? {
+        if let typed = boxed as? Value { return typed }
+        if let convertible = boxed as? any ConvertibleSpellValue { return try? convertible.converted(to: Value.self) }
+        return nil
     }
 
     /// Runs the registered set hook.
@@ -190,6 +213,12 @@ public struct RegisteredSpell<Value>: CustomSpell {
         guard let hook = hooks(context).set else { return }
         var boxed: Any = newValue
         hook(&boxed, oldValue, context)
-        if let typed = boxed as? Value { newValue = typed }
+        if let typed = Self.typed(boxed) { newValue = typed }
     }
+}
+
+/// A custom spell that runs a spell the registry knows by name.
+package protocol RegistrySpellNaming {
+    /// The name it is registered under.
+    var registeredSpellName: String { get }
 }

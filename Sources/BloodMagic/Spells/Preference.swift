@@ -125,6 +125,8 @@ public struct PreferenceProjection<Value: Codable> {
     public let store: any PreferenceStore
     let defaultValue: Value?
     let overriddenDefault: PreferenceValue?
+    /// Where the override that gave `overriddenDefault` was registered.
+    var overrideSource: String?
     let property: String
     let container: String
     /// Why no key could be made (the key generator's error), if so.
@@ -143,12 +145,14 @@ public struct PreferenceProjection<Value: Codable> {
         var key = ownKey
         var store = ownStore
         var fallback: PreferenceValue?
+        var fallbackSource: String?
         // The override, key generator and default store of one generation.
         let settings = registry.preferenceSettings(container: container, property: property)
         if let override = settings.override {
             key = override.key ?? key
             store = override.store ?? store
             fallback = override.defaultValue
+            fallbackSource = override.source
         }
         var keyProblem: (any Error)?
         if key == nil {
@@ -160,8 +164,8 @@ public struct PreferenceProjection<Value: Codable> {
         }
         return PreferenceProjection(
             key: key ?? property, store: store ?? settings.fallbackStore, defaultValue: defaultValue,
-            overriddenDefault: fallback, property: property, container: containerName, keyProblem: keyProblem,
-            log: registry.log.mayReport ? registry.log : nil)
+            overriddenDefault: fallback, overrideSource: fallbackSource, property: property, container: containerName,
+            keyProblem: keyProblem, log: registry.log.mayReport ? registry.log : nil)
     }
 
     /// The stored value, else the default; throws when neither exists
@@ -176,7 +180,15 @@ public struct PreferenceProjection<Value: Codable> {
                 property: property, container: container, key: key, expected: "\(Value.self)", found: stored.typeName
             )
         }
-        if let overriddenDefault, let value = PreferenceCoding.decode(overriddenDefault, as: Value.self) { return value }
+        if let overriddenDefault {
+            // An override's default of another type is an error, never
+            // dropped for the property's own default.
+            if let value = PreferenceCoding.decode(overriddenDefault, as: Value.self) { return value }
+            let expected = (Value.self as? any OptionalProtocol.Type)?.wrappedType ?? Value.self
+            throw SpellError.preferenceDefaultTypeMismatch(
+                property: property, container: container, key: key, expected: "\(expected)",
+                found: overriddenDefault.typeName, source: overrideSource)
+        }
         if let defaultValue { return defaultValue }
         if let none = (Value.self as? any OptionalProtocol.Type)?.nilValue as? Value { return none }
         throw SpellError.preferenceMissing(property: property, container: container, key: key)

@@ -41,6 +41,10 @@ public struct SpelledPropertyInfo: Sendable, Equatable {
     public var hasDefaultValue: Bool
     /// For a custom spell: the spell's Swift type name.
     public var customSpell: String?
+    /// For a spell registered by name (`RegisteredSpell("name")`): that name,
+    /// which a script's `bm.define_spell` or Swift's `registerSpell(named:)`
+    /// must register.
+    public var registeredSpellName: String?
     /// The class that declares the property (a superclass for an inherited one).
     public var declaringClass: String
 
@@ -171,8 +175,10 @@ extension Preference: SpellDescribing {
 extension Spelled: SpellDescribing {
     /// The property, as one with a custom spell.
     public func spelledProperty(named name: String) -> SpelledPropertyInfo {
-        SpelledPropertyInfo(
+        var info = SpelledPropertyInfo(
             name: explicitName ?? name, spell: .custom, valueType: Spell.Value.self,
             customSpell: String(describing: Spell.self))
+        info.registeredSpellName = (spell as? any RegistrySpellNaming)?.registeredSpellName
+        return info
     }
 }

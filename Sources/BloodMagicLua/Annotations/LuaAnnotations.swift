@@ -25,16 +25,24 @@ public struct LuaAnnotations: Sendable {
     public var types: [LuaTypeDescription]
     /// The globals the app sets for its scripts, by name.
     public var globals: [LuaGlobalDescription]
+    /// The named spells of the registry (from Swift's `registerSpell(named:)`
+    /// or a script's `bm.define_spell`), usable as `bm.spell.<name>`: each
+    /// name and where it was registered.
+    public var spells: [(name: String, source: String)]
     /// The custom scopes the app declared (``AppManifest/scopes``): a
     /// definition's `scope` field is annotated with their names instead of
     /// any string.
     public var scopes: [String] = []
 
-    /// Annotations for `api`, `types` and `globals`.
-    public init(api: BMAPIDescription, types: [LuaTypeDescription] = [], globals: [LuaGlobalDescription] = []) {
+    /// Annotations for `api`, `types`, `globals` and `spells`.
+    public init(
+        api: BMAPIDescription, types: [LuaTypeDescription] = [], globals: [LuaGlobalDescription] = [],
+        spells: [(name: String, source: String)] = []
+    ) {
         self.api = api
         self.types = types
         self.globals = globals
+        self.spells = spells
     }
 
     /// The annotation file's text.
@@ -74,6 +82,10 @@ public struct LuaAnnotations: Sendable {
         out.blank()
         out.line("---The spell descriptors of bm.class fields; bm.define_spell adds custom ones.")
         out.line("---@class bm.spells")
+        for spell in spells where LuaAnnotationWriter.isIdentifier(spell.name) {
+            out.line("---@field \(spell.name) fun(...: any): bm.Spell"
+                + LuaAnnotationWriter.trailing("a named spell, registered at \(spell.source)"))
+        }
         out.line("---@field [string] fun(...: any): bm.Spell")
         out.blank()
         out.line("---BloodMagic's spells, initializers, hooks and preferences, sharing the app's registry.")

@@ -23,9 +23,24 @@ extension ScriptHost {
     public func annotations(manifest: AppManifest? = nil) throws(LuaError) -> String {
         let manifest = manifest ?? self.manifest()
         var annotations = LuaAnnotations(
-            api: try apiDescription(), types: manifest.luaTypeDescriptions, globals: manifest.luaGlobalDescriptions)
+            api: try apiDescription(), types: manifest.luaTypeDescriptions, globals: manifest.luaGlobalDescriptions,
+            spells: namedSpells(manifest))
         annotations.scopes = manifest.scopes ?? []
         return annotations.render()
+    }
+
+    /// The named spells scripts may use as `bm.spell.<name>`: the app's
+    /// (from `manifest`) and this host's registry's (Swift's and its
+    /// scripts'), each name once (the later registration), by name.
+    private func namedSpells(_ manifest: AppManifest) -> [(name: String, source: String)] {
+        var sources: [String: String] = [:]
+        for registration in manifest.registrations where registration.kind == "spell" {
+            if let name = registration.property { sources[name] = registration.source }
+        }
+        for entry in registry.entries where entry.kind == .customSpell {
+            if let name = entry.property { sources[name] = entry.source }
+        }
+        return sources.sorted { $0.key < $1.key }.map { (name: $0.key, source: $0.value) }
     }
 
     /// Editor annotations for the `bm` module and the types described in `types`.

@@ -21,6 +21,11 @@ extension BMModule {
                 lua.push(self.fieldLocation(key, lua).map { $0 + ": " } ?? "")
                 return 1
             }),
+            ("keep_frame", { lua in
+                guard lua.valueType(at: 1) == .function else { throw LuaError(.usage, "keep_frame: expected a function") }
+                lua.pushFrameKeeper(calling: 1)
+                return 1
+            }),
             ("register_initializer", { lua in try self.registerInitializer(lua) }),
             ("unknown_scope", { lua in try self.unknownScope(lua) }),
             ("register_hook", { lua in try self.registerHook(lua) }),
@@ -40,7 +45,9 @@ extension BMModule {
             ("preference_set", { lua in try self.preferenceSet(lua) }),
             ("entries", { lua in try self.entries(lua) }),
             ("note_class", { lua in try self.noteClass(lua) }),
-            ("note_spell", { lua in try self.noteSpell(lua) }),
+            ("register_spell", { lua in try self.registerSpell(lua) }),
+            ("named_spell", { lua in try self.namedSpell(lua) }),
+            ("spell_hook", { lua in try self.spellHook(lua) }),
             ("suite_problem", { lua in try BMModule.suiteProblem(lua) }),
         ]
         for (name, body) in functions {

@@ -242,13 +242,6 @@ extension BMModule {
         }
         return 0
     }
-
-    func noteSpell(_ lua: LuaStack) throws -> Int32 {
-        try BMScriptBudget.checkNames(lua, "bm.define_spell", [(1, "name")])
-        let name: String = try lua.argument(1, of: "bm.define_spell")
-        tracking.withLock { _ = $0.loading?.spells.insert(name) }
-        return 0
-    }
 }
 
 /// What a script's hook registration keeps alive: the module and its state,

@@ -271,9 +271,26 @@ final class BMModule: Sendable {
     /// table there, else the call's line (nil without a script frame).
     func fieldLocation(_ key: String, _ lua: LuaStack) -> String? {
         guard let frame = lua.scriptFrame() else { return nil }
-        let line = frame.isFile ? lua.line(ofField: key, chunk: "@" + frame.chunk, line: frame.line) : frame.line
-        return "\(frame.chunk):\(line)"
+        // The definition's own table: the nearest script frame whose call
+        // writes the field (a helper that passes its caller's table on,
+        // `return bm.initializer(def)`, is not where the field is written).
+        // At most a few frames, each a scan of one call's text.
+        var level = frame.level + 1
+        var place = frame
+        for _ in 0..<Self.framesSearchedForAField {
+            if place.isFile, let line = lua.foundLine(ofField: key, chunk: "@" + place.chunk, line: place.line) {
+                return "\(place.chunk):\(line)"
+            }
+            guard let outer = lua.scriptFrame(from: level) else { break }
+            place = outer
+            level = outer.level + 1
+        }
+        return "\(frame.chunk):\(frame.line)"
     }
+
+    /// How many script frames ``fieldLocation(_:_:)`` looks through for the
+    /// table literal that writes a field.
+    static let framesSearchedForAField = 4
 
     /// Whether this module made the registration `handle` (it is the scripts').
     func madeRegistration(_ handle: SpellHandle) -> Bool {

@@ -18,8 +18,16 @@ local internal = ...
 local type, next, ipairs, select, tostring, error = type, next, ipairs, select, tostring, error
 local setmetatable, rawget, rawset, rawlen, rawequal = setmetatable, rawget, rawset, rawlen, rawequal
 local tconcat, tunpack, sformat, smatch, mtype = table.concat, table.unpack, string.format, string.match, math.type
+local sbyte, ssub, mfloor, mhuge = string.byte, string.sub, math.floor, math.huge
 local G = _G
 local closest_key, typeof = internal.closest_key, internal.typeof
+local where, keep_frame = internal.where, internal.keep_frame
+
+-- Raises `message` at the nearest script frame (this chunk's frames and C
+-- frames skipped), as the bridge's C functions do.
+local function fail(message)
+  error(where() .. message, 0)
+end
 
 local support = {}
 local types = {}                                       -- name -> manifest type, with lookups
@@ -47,6 +55,105 @@ local function placeholder(swift_type)
   return nil
 end
 
+-- The inside of `Name<...>` in a manifest's type spelling, split at its
+-- top-level commas (`Dictionary<String, Array<Int>>`: "String", "Array<Int>").
+local function generic_arguments(swift_type, name)
+  local inner = smatch(swift_type, "^" .. name .. "<(.*)>$")
+  if inner == nil then return nil end
+  local parts, depth, start = {}, 0, 1
+  for i = 1, #inner do
+    local c = sbyte(inner, i)
+    if c == 60 then depth = depth + 1          -- <
+    elseif c == 62 then depth = depth - 1      -- >
+    elseif c == 44 and depth == 0 then         -- ,
+      parts[#parts + 1] = smatch(ssub(inner, start, i - 1), "^%s*(.-)%s*$")
+      start = i + 1
+    end
+  end
+  parts[#parts + 1] = smatch(ssub(inner, start), "^%s*(.-)%s*$")
+  return parts
+end
+
+-- Why `value` is not a value of the Swift type `swift_type` (a manifest's
+-- spelling), in the bridge's words (`expected number, got string`), or nil
+-- when it is one or the check cannot tell (a type the bridge reads in ways
+-- the manifest does not say: Date, a Decodable struct, ...). `depth` bounds
+-- the nesting looked into, and `budget` (a table { n }) the elements: a
+-- script's big table costs at most that much.
+-- A value's type as the bridge names it: a stand-in by its type's name.
+local function shown(value)
+  return standin_of[value] or typeof(value)
+end
+
+local check_value
+check_value = function(swift_type, value, depth, budget)
+  if swift_type == nil or depth > 8 then return nil end
+  local optional = generic_arguments(swift_type, "Optional")
+  if optional then
+    if value == nil then return nil end
+    return check_value(optional[1], value, depth + 1, budget)
+  end
+  local t = type(value)
+  if swift_type == "Bool" then
+    return t ~= "boolean" and ("expected boolean, got " .. shown(value)) or nil
+  end
+  if swift_type == "String" then
+    return t ~= "string" and ("expected string, got " .. shown(value)) or nil
+  end
+  if swift_type == "Double" or swift_type == "Float" or swift_type == "CGFloat" then
+    return t ~= "number" and ("expected number, got " .. shown(value)) or nil
+  end
+  if smatch(swift_type, "^U?Int%d*$") then
+    if t ~= "number" then return "expected integer, got " .. shown(value) end
+    if mtype(value) == "float" and (value ~= value or value ~= mfloor(value) or value == mhuge or value == -mhuge) then
+      return "expected integer, got number " .. tostring(value)
+    end
+    return nil
+  end
+  if types[swift_type] then
+    if standin_of[value] == swift_type then return nil end
+    return "expected " .. swift_type .. ", got " .. shown(value)
+  end
+  local element = generic_arguments(swift_type, "Array")
+  if element then
+    if t ~= "table" or standin_of[value] ~= nil then return "expected table, got " .. shown(value) end
+    for i = 1, rawlen(value) do
+      budget.n = budget.n - 1
+      if budget.n < 0 then return nil end
+      local problem = check_value(element[1], rawget(value, i), depth + 1, budget)
+      if problem then return "[" .. i .. "]: " .. problem end
+    end
+    return nil
+  end
+  local entry = generic_arguments(swift_type, "Dictionary")
+  if entry and entry[1] == "String" then
+    if t ~= "table" or standin_of[value] ~= nil then return "expected table, got " .. shown(value) end
+    for key, item in next, value do
+      budget.n = budget.n - 1
+      if budget.n < 0 then return nil end
+      if type(key) ~= "string" then return "expected string keys, got a " .. shown(key) .. " key" end
+      local problem = check_value(entry[2], item, depth + 1, budget)
+      if problem then return "[\"" .. key .. "\"]: " .. problem end
+    end
+    return nil
+  end
+  return nil
+end
+
+-- Elements a type check looks at in one value, at most.
+local CHECKED_ELEMENTS = 4096
+
+local function value_problem(swift_type, value)
+  return check_value(swift_type, value, 0, { n = CHECKED_ELEMENTS })
+end
+
+-- `'name'` for an argument's message, as the bridge names it (an argument
+-- the app did not name is listed as argN in the manifest, unnamed here).
+local function argument_label(a, i)
+  if a.name == nil or a.name == ("arg" .. i) then return "" end
+  return " '" .. a.name .. "'"
+end
+
 -- Raises what the bridge raises for a call with the wrong arguments.
 local function check_arguments(fname, arguments, allows_named, ...)
   if arguments == nil then return end
@@ -57,16 +164,19 @@ local function check_arguments(fname, arguments, allows_named, ...)
     for i = 1, #arguments do names[arguments[i].name] = true; listed[i] = arguments[i].name end
     for key in next, first do
       if type(key) ~= "string" or not names[key] then
-        error(sformat("%s: unknown argument %s (expected %s)", fname,
+        fail(sformat("%s: unknown argument %s (expected %s)", fname,
           type(key) == "string" and ("'" .. key .. "'") or ("of type " .. typeof(key)), tconcat(listed, ", "))
-          .. (type(key) == "string" and near(key, names) or ""), 3)
+          .. (type(key) == "string" and near(key, names) or ""))
       end
     end
     for i = 1, #arguments do
       local a = arguments[i]
-      if not a.optional and rawget(first, a.name) == nil then
-        error(sformat("%s: bad argument '%s' (missing)", fname, a.name), 3)
+      local value = rawget(first, a.name)
+      if not a.optional and value == nil then
+        fail(sformat("%s: bad argument '%s' (missing)", fname, a.name))
       end
+      local problem = value_problem(a.type, value)
+      if problem then fail(sformat("%s: bad argument '%s' (%s)", fname, a.name, problem)) end
     end
     return
   end
@@ -75,7 +185,12 @@ local function check_arguments(fname, arguments, allows_named, ...)
   if n < minimum or n > #arguments then
     local expected = minimum == #arguments and (#arguments .. " argument" .. (#arguments == 1 and "" or "s"))
       or (minimum .. " to " .. #arguments .. " arguments")
-    error(sformat("%s: expected %s, got %d", fname, expected, n), 3)
+    fail(sformat("%s: expected %s, got %d", fname, expected, n))
+  end
+  for i = 1, #arguments do
+    local a = arguments[i]
+    local problem = value_problem(a.type, (select(i, ...)))
+    if problem then fail(sformat("%s: bad argument #%d%s (%s)", fname, i, argument_label(a, i), problem)) end
   end
 end
 
@@ -105,14 +220,14 @@ local function install_type(t)
   local method_functions = {}
   for method_name, m in next, methods do
     local fname = name .. "." .. method_name
-    method_functions[method_name] = function(self, ...)
+    method_functions[method_name] = keep_frame(function(self, ...)
       if standin_of[self] ~= name then
-        error(sformat("%s: expected a %s object as self, got %s (call it as obj:%s(...))",
-          fname, name, typeof(self), method_name), 2)
+        fail(sformat("%s: expected a %s object as self, got %s (call it as obj:%s(...))",
+          fname, name, typeof(self), method_name))
       end
       check_arguments(fname, m.arguments, false, ...)
       return placeholder(m.returns)
-    end
+    end)
   end
   local has_properties = next(properties) ~= nil
   object_metatables[name] = {
@@ -139,6 +254,8 @@ local function install_type(t)
       if not p.writable then
         error(sformat("cannot assign to read-only property '%s' of %s", key, name), 2)
       end
+      local problem = value_problem(p.type, value)
+      if problem then error(sformat("%s.%s: bad value (%s)", name, key, problem), 2) end
       rawset(object, "\0" .. key, value)
     end,
     __tostring = function() return sformat("%s: (stand-in)", name) end,
@@ -149,7 +266,7 @@ local function install_type(t)
   local constructor = t.constructor
   if constructor then
     local fname = name .. ".new"
-    class.new = function(...)
+    class.new = keep_frame(function(...)
       local n = select("#", ...)
       local args = { n = n, ... }
       local first = 1
@@ -157,13 +274,13 @@ local function install_type(t)
       if constructor.decodes then
         local count = n - first + 1
         if count ~= 1 or type(args[first]) ~= "table" then
-          error(sformat("%s: expected 1 argument (a table), got %d", fname, count), 2)
+          fail(sformat("%s: expected 1 argument (a table), got %d", fname, count))
         end
       else
         check_arguments(fname, constructor.arguments, true, tunpack(args, first, n))
       end
       return new_object(name)
-    end
+    end)
   end
   rawset(G, name, class)
 end

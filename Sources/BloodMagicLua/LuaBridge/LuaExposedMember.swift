@@ -95,12 +95,19 @@ final class LuaExposedConstructor {
     let acceptsNamedTable: Bool
     /// The `Decodable` type one table argument decodes into, if that is how it reads.
     let decodes: String?
+    /// The parameters' Swift types, one per name, for a typed constructor
+    /// (nil when the body reads its arguments itself).
+    let argumentTypes: [Any.Type]?
     let make: (LuaArguments) throws -> AnyObject
 
-    init(names: [String]?, acceptsNamedTable: Bool, decodes: String? = nil, make: @escaping (LuaArguments) throws -> AnyObject) {
+    init(
+        names: [String]?, acceptsNamedTable: Bool, decodes: String? = nil, argumentTypes: [Any.Type]? = nil,
+        make: @escaping (LuaArguments) throws -> AnyObject
+    ) {
         self.names = names
         self.acceptsNamedTable = acceptsNamedTable
         self.decodes = decodes
+        self.argumentTypes = argumentTypes
         self.make = make
     }
 }

@@ -91,12 +91,18 @@ extension LuaStack {
     /// from; `line` itself when there is no such field or no recorded text.
     /// Linear in the bytes read, which are charged to the running budget.
     func line(ofField key: String, chunk: String, line: Int) -> Int {
-        guard line > 0 else { return line }
+        foundLine(ofField: key, chunk: chunk, line: line) ?? line
+    }
+
+    /// As ``line(ofField:chunk:line:)``, nil when the call there passes no
+    /// table literal with the field `key`.
+    func foundLine(ofField key: String, chunk: String, line: Int) -> Int? {
+        guard line > 0 else { return nil }
         return withChunkText(chunk) { bytes, index in
             let (found, scanned) = index.line(ofField: key, inCallAt: line, in: bytes)
             chargeReading(scanned)
             return found
-        } ?? line
+        }
     }
 
     /// `"file:line"` moved to the line of field `key` of the call there

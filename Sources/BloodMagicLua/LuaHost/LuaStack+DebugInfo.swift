@@ -19,19 +19,20 @@ extension LuaStack {
 
     /// The nearest script frame from `level` up (C functions and
     /// BloodMagic's internal chunks are skipped, as for ``callerLocation()``):
-    /// its whole chunk name (without `@`/`=`) and current line.
-    func scriptFrame(from level: Int32 = 1) -> (chunk: String, isFile: Bool, line: Int)? {
+    /// its whole chunk name (without `@`/`=`), current line and level.
+    func scriptFrame(from level: Int32 = 1) -> (chunk: String, isFile: Bool, line: Int, level: Int32)? {
         var ar = lua_Debug()
-        if bm_script_frame(pointer, level, 40, &ar) != 0, let source = ar.source {
+        for at in level..<40 where bm_script_frame(pointer, at, at + 1, &ar) != 0 {
+            guard let source = ar.source else { return nil }
             let bytes = UnsafeRawBufferPointer(start: source, count: ar.srclen)
             let first = bytes.first
             if first == UInt8(ascii: "@") || first == UInt8(ascii: "=") {
-                return (String(decoding: bytes.dropFirst(), as: UTF8.self), first == UInt8(ascii: "@"), Int(ar.currentline))
+                return (String(decoding: bytes.dropFirst(), as: UTF8.self), first == UInt8(ascii: "@"), Int(ar.currentline), at)
             }
             let short = withUnsafeBytes(of: ar.short_src) { raw in
                 String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
             }
-            return (short, false, Int(ar.currentline))
+            return (short, false, Int(ar.currentline), at)
         }
         return nil
     }
@@ -62,5 +63,19 @@ extension LuaStack {
             LuaDisplayText.escaping(raw.prefix { $0 != 0 })
         }
         return chunk + ":" + String(ar.currentline)
+    }
+}
+
+extension LuaStack {
+    /// Pushes a C function that calls the Lua function at `index` with its
+    /// arguments and returns its results (`bm_frame_keeper`). A script's
+    /// tail call into it (`return bm.initializer { ... }`) keeps the
+    /// script's frame on the stack, so errors raised inside still name the
+    /// script's line: Lua drops the caller's frame only for a tail call into
+    /// a Lua function.
+    func pushFrameKeeper(calling index: Int32) {
+        ensureSpace(1)
+        lua_pushvalue(pointer, index)
+        lua_pushcclosure(pointer, bm_frame_keeper, 1)
     }
 }

@@ -107,3 +107,14 @@ extension LuaLimits {
         return "\(bytes) bytes"
     }
 }
+
+extension LuaStack {
+    /// The kilobytes the state's heap holds, as Lua counts them.
+    var heapKilobytes: Int { Int(bm_gc_kilobytes(L)) }
+
+    /// A full garbage collection, made between runs (outside any run's
+    /// budget): see `bm_gc_collect`. Finalizers run under their own budget.
+    func collectGarbage() {
+        bm_gc_collect(L)
+    }
+}

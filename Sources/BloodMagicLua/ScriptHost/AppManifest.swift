@@ -136,6 +136,9 @@ public struct AppManifest: Codable, Sendable, Equatable {
         public var hasDefault: Bool?
         /// For a custom spell: the spell's Swift type.
         public var customSpell: String?
+        /// For `RegisteredSpell("name")`: the name of the registry spell it
+        /// runs (written only then).
+        public var spellName: String?
         /// The class that declares it (a superclass for an inherited property).
         public var declaredIn: String
 
@@ -151,6 +154,7 @@ public struct AppManifest: Codable, Sendable, Equatable {
             key = info.preferenceKey
             hasDefault = info.spell == .preference ? info.hasDefaultValue : nil
             customSpell = info.customSpell
+            spellName = info.registeredSpellName
             declaredIn = info.declaringClass
         }
 

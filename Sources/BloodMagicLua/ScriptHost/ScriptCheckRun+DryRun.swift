@@ -35,6 +35,7 @@ extension ScriptCheckRun {
                 if let entry, module.madeRegistration(entry.handle) { exercised.insert(entry.handle) }
                 // Positions are worked out only for a finding (they read the file).
                 var initSource: String? { entry.map { fieldPosition("init", at: $0.source) } }
+                if entry == nil { settleAwaitingRead(container: name, property: row.property, failure: outcome.error) }
                 if let error = outcome.error {
                     failure(error, chain: outcome.chain, context: "reading \(name).\(row.property)", fallback: initSource ?? row.source)
                 } else if outcome.isNil, !row.optional, row.kind != "partial", let entry, module.madeRegistration(entry.handle) {
@@ -121,7 +122,24 @@ extension ScriptCheckRun {
             }
             return
         }
+        if manifest == nil, let name = Self.missingGlobal(in: reason), closestGlobal(to: name) == nil {
+            // Without the manifest, a global nothing comes close to may be
+            // one the app sets (an exposed Swift class): not a finding.
+            uncheckedNames.insert(name)
+            return
+        }
         add(error, fallback: fallback, suffix: " (dry run: \(context))" + globalHint(reason))
+    }
+
+    /// The name in `(global 'X')` of an error about a missing global.
+    static func missingGlobal(in reason: String) -> String? {
+        guard let match = reason.range(of: #"\(global '[^']+'\)"#, options: .regularExpression) else { return nil }
+        return String(reason[match].dropFirst("(global '".count).dropLast(2))
+    }
+
+    /// The global closest to `name`, if one comes close.
+    private func closestGlobal(to name: String) -> String? {
+        closestName(to: name, in: (try? globalNames()) ?? [])
     }
 
     /// Whether the cycle `chain` (`A.b -> B.a -> A.b`) was not reported yet,
@@ -137,16 +155,19 @@ extension ScriptCheckRun {
     /// For a missing global: the closest global, or how to tell the check
     /// about the app's globals.
     private func globalHint(_ reason: String) -> String {
-        guard let match = reason.range(of: #"\(global '[^']+'\)"#, options: .regularExpression) else { return "" }
-        let name = String(reason[match].dropFirst("(global '".count).dropLast(2))
-        let names = (try? globalNames()) ?? []
-        if let near = ClosestNames.closest(to: name, in: names).first { return "; closest global: \(near)" }
+        guard let name = Self.missingGlobal(in: reason) else { return "" }
+        if let near = closestGlobal(to: name) { return "; closest global: \(near)" }
         return manifest == nil ? "; if the app defines '\(name)', give check the app's manifest" : ""
     }
 
+    /// The globals' names, read once per run (for hints only: one read per
+    /// finding grew with findings times globals).
     private func globalNames() throws -> [String] {
+        if let knownGlobalNames { return knownGlobalNames }
         guard let support else { return [] }
-        return try call(support, "global_names", results: 1) { lua in try lua.decode([String].self, at: -1) }
+        let names = try call(support, "global_names", results: 1) { lua in try lua.decode([String].self, at: -1) }
+        knownGlobalNames = names
+        return names
     }
 
     // MARK: - Initializers no class property ran
@@ -170,7 +191,7 @@ extension ScriptCheckRun {
             if takesSender {
                 if let containerName, host.luaClasses[containerName] != nil {
                     sender = .luaObject(containerName)
-                } else if let containerName, manifest?.container(named: containerName) != nil {
+                } else if let containerName, manifestContainers[containerName] != nil {
                     sender = .swift(containerName)
                 } else if let first = served.first {
                     sender = .swift(first.container)
@@ -180,6 +201,7 @@ extension ScriptCheckRun {
             }
             var initSource: String { fieldPosition("init", at: entry.source) }
             let context = "the initializer for \(type.name)" + (containerName.map { " in \($0)" } ?? "")
+            collectBetweenSteps()
             let outcome: (kind: String, standin: String?)
             do {
                 outcome = try host.state.withStack { (lua) throws -> (String, String?) in
@@ -233,9 +255,7 @@ extension ScriptCheckRun {
     private func swiftProperties(servedBy type: SpellTypeKey, in container: String?)
         -> [(container: String, property: AppManifest.ContainerProperty)]
     {
-        (manifest?.containers ?? []).filter { container == nil || $0.name == container }.flatMap { c in
-            c.properties.filter { [.lazy, .injectable, .provider].contains($0.spell) && $0.typeKey == type }.map { (c.name, $0) }
-        }
+        (manifestInjectedByType[type] ?? []).filter { container == nil || $0.container == container }
     }
 
     private static let integerTypes: Set<String> = [
@@ -253,12 +273,12 @@ extension ScriptCheckRun {
         if let protocols = property.protocols {
             let shown = protocols.joined(separator: " & ")
             guard let standin else { return "returned \(returned), which is not an exposed Swift object conforming to \(shown)" }
-            let conforms = Set(manifest?.type(named: standin)?.protocols ?? [])
+            let conforms = Set(manifestTypes[standin]?.protocols ?? [])
             let missing = protocols.filter { !conforms.contains($0) }
             return missing.isEmpty ? nil : "returned \(standin), which does not conform to \(missing.joined(separator: " & ")) (declare it with .conforms(to:))"
         }
         guard let type = property.type else { return nil }
-        if manifest?.type(named: type) != nil {
+        if manifestTypes[type] != nil {
             return standin == type ? nil : "returned \(returned), which is not a \(type)"
                 + (standin == nil ? " (make one with \(type).new(...))" : "")
         }

@@ -36,9 +36,26 @@ extension ScriptCheckRun {
         }
     }
 
+    /// The spelled properties of every Lua class, by class name. The
+    /// names are sorted here and the rows asked for a batch of classes per
+    /// call: each call has the instruction budget of one step, so the
+    /// report of 40,000 classes is not one step over it.
     func spellReport() throws -> [SpellRow] {
-        try callPrelude("spell_report", as: [SpellRow].self)
+        guard let prelude = module.preludeTable else { throw LuaError(.usage, "the bm module is not installed") }
+        let names = host.luaClasses.keys.sorted()
+        var rows: [SpellRow] = []
+        for start in stride(from: 0, to: names.count, by: Self.classesPerReportCall) {
+            let batch = Array(names[start..<min(start + Self.classesPerReportCall, names.count)])
+            rows += try call(prelude, "spell_report", results: 1, push: { lua in
+                lua.push(batch)
+                return 1
+            }, read: { lua in try lua.decode([SpellRow].self, at: -1) })
+        }
+        return rows
     }
+
+    /// Classes whose rows one call of the prelude's `spell_report` makes.
+    static let classesPerReportCall = 256
 
     func knownContainers(_ report: [SpellRow]) -> [String: KnownContainer] {
         var containers: [String: KnownContainer] = [:]
@@ -72,14 +89,32 @@ extension ScriptCheckRun {
 
     /// Hooks and preference overrides whose container or property nobody declares.
     func checkHooksAndPreferences(_ containers: [String: KnownContainer]) {
+        // Every container's property names by kind, gathered once (not once
+        // per hook: that grew with hooks times properties).
+        var anyContainer: [SpellEntryKind: (names: [String], set: Set<String>)] = [:]
+        func propertyNames(for kind: SpellEntryKind) -> (names: [String], set: Set<String>) {
+            if let known = anyContainer[kind] { return known }
+            let names = containers.values.flatMap { $0.properties(for: kind) }.map(\.name)
+            anyContainer[kind] = (names, Set(names))
+            return (names, Set(names))
+        }
+        func suffix(_ name: String, _ candidates: some Collection<String>) -> String {
+            closestName(to: name, in: candidates).map { " (closest: \($0))" } ?? ""
+        }
         for entry in scriptEntries([.hook, .preferenceOverride]) {
             guard let property = entry.property else { continue }
             let what = entry.kind == .hook ? "bm.hook" : "bm.preference"
             let adjective = entry.kind == .hook ? "injected" : "preference"
             if let name = entry.container.key?.name {
                 guard let container = containers[name] else {
-                    var message = "\(what) names container \(name), which \(declarers)"
-                    message += ClosestNames.suffix(for: name, in: containers.keys)
+                    let closest = suffix(name, containers.keys)
+                    // Without the manifest, a name nothing comes close to
+                    // may be the app's Swift container: not a finding.
+                    if manifest == nil && closest.isEmpty {
+                        uncheckedNames.insert(name)
+                        continue
+                    }
+                    var message = "\(what) names container \(name), which \(declarers)" + closest
                     if manifest == nil { message += "; for a Swift container, give check the app's manifest" }
                     add(.warning, message, at: entry.source, field: "container")
                     continue
@@ -88,16 +123,16 @@ extension ScriptCheckRun {
                 if !candidates.contains(where: { $0.name == property }) {
                     add(.warning,
                         "\(what) for \(name).\(property): \(name) declares no \(adjective) property '\(property)'"
-                            + ClosestNames.suffix(for: property, in: candidates.map(\.name)),
+                            + suffix(property, candidates.map(\.name)),
                         at: entry.source, field: "property")
                 }
             } else {
-                let candidates = containers.values.flatMap { $0.properties(for: entry.kind) }.map(\.name)
-                if !candidates.contains(property) {
+                let candidates = propertyNames(for: entry.kind)
+                if !candidates.set.contains(property) {
                     let who = manifest == nil ? "no Lua class declares" : "no Lua class or Swift container declares"
                     add(.warning,
                         "\(what) for property '\(property)': \(who) a spelled property of that name"
-                            + ClosestNames.suffix(for: property, in: candidates),
+                            + suffix(property, candidates.names),
                         at: entry.source, field: "property")
                 }
             }
@@ -127,16 +162,13 @@ extension ScriptCheckRun {
             }
             if registry.initializerEntry(for: key, in: container) != nil || row.optional { continue }
             if row.kind == "lazy", let type = row.type, classes[type] != nil { continue }
+            if servedButForATypo(key, in: row.class) { continue }
             let fallback = row.kind == "lazy" ? " and no Lua class \(key.name) to construct" : ""
-            add(unservedSeverity, "\(row.class).\(row.property): no initializer for \(key.name) in \(row.class)\(fallback)"
-                + closest(to: key) + unservedHint, at: row.source)
+            reportUnserved(
+                "\(row.class).\(row.property): no initializer for \(key.name) in \(row.class)\(fallback)" + closest(to: key),
+                at: row.source, .init(container: row.class, property: row.property, key: key, kind: row.kind, isSwift: false))
         }
     }
-
-    /// A resolver decides at run time what it serves: with one registered,
-    /// a property no initializer serves is only a warning.
-    private var unservedSeverity: ScriptProblem.Severity { registry.hasResolvers ? .warning : .error }
-    private var unservedHint: String { registry.hasResolvers ? " (unless a bm.resolver serves it)" : "" }
 
     /// Whether a partial of `type` has a template: `bm.partial`, a file in
     /// `partials/`, or the app's Swift template providers.
@@ -163,18 +195,31 @@ extension ScriptCheckRun {
                             "\(label): no template for partial \(type) (no bm.partial, no \(module.partialPath(for: type) ?? "partials/\(type).lua") and no Swift template provider)",
                             at: container.source)
                     }
-                case .injectable where !property.optional, .provider where !property.optional:
-                    if registry.initializerEntry(for: key, in: descriptor) == nil {
-                        add(unservedSeverity, "\(label): no initializer for \(key.name) in \(container.name)" + closest(to: key) + unservedHint,
-                            at: container.source)
+                case .injectable where !property.optional:
+                    if registry.initializerEntry(for: key, in: descriptor) == nil, !servedButForATypo(key, in: container.name) {
+                        reportUnserved("\(label): no initializer for \(key.name) in \(container.name)" + closest(to: key),
+                            at: container.source, .init(container: container.name, property: property.name, key: key, kind: "injectable", isSwift: true))
+                    }
+                case .provider where !property.optional:
+                    if registry.initializerEntry(for: key, in: descriptor) == nil, !servedButForATypo(key, in: container.name) {
+                        reportUnserved("\(label): no initializer for \(key.name) in \(container.name)" + closest(to: key),
+                            at: container.source, .init(container: container.name, property: property.name, key: key, kind: "provider", isSwift: true))
                     }
                 case .lazy where !property.optional && property.defaultConstructible != true:
-                    if registry.initializerEntry(for: key, in: descriptor) == nil {
-                        add(unservedSeverity,
+                    if registry.initializerEntry(for: key, in: descriptor) == nil, !servedButForATypo(key, in: container.name) {
+                        reportUnserved(
                             "\(label): no initializer for \(key.name) in \(container.name), and \(key.name) cannot be default-constructed"
-                                + closest(to: key) + unservedHint,
-                            at: container.source)
+                                + closest(to: key),
+                            at: container.source, .init(container: container.name, property: property.name, key: key, kind: "lazy", isSwift: true))
                     }
+                case .custom:
+                    guard let name = property.spellName, registry.namedSpellSource(name) == nil else { continue }
+                    let known = registry.entries.filter { $0.kind == .customSpell }.compactMap(\.property)
+                    add(.error,
+                        "\(label): no spell named \"\(name)\" is registered for its RegisteredSpell(\"\(name)\") "
+                            + "(define it with bm.define_spell { name = \"\(name)\", ... } or Registry.registerSpell(named:))"
+                            + ClosestNames.suffix(for: name, in: known),
+                        at: container.source)
                 default:
                     continue
                 }
@@ -182,21 +227,74 @@ extension ScriptCheckRun {
         }
     }
 
+    /// A script initializer whose container nobody declares, and the
+    /// declared container its name is closest to.
+    struct ContainerTypo {
+        var entry: SpellEntry
+        var type: SpellTypeKey
+        var closest: String?
+    }
+
+    /// The scripts' initializers that name a container nobody declares,
+    /// with the closest declared name. The closest names are worked out
+    /// only for these (each against every container: a finding's cost).
+    func undeclaredContainers(_ containers: [String: KnownContainer]) -> [ContainerTypo] {
+        var closestByName: [String: String?] = [:]
+        return scriptEntries([.initializer, .singleton]).compactMap { entry in
+            guard let name = entry.container.key?.name, let type = entry.type, containers[name] == nil else { return nil }
+            if closestByName[name] == nil { closestByName[name] = .some(closestName(to: name, in: containers.keys)) }
+            return ContainerTypo(entry: entry, type: type, closest: closestByName[name] ?? nil)
+        }
+    }
+
+    /// The candidate closest to `name`, within the run's
+    /// ``closestNameBudget`` (nil once it is spent).
+    func closestName(to name: String, in candidates: some Collection<String>) -> String? {
+        guard closestNameBudget >= candidates.count else { return nil }
+        closestNameBudget -= candidates.count
+        return ClosestNames.closest(to: name, in: candidates).first
+    }
+
+    /// Whether `property` (of type `key`) of `container` is left unserved
+    /// only because an initializer for it misspells the container's name:
+    /// that mistake is reported at the initializer, in its own file and
+    /// line, not here.
+    func servedButForATypo(_ key: SpellTypeKey, in container: String) -> Bool {
+        !typoTargets.isEmpty && typoTargets.contains("\(key.name)|\(container)")
+    }
+
     /// Initializers for a container that has no property they could serve,
-    /// or (with a manifest, which lists every container) that nobody declares.
+    /// or that nobody declares: an error when the name is a misspelling of
+    /// a declared container whose property of that type is then left
+    /// unserved; else a warning with a manifest (which lists every
+    /// container), or without one when a declared name is close.
     func checkInitializerContainers(_ containers: [String: KnownContainer]) {
+        for typo in containerTypos {
+            guard let name = typo.entry.container.key?.name else { continue }
+            let closest = typo.closest.flatMap { containers[$0] }
+            let stranded = closest.flatMap { container in
+                container.properties.first { ["lazy", "injectable", "provider"].contains($0.kind) && $0.key == typo.type && !$0.optional }
+                    .flatMap { property in
+                        registry.initializerEntry(for: typo.type, in: module.container(named: container.name, object: nil)) == nil
+                            ? property : nil
+                    }
+            }
+            var message = "bm.initializer for \(typo.type.name) names container \(name), which \(declarers)"
+            if let closest, let stranded {
+                message += " (closest: \(closest.name), whose \(stranded.name) nothing else serves)"
+                add(.error, message, at: typo.entry.source, field: "container")
+            } else if manifest == nil && typo.closest == nil {
+                uncheckedNames.insert(name)
+            } else {
+                message += typo.closest.map { " (closest: \($0))" } ?? ""
+                if manifest == nil { message += "; for a Swift container, give check the app's manifest" }
+                add(.warning, message, at: typo.entry.source, field: "container")
+            }
+        }
         for entry in scriptEntries([.initializer, .singleton]) {
             guard let name = entry.container.key?.name, let type = entry.type else { continue }
             let typeField = type.protocols == nil ? "type" : "protocols"
-            guard let container = containers[name] else {
-                if manifest != nil {
-                    add(.warning,
-                        "bm.initializer for \(type.name) names container \(name), which \(declarers)"
-                            + ClosestNames.suffix(for: name, in: containers.keys),
-                        at: entry.source, field: "container")
-                }
-                continue
-            }
+            guard let container = containers[name] else { continue }
             let served = container.properties.filter { ["lazy", "injectable", "provider"].contains($0.kind) }
             if !served.contains(where: { $0.key == type }) {
                 let near = served.first { Set($0.key.protocols ?? [$0.key.name]) == Set(type.protocols ?? [type.name]) }
@@ -222,5 +320,74 @@ extension ScriptCheckRun {
                 first[name] = source
             }
         }
+    }
+}
+
+extension ScriptCheckRun {
+    /// Preference overrides of the app's Swift properties whose default is
+    /// not of the property's type: at run time the read fails with the
+    /// same message (``SpellError/preferenceDefaultTypeMismatch(property:container:key:expected:found:source:)``).
+    /// The override in force is the one the property would use.
+    func checkPreferenceDefaults() {
+        for container in manifest?.containers ?? [] {
+            let descriptor = ContainerDescriptor(
+                object: nil, key: SpellTypeKey(name: container.name), ancestry: container.superclasses.map { SpellTypeKey(name: $0) })
+            for property in container.properties where property.spell == .preference {
+                guard let override = registry.preferenceOverride(container: descriptor, property: property.name),
+                      let value = override.defaultValue,
+                      let source = override.source,
+                      Self.preferenceValue(value, fits: property.swiftType) == false
+                else { continue }
+                let expected = Self.unwrappedSpelling(property.swiftType)
+                let error = SpellError.preferenceDefaultTypeMismatch(
+                    property: property.name, container: container.name, key: override.key ?? property.key ?? property.name,
+                    expected: expected, found: value.typeName, source: source)
+                add(.error, error.description, at: source, field: "default")
+            }
+        }
+    }
+
+    /// `Optional<T>` spelled as `T`.
+    static func unwrappedSpelling(_ spelling: String) -> String {
+        spelling.hasPrefix("Optional<") && spelling.hasSuffix(">") ? String(spelling.dropFirst(9).dropLast()) : spelling
+    }
+
+    /// The Swift types a preference reads natively, by their spelling.
+    /// (A switch, not a dictionary: metatypes of a non-`Sendable` protocol
+    /// cannot be kept in a static.)
+    private static func preferenceType(_ spelling: String) -> (any PreferenceRepresentable.Type)? {
+        switch spelling {
+        case "Bool": Bool.self
+        case "Int": Int.self
+        case "Double": Double.self
+        case "String": String.self
+        case "Data": Data.self
+        case "Date": Date.self
+        case "URL": URL.self
+        default: nil
+        }
+    }
+
+    /// Whether `value` reads as the Swift type spelled `spelling`, as the
+    /// property reads its default (``PreferenceCoding/decode(_:as:)``);
+    /// nil when the check cannot tell (a Codable type stored as JSON).
+    /// Arrays and dictionaries are looked into element by element: linear
+    /// in the value, which the script's memory budget bounded.
+    static func preferenceValue(_ value: PreferenceValue, fits spelling: String) -> Bool? {
+        let type = unwrappedSpelling(spelling)
+        if let native = preferenceType(type) { return native.init(preferenceValue: value) != nil }
+        if type.hasPrefix("Array<"), type.hasSuffix(">") {
+            let element = String(type.dropFirst(6).dropLast())
+            guard preferenceType(element) != nil else { return nil }
+            guard case .array(let items) = value else { return false }
+            return items.allSatisfy { preferenceValue($0, fits: element) != false }
+        }
+        if type.hasPrefix("Dictionary<String, "), type.hasSuffix(">") {
+            let element = String(type.dropFirst(19).dropLast())
+            guard preferenceType(element) != nil else { return nil }
+            guard case .dictionary(let items) = value else { return false }
+            return items.values.allSatisfy { preferenceValue($0, fits: element) != false }
+        }
+        return nil
     }
 }

@@ -9,6 +9,9 @@ final class ScriptCheckRun {
     let files: [String]
     let directory: String?
     private(set) var problems: [ScriptProblem] = []
+    /// Names used that nothing defined comes close to, when there is no
+    /// manifest: probably the app's (ScriptCheckReport.uncheckedNames).
+    var uncheckedNames: Set<String> = []
     /// The `[bm check]` support table.
     var support: LuaReference?
     /// Types the app's Swift template providers serve (`nil` key: every type).
@@ -16,9 +19,55 @@ final class ScriptCheckRun {
     var swiftTemplatesForEveryType = false
     /// Files whose syntax error is reported already.
     var filesWithSyntaxErrors: Set<String> = []
+    /// A property no initializer serves, and its finding, waiting for the
+    /// resolvers' answer (see `ScriptCheckRun+Resolvers.swift`).
+    struct AwaitingResolvers {
+        var property: UnservedProperty
+        var message: String
+        var source: String?
+    }
+
+    /// The properties waiting for the resolvers' answer, in the order found;
+    /// a Lua class's by `Class.property` in ``awaitingLuaRead`` too, which the
+    /// dry run's reads settle (each in constant time).
+    var awaitingResolvers: [AwaitingResolvers?] = []
+    var awaitingLuaRead: [String: Int] = [:]
+    /// `type|container` of each ``containerTypos`` entry with a closest name.
+    var typoTargets: Set<String> = []
+    /// Name comparisons left for "closest" suggestions in this run: each
+    /// costs one comparison per candidate, so a run with many unknown names
+    /// and many candidates stops suggesting rather than growing with their
+    /// product.
+    var closestNameBudget = 20_000_000
+    /// The globals' names, once read for a hint.
+    var knownGlobalNames: [String]?
+    /// The heap's size after the last collection ``collectBetweenSteps()`` made.
+    var collectedAtKilobytes = 0
+    /// The Lua errors reported already, as `file:line: reason`.
+    var reportedErrors: Set<String> = []
     /// Dependency cycles reported already, each from its smallest step (a
     /// cycle found from each of its classes is one cycle).
     var reportedCycles: Set<[String]> = []
+    /// Script initializers whose container nobody declares (see
+    /// ``undeclaredContainers(_:)``), found before the properties are checked.
+    var containerTypos: [ContainerTypo] = []
+    /// The manifest's containers and exposed types by name (the first of a
+    /// name, as ``AppManifest/container(named:)`` finds it), and its lazy
+    /// and injectable properties by type: looked up once per registration
+    /// or finding, never by scanning the manifest each time.
+    lazy var manifestContainers: [String: AppManifest.Container] =
+        Dictionary((manifest?.containers ?? []).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    lazy var manifestTypes: [String: AppManifest.ExposedType] =
+        Dictionary((manifest?.types ?? []).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    lazy var manifestInjectedByType: [SpellTypeKey: [(container: String, property: AppManifest.ContainerProperty)]] = {
+        var byType: [SpellTypeKey: [(container: String, property: AppManifest.ContainerProperty)]] = [:]
+        for container in manifest?.containers ?? [] {
+            for property in container.properties where [.lazy, .injectable, .provider].contains(property.spell) {
+                byType[property.typeKey, default: []].append((container.name, property))
+            }
+        }
+        return byType
+    }()
     /// The registrations the scripts made (read once they are loaded).
     lazy var scriptRegistrations: [SpellEntry] = registry.entries.filter { module.madeRegistration($0.handle) }
 
@@ -36,7 +85,7 @@ final class ScriptCheckRun {
     var module: BMModule { host.module }
     var registry: Registry { host.registry }
 
-    func run() throws -> [ScriptProblem] {
+    func run() throws -> ScriptCheckReport {
         try installSupport()
         if let manifest { try installApp(manifest) }
         loadScripts()
@@ -44,17 +93,22 @@ final class ScriptCheckRun {
         reportDiagnostics()
         let report = try spellReport()
         let containers = knownContainers(report)
+        containerTypos = undeclaredContainers(containers)
+        typoTargets = Set(containerTypos.compactMap { typo in typo.closest.map { "\(typo.type.name)|\($0)" } })
         checkHooksAndPreferences(containers)
+        checkPreferenceDefaults()
         checkLuaProperties(report)
         checkSwiftContainers()
         checkInitializerContainers(containers)
         checkClassDeclarations()
         try dryRun(report)
+        askResolvers()
         dryRunReloadCallbacks()
         var seen: Set<String> = []
-        return problems
+        let sorted = problems
             .filter { seen.insert($0.description).inserted }
             .sorted { ($0.file, $0.line, $0.severity.rawValue, $0.message) < ($1.file, $1.line, $1.severity.rawValue, $1.message) }
+        return ScriptCheckReport(problems: sorted, uncheckedNames: manifest == nil ? uncheckedNames.sorted() : [])
     }
 
     // MARK: - Recording problems
@@ -86,13 +140,19 @@ final class ScriptCheckRun {
     }
 
     /// A Lua error as a problem at its own position, or at `fallback`.
+    /// The same error at the same place is reported once: the first time
+    /// (loading comes before the dry run, which may reach it again).
     func add(_ error: LuaError, fallback: String?, suffix: String = "") {
+        func once(_ reason: String, file: String, line: Int) {
+            guard reportedErrors.insert("\(file):\(line): \(reason)").inserted else { return }
+            add(.error, reason + suffix, file: file, line: line)
+        }
         if let (file, line, reason) = Self.moduleLoadingFailure(error.message) {
             filesWithSyntaxErrors.insert(file)
-            add(.error, reason + suffix, file: file, line: line)
+            once(reason, file: file, line: line)
         } else if let chunk = error.chunk, let line = error.line {
             if error.kind == .syntax { filesWithSyntaxErrors.insert(chunk) }
-            add(.error, error.reason + closestField(error.reason) + suffix, file: chunk, line: line)
+            once(error.reason + closestField(error.reason), file: chunk, line: line)
         } else {
             add(.error, error.message + suffix, at: fallback)
         }
@@ -168,6 +228,22 @@ final class ScriptCheckRun {
                 }
             case "partial":
                 if let key = registration.typeKey { swiftTemplateTypes.insert(key.name) } else { swiftTemplatesForEveryType = true }
+            case "spell":
+                // The app's named spell: scripts may use it as bm.spell.<name>
+                // (its hooks, Swift code, do nothing here).
+                if let name = registration.property {
+                    registry.registerSpell(named: name, hooks: NamedSpellHooks(), source: registration.source)
+                }
+            case "resolver":
+                // The app's resolver cannot run here: for what it may serve
+                // (its type, when it names one), "cannot tell", as for the
+                // app's initializers.
+                let serves = registration.typeKey
+                let source = registration.source
+                _ = registry.addResolver(source: source, serving: serves) { request in
+                    guard serves == nil || serves == request.type else { return .skip }
+                    throw LuaError(.usage, "\(request.container.name).\(request.property) may be served by the resolver at \(source) \(ScriptCheckRun.swiftPlaceholderMarker)")
+                }
             default:
                 continue
             }
@@ -180,7 +256,7 @@ final class ScriptCheckRun {
     /// loading them one call each copied the host's records of the files
     /// loaded before every time, quadratic in the number of files).
     private func loadScripts() {
-        for (file, failure) in host.loadReportingFiles(files) {
+        for (file, failure) in host.loadReportingFiles(files, afterEachFile: { [self] in collectBetweenSteps() }) {
             add(failure, fallback: "\(file):0")
         }
     }
@@ -230,6 +306,29 @@ final class ScriptCheckRun {
         }
     }
 
+    // MARK: - Garbage between steps
+
+    /// Collects garbage between two steps once the heap has grown by half
+    /// since the last collection. Lua starts a collection cycle of its own
+    /// only when the heap has doubled, inside whatever step is running, and
+    /// a cycle's pause on a big heap (10,000 files: about 0.2 s) is charged
+    /// to that step as work: a step that fits its budget would be reported
+    /// over it. Collecting first keeps the pauses between steps; their cost
+    /// adds up to a few full collections of the final heap (the sizes grow
+    /// geometrically), linear in it. A step that alone allocates half the
+    /// heap still collects inside itself, at its own cost.
+    func collectBetweenSteps() {
+        host.state.withStack { lua in
+            let size = lua.heapKilobytes
+            guard size >= max(collectedAtKilobytes + collectedAtKilobytes / 2, Self.smallestCollectedHeap) else { return }
+            lua.collectGarbage()
+            collectedAtKilobytes = lua.heapKilobytes
+        }
+    }
+
+    /// Below this many kilobytes, Lua's own collections are short enough.
+    static let smallestCollectedHeap = 4096
+
     // MARK: - Calling Lua
 
     /// Calls `table[name]` (a table of the prelude or of `[bm check]`) as a
@@ -239,7 +338,8 @@ final class ScriptCheckRun {
         _ table: LuaReference, _ name: String, results: Int32,
         push: (LuaStack) throws -> Int32 = { _ in 0 }, read: (LuaStack) throws -> T
     ) throws -> T {
-        try host.state.withStack { (lua) throws -> T in
+        collectBetweenSteps()
+        return try host.state.withStack { (lua) throws -> T in
             let top = lua.top
             defer { lua.setTop(top) }
             lua.pushRawField(name, of: table)

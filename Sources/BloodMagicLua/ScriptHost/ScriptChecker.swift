@@ -40,6 +40,18 @@ public struct ScriptChecker: Sendable {
     /// Checks every `*.lua` of `directory` (as startup scripts), and the
     /// other Lua files below it (templates, modules) for syntax errors.
     public func check(directory: String, limits: LuaLimits = ScriptChecker.inspectionLimits) throws -> [ScriptProblem] {
+        try report(directory: directory, limits: limits).problems
+    }
+
+    /// Checks `files` as startup scripts, in order; `partials/` and
+    /// `require` are looked up beside the first file.
+    public func check(files: [String], limits: LuaLimits = ScriptChecker.inspectionLimits) throws -> [ScriptProblem] {
+        try report(files: files, limits: limits).problems
+    }
+
+    /// As ``check(directory:limits:)``, with the names the check could not
+    /// see without the app's manifest (``ScriptCheckReport/uncheckedNames``).
+    public func report(directory: String, limits: LuaLimits = ScriptChecker.inspectionLimits) throws -> ScriptCheckReport {
         let host = try Self.inspectionHost(scriptsDirectory: directory, limits: limits)
         let files: [String]
         do {
@@ -50,9 +62,9 @@ public struct ScriptChecker: Sendable {
         return try ScriptCheckRun(host: host, manifest: manifest, files: files, directory: directory).run()
     }
 
-    /// Checks `files` as startup scripts, in order; `partials/` and
-    /// `require` are looked up beside the first file.
-    public func check(files: [String], limits: LuaLimits = ScriptChecker.inspectionLimits) throws -> [ScriptProblem] {
+    /// As ``check(files:limits:)``, with the names the check could not see
+    /// without the app's manifest (``ScriptCheckReport/uncheckedNames``).
+    public func report(files: [String], limits: LuaLimits = ScriptChecker.inspectionLimits) throws -> ScriptCheckReport {
         let directory = files.first.map(ScriptPath.directory(of:)) ?? "."
         let host = try Self.inspectionHost(scriptsDirectory: directory, limits: limits)
         return try ScriptCheckRun(host: host, manifest: manifest, files: files, directory: directory).run()

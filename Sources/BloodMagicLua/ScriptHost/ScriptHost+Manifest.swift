@@ -115,9 +115,11 @@ extension LuaTypeDescription {
                     parameters: constructor.decodes == nil
                         ? constructor.names.map { names in
                             let required = LuaSignature(function: "", declared: names).minimum
+                            let types = constructor.argumentTypes
                             return names.enumerated().map { index, declared in
                                 LuaParameterDescription(
                                     name: declared.hasSuffix("?") ? String(declared.dropLast()) : declared,
+                                    type: types.map { spelling($0[index]) } ?? Self.unknownType,
                                     optional: index >= required)
                             }
                         }

@@ -41,9 +41,14 @@ struct HostWiring: Sendable {
     }
 
     /// ``load(files:recordingInto:)``, telling `failed` of each failure
-    /// with the file it came from (some errors name no position).
-    func load(files: [String], recordingInto sources: inout ScriptSources, failed: (String, LuaError) -> Void) {
+    /// with the file it came from (some errors name no position), and
+    /// running `afterEachFile` once each file is done.
+    func load(
+        files: [String], recordingInto sources: inout ScriptSources, afterEachFile: (() -> Void)? = nil,
+        failed: (String, LuaError) -> Void
+    ) {
         for file in files {
+            defer { afterEachFile?() }
             let timer = module.registry.flatMap(ScriptLoadTimer.init)
             let bytes: [UInt8]
             do {

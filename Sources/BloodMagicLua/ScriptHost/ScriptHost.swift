@@ -242,13 +242,16 @@ public final class ScriptHost: Sendable {
     /// Loads `files` as ``load(files:)`` does, and returns each failure
     /// with the file it came from (for the check, whose errors may name no
     /// position). Linear in the files, however many were loaded before.
-    func loadReportingFiles(_ files: [String], asDirectory: Bool = false) -> [(file: String, error: LuaError)] {
+    /// `afterEachFile` runs between two files (the check collects garbage there).
+    func loadReportingFiles(
+        _ files: [String], asDirectory: Bool = false, afterEachFile: (() -> Void)? = nil
+    ) -> [(file: String, error: LuaError)] {
         reloadGate.run { () -> [(file: String, error: LuaError)] in
             var sources = ScriptSources()
             var failures: [(file: String, error: LuaError)] = []
             do {
                 let current = wiring.withLock { $0 }
-                current.load(files: files, recordingInto: &sources) { failures.append(($0, $1)) }
+                current.load(files: files, recordingInto: &sources, afterEachFile: afterEachFile) { failures.append(($0, $1)) }
                 sources.recordModulesAndPartials(of: current, directory: options.scriptsDirectory)
             }
             // `current` has ended: the wiring's lists and sources are

@@ -74,4 +74,12 @@ static inline void bm_insert_handler(lua_State *L, int base, lua_CFunction handl
     lua_rotate(L, base, 1);
 }
 
+/* The kilobytes the state's heap holds (Lua's own count), and a full
+   collection made between runs, outside any run's budget: a tool that runs
+   many short steps on a big heap (the checker) collects between them, so
+   that a collection's pause is not charged to whichever step it falls in.
+   Neither raises: finalizers run in protected mode, their errors warnings. */
+int bm_gc_kilobytes(lua_State *L);
+void bm_gc_collect(lua_State *L);
+
 #endif /* BLOODMAGIC_BM_STATE_H */

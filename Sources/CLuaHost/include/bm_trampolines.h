@@ -45,6 +45,18 @@ void bm_push_location(lua_State *L, int level, int suffix);
 
 void bm_where(lua_State *L);
 
+/*
+ * A C function that calls its upvalue 1 (a Lua function) with its own
+ * arguments and returns all its results. A script's tail call
+ * (`return bm.initializer { ... }`) drops the script's frame when the callee
+ * is a Lua function, so an error raised there could only name the frame
+ * above; Lua 5.4 makes a tail call into a C function an ordinary call, so
+ * behind this the caller's frame, and its line, stay on the stack for
+ * bm_script_frame. Errors pass through unchanged (no Swift frame is
+ * involved); the call may yield (lua_callk).
+ */
+int bm_frame_keeper(lua_State *L);
+
 /* Raises the error a Swift entry's sentinel `n` asks for. Out of line and
    cold: every trampoline's hot path is then only the test of `n`. */
 __attribute__((cold)) int bm_raise_swift_error(lua_State *L, int n);

@@ -166,14 +166,14 @@ struct BMLuaToolTests {
     }
 
     /// A resolver decides at run time which properties it serves: check
-    /// cannot know, so an unserved property is a warning, not an error.
-    @Test func checkWarnsInsteadOfFailingWhenAResolverMayServe() throws {
+    /// asks it, as the registry does, and one it skips is an error.
+    @Test func checkAsksTheResolversAndReportsWhatTheySkip() throws {
         let dir = try scratchDirectory([
             "10-ui.lua": "bm.class('Screen', { log = bm.spell.injectable('Logger') })",
             "20-resolver.lua": "bm.resolver(function(request) return bm.skip end)",
         ])
         let result = try bmlua(["check", dir.path])
-        #expect(result.stdout == "\(dir.path)/10-ui.lua:1: warning: Screen.log: no initializer for Logger in Screen (unless a bm.resolver serves it)\n")
+        #expect(result.stdout == "\(dir.path)/10-ui.lua:1: error: Screen.log: no initializer for Logger in Screen\n")
     }
 
     @Test func checkSpeaksJSON() throws {

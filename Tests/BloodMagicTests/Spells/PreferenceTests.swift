@@ -103,6 +103,26 @@ private final class Settings {
         }
     }
 
+    /// An override's default of another type is an error naming the key
+    /// and both types, not dropped for the property's own default.
+    @Test func anOverriddenDefaultOfAnotherTypeIsAnError() throws {
+        let registry = Registry()
+        registry.overridePreference(
+            container: .exactly(SpellTypeKey(Settings.self)), property: "volume",
+            with: PreferenceOverride(defaultValue: .string("4")), source: "20-storage.lua:14")
+        registry.overridePreference(for: Settings.self, property: "ratio", defaultValue: .int(1))
+        try Registry.withCurrent(registry) {
+            let settings = Settings()
+            try Settings.store.setValue(nil, forKey: "user.volume")
+            let failure = #expect(throws: SpellError.self) { try settings.$volume.get() }
+            #expect(failure?.description
+                == "Settings.volume: the default for preference \"user.volume\" set at 20-storage.lua:14 is a String, expected Int")
+            // A default that converts as a stored value would is used.
+            try Settings.store.setValue(nil, forKey: "ratio")
+            #expect(settings.ratio == 1.0)
+        }
+    }
+
     @Test func theRegistryDefaultStoreIsUsedWhenThePropertyNamesNone() {
         final class Plain {
             @Preference var theme = "light"

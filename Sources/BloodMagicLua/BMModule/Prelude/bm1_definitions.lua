@@ -28,6 +28,7 @@ local slower, sbyte, sfind = string.lower, string.byte, string.find
 local where, field_where = core.where, core.field_where
 local generation, lookup = core.generation, core.lookup
 local suite_problem = core.suite_problem
+local keep_frame = core.keep_frame
 
 local bm = { spell = {} }
 local internal = {}

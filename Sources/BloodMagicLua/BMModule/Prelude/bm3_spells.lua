@@ -116,13 +116,44 @@ function bm.define_spell(definition)
     fail("bm.define_spell: a spell named '" .. name .. "' is already defined")
   end
   local spell = { name = name, get = def.get, set = def.set, source = core.location() }
+  -- In the registry too: Swift's RegisteredSpell(name) runs these hooks.
+  core.register_spell(name, def.get, def.set)
   custom_spells[name] = spell
-  core.note_spell(name)
   spell_table[name] = function(...)
     return make_spell(name, { custom = spell, args = select("#", ...) > 0 and { ... } or nil })
   end
   return spell
 end
+
+-- A spell the registry knows by `name` that no script of this state
+-- defined (Registry.registerSpell(named:) in Swift): its hooks run in Swift,
+-- with the object as the sender (core.spell_hook).
+local function registry_spell(name, source)
+  local spell = { name = name, source = source }
+  function spell.get(object, property, value)
+    local meta = class_of(object)
+    return core.spell_hook(name, meta and meta.name or typeof(object), object, property, value, nil, false)
+  end
+  function spell.set(object, property, new, old)
+    local meta = class_of(object)
+    return core.spell_hook(name, meta and meta.name or typeof(object), object, property, new, old, true)
+  end
+  return spell
+end
+
+-- bm.spell.<name> for a name no script defined: the registry's spell of
+-- that name, if there is one (else nil, as for any missing field).
+setmetatable(spell_table, {
+  __index = function(_, name)
+    if type(name) ~= "string" or not smatch(name, "^[%a_][%w_]*$") then return nil end
+    local source = core.named_spell(name)
+    if source == nil then return nil end
+    local spell = registry_spell(name, source)
+    return function(...)
+      return make_spell(name, { custom = spell, args = select("#", ...) > 0 and { ... } or nil })
+    end
+  end,
+})
 
 ---------------------------------------------------------------------------
 -- Resolution of spelled properties (with cycle detection)

@@ -163,13 +163,18 @@ local function sorted_keys(t)
   return keys
 end
 
--- Every spelled property of every class, for tools:
+-- Every spelled property of the classes `names` (an array; nil: every
+-- class, sorted), for tools:
 -- { { class =, property =, kind =, type =, protocols =, optional =, source = } }
-function internal.spell_report()
+-- The checker asks for a batch of classes per call, so the work of one call
+-- (which runs within the instruction budget) does not grow with the number
+-- of classes.
+function internal.spell_report(names)
   local rows = {}
-  for _, name in ipairs(sorted_keys(classes)) do
-    local meta = info[classes[name]]
-    for _, property in ipairs(sorted_keys(meta.spells)) do
+  for _, name in ipairs(names or sorted_keys(classes)) do
+    local class = classes[name]
+    local meta = class and info[class]
+    for _, property in ipairs(meta and sorted_keys(meta.spells) or {}) do
       local spell = meta.spells[property]
       rows[#rows + 1] = { class = name, property = property, kind = spell.kind, type = spell.type,
                           protocols = spell.protocols, optional = spell.optional == true,
@@ -260,3 +265,15 @@ end
 
 internal.closest_key = closest_key
 internal.typeof = typeof
+internal.where = where
+internal.keep_frame = keep_frame
+
+-- What scripts call goes through a C function (core.keep_frame): a tail
+-- call such as `return bm.initializer { ... }` in a helper then keeps the
+-- helper's frame, so an error names the helper's line, not its caller's.
+-- (Spells and bm.class keep their callers' lines as their sources: a spell
+-- made by a helper points at the property that uses it.)
+for _, name in ipairs { "initializer", "singleton", "hook", "preference", "partial", "resolver", "preference_keys",
+                        "on_reload", "define_spell" } do
+  bm[name] = keep_frame(bm[name])
+end

@@ -50,7 +50,10 @@ public struct Provider<Value> {
     public var projectedValue: ProvidedValues<Value> { fatalError() }
 
     /// A new value for `object` (traps with the registry's message when
-    /// nothing serves the property).
+    /// nothing serves the property). Inlined into the property's getter, so
+    /// that the key path folds away and the resolution is specialized for
+    /// `Value` (the wrapper's fields never change: no lock is needed).
+    @inlinable
     public static subscript<Container: AnyObject>(
         _enclosingInstance object: Container,
         wrapped wrappedKeyPath: KeyPath<Container, Value>,
@@ -66,6 +69,7 @@ public struct Provider<Value> {
     }
 
     /// `$property`: the throwing form, `try $property.value()`.
+    @inlinable
     public static subscript<Container: AnyObject>(
         _enclosingInstance object: Container,
         projected projectedKeyPath: KeyPath<Container, ProvidedValues<Value>>,
@@ -76,26 +80,39 @@ public struct Provider<Value> {
     }
 
     /// The registry a read resolves through.
+    @inlinable
     var resolvingRegistry: Registry {
         registry ?? Registry.scopedAtRead ?? creationRegistry ?? Registry.shared
     }
 
     /// A new value for `object`, resolved as the property `keyPath` names.
+    @inlinable
     func make(for object: AnyObject, _ keyPath: AnyKeyPath) throws -> Value {
         let name = explicitName ?? SpellNames.propertyName(of: keyPath)
         do {
             return try resolvingRegistry.resolve(Value.self, for: object, property: name)
-        } catch SpellError.noInitializer where Value.self is any OptionalProtocol.Type {
-            // An Optional property reads nil when nothing serves it.
-            return (Value.self as! any OptionalProtocol.Type).nilValue as! Value
+        } catch {
+            return try Self.nilOrRethrow(error)
         }
+    }
+
+    /// Nil for an Optional property nothing serves; else throws `error`.
+    @usableFromInline
+    static func nilOrRethrow(_ error: any Error) throws -> Value {
+        guard case SpellError.noInitializer = error, let optional = Value.self as? any OptionalProtocol.Type else { throw error }
+        return optional.nilValue as! Value
     }
 }
 
 /// What `$property` of a ``Provider`` gives: new values that throw instead
 /// of trapping.
 public struct ProvidedValues<Value> {
-    let make: () throws -> Value
+    @usableFromInline let make: () throws -> Value
+
+    @inlinable
+    init(make: @escaping () throws -> Value) {
+        self.make = make
+    }
 
     /// A new value, or the error that reading the property would trap with.
     public func value() throws -> Value {

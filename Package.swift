@@ -86,6 +86,8 @@ let package = Package(
                 .embedInCode("BMModule/Prelude/bm5_api.lua"),
                 // The Lua half of ScriptChecker (stand-ins, dry-run helpers).
                 .embedInCode("BMModule/bm_check.lua"),
+                // The API description for tools, loaded only when asked (ScriptHost.apiDescription).
+                .embedInCode("BMModule/bm_api.lua"),
             ]
         ),
         // ScriptHostService: the Service a server's ServiceGroup runs.

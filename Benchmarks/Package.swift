@@ -9,6 +9,11 @@
 
 import PackageDescription
 
+/// What the Lua benchmarks that measure against a C baseline depend on.
+let luaBenchmarkDependencies: [Target.Dependency] = [
+    "BenchSupport", "CLuaBench", .product(name: "BloodMagicLua", package: "BloodMagic"),
+]
+
 let package = Package(
     name: "Benchmarks",
     platforms: [.macOS(.v15)],
@@ -32,17 +37,17 @@ let package = Package(
         ),
         .executableTarget(
             name: "LuaHostBenchmarks",
-            dependencies: ["BenchSupport", "CLuaBench", .product(name: "BloodMagicLua", package: "BloodMagic")]
+            dependencies: luaBenchmarkDependencies
         ),
         .executableTarget(
             name: "BMBenchmarks",
-            dependencies: ["BenchSupport", "CLuaBench", .product(name: "BloodMagicLua", package: "BloodMagic")]
+            dependencies: luaBenchmarkDependencies
         ),
         // Codable push + decode next to a hand-written C-API push and read
         // of the same struct (issue 17).
         .executableTarget(
             name: "CodableBenchmarks",
-            dependencies: ["BenchSupport", "CLuaBench", .product(name: "BloodMagicLua", package: "BloodMagic")]
+            dependencies: luaBenchmarkDependencies
         ),
         .executableTarget(
             name: "LuaBenchmarks",

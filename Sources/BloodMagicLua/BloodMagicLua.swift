@@ -5,6 +5,7 @@
 // - LuaBridge/: Codable values and exposed Swift classes.
 // - BMModule/: the `bm` module (its Lua half is the prelude, one chunk in the
 //   files of BMModule/Prelude, embedded at build time; bm_check.lua,
-//   ScriptChecker's Lua half, is embedded from BMModule too).
+//   ScriptChecker's Lua half, and bm_api.lua, the API description for
+//   tools, are embedded from BMModule too and loaded only when used).
 // - ScriptHost/: the front door: ScriptHost, ScriptChecker, AppManifest.
 @_exported import BloodMagic

@@ -108,15 +108,15 @@ static int error_index(lua_State *L) {
 static void push_error_metatable(lua_State *L) {
     if (lua_rawgetp(L, LUA_REGISTRYINDEX, &error_metatable_key) == LUA_TTABLE) return;
     lua_pop(L, 1);
+    static const luaL_Reg metamethods[] = {
+        {"__tostring", error_tostring},
+        {"__concat", error_concat},
+        {"__len", error_len},
+        {"__index", error_index},
+        {NULL, NULL},
+    };
     lua_createtable(L, 0, 6);
-    lua_pushcfunction(L, error_tostring);
-    lua_setfield(L, -2, "__tostring");
-    lua_pushcfunction(L, error_concat);
-    lua_setfield(L, -2, "__concat");
-    lua_pushcfunction(L, error_len);
-    lua_setfield(L, -2, "__len");
-    lua_pushcfunction(L, error_index);
-    lua_setfield(L, -2, "__index");
+    luaL_setfuncs(L, metamethods, 0);
     lua_pushliteral(L, BM_ERROR_OBJECT_NAME);
     lua_setfield(L, -2, "__name");
     lua_pushliteral(L, BM_ERROR_OBJECT_NAME);

@@ -36,6 +36,13 @@ private func makeHost(_ folder: URL, log: CapturedLog = CapturedLog()) throws ->
         scriptsDirectory: folder.path, registry: registry, preferences: InMemoryPreferenceStore()))
 }
 
+/// Counts the reloads `host` reports to its callbacks.
+private func reloadCounter(_ host: ScriptHost) -> CallCounter {
+    let reloads = CallCounter()
+    host.onReload { _ in _ = reloads.increment() }
+    return reloads
+}
+
 private func label(_ host: ScriptHost) -> String? {
     try? Registry.withCurrent(host.registry) { ServedHolder() }.$label.value()
 }
@@ -68,8 +75,7 @@ struct ScriptHostServiceTests {
         let folder = try scriptsFolder(["10-label.lua": labelScript("v1")])
         let host = try makeHost(folder)
         defer { host.unload() }
-        let reloads = CallCounter()
-        host.onReload { _ in _ = reloads.increment() }
+        let reloads = reloadCounter(host)
         let log = CapturedLog()
         let service = ScriptHostService(host: host, watchMode: .polling(interval: .milliseconds(20)), logger: log.logger())
         let group = group([service])
@@ -104,8 +110,7 @@ struct ScriptHostServiceTests {
         let folder = try scriptsFolder(["10-label.lua": labelScript("v1")])
         let host = try makeHost(folder)
         defer { host.unload() }
-        let reloads = CallCounter()
-        host.onReload { _ in _ = reloads.increment() }
+        let reloads = reloadCounter(host)
         // A watch that never notices on its own within the test: only the
         // signal reloads.
         let service = ScriptHostService(

@@ -1,5 +1,6 @@
 // Helpers shared by both test targets: threads released at once, a
-// thread-safe counter, and a box for handing objects to those threads.
+// thread-safe counter, a box for handing objects to those threads, and a
+// count of the distinct objects threads read.
 import Foundation
 import Synchronization
 
@@ -43,3 +44,26 @@ public func runOnThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void
     done.wait()
 }
 
+
+/// Calls `read` on `count` threads released at the same moment (see
+/// ``runOnThreads(_:_:)``); returns how many distinct objects they read.
+public func distinctObjects(readOn count: Int, _ read: @escaping @Sendable () -> AnyObject) -> Int {
+    let seen = Mutex<Set<ObjectIdentifier>>([])
+    runOnThreads(count) { _ in
+        let object = ObjectIdentifier(read())
+        seen.withLock { _ = $0.insert(object) }
+    }
+    return seen.withLock { $0.count }
+}
+
+/// A list any thread may append to: what callbacks (hooks, resolvers,
+/// watchers, event iterators) saw, in order.
+public final class SharedLog<Element: Sendable>: Sendable {
+    private let items = Mutex<[Element]>([])
+    /// An empty log.
+    public init() {}
+    /// Appends `item`.
+    public func add(_ item: Element) { items.withLock { $0.append(item) } }
+    /// Everything added so far, in order.
+    public var all: [Element] { items.withLock { $0 } }
+}

@@ -1,5 +1,5 @@
-/// The `bm` module's API as its Lua half describes it (`internal.api()` in
-/// the prelude's `bm5_api.lua`): the definition tables with the very schemas the runtime checks
+/// The `bm` module's API as its Lua half describes it (the `[bm api]` chunk,
+/// `BMModule/bm_api.lua`, over the prelude's schemas): the definition tables with the very schemas the runtime checks
 /// use, each field with its Lua type and a one-line description; the
 /// functions with their parameters and results; and the other values.
 ///

@@ -92,16 +92,12 @@ public struct LuaAnnotations: Sendable {
         out.line("---@class bm")
         out.line("bm = {}")
         for value in api.values {
-            guard let path = LuaAnnotationWriter.path(value.name) else { continue }
-            out.blank()
-            out.doc(value.doc)
+            guard let path = out.entry(value.name, doc: value.doc) else { continue }
             out.line("---@type \(LuaAnnotationWriter.type(value.lua))")
             out.line("\(path) = {}")
         }
         for function in api.functions {
-            guard let path = LuaAnnotationWriter.path(function.name) else { continue }
-            out.blank()
-            out.doc(function.doc)
+            guard let path = out.entry(function.name, doc: function.doc) else { continue }
             let parameters = function.params.map {
                 LuaParameterDescription(name: $0.name, type: $0.lua, optional: $0.optional)
             }
@@ -215,6 +211,16 @@ struct LuaAnnotationWriter {
     mutating func doc(_ doc: String?) {
         guard let doc, !doc.isEmpty else { return }
         line("---" + Self.oneLine(doc))
+    }
+
+    /// Starts the entry of `name` (a blank line, then its description) and
+    /// returns its path; writes nothing and returns nil when `name` is not a
+    /// Lua path (see ``path(_:)``).
+    mutating func entry(_ name: String, doc: String?) -> String? {
+        guard let path = Self.path(name) else { return nil }
+        blank()
+        self.doc(doc)
+        return path
     }
 
     /// `---@param`/`---@return` lines and `function path(params) end`.

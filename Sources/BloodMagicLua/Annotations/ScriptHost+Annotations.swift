@@ -3,14 +3,22 @@ import Foundation
 extension ScriptHost {
     /// The `bm` module's API as its Lua half describes it: the definition
     /// tables with the schemas its checks use, the functions, the values.
+    ///
+    /// The description is its own chunk (`[bm api]`, `BMModule/bm_api.lua`),
+    /// loaded only here, given the prelude's schemas
+    /// (`internal.api_scope()`): a host that never describes itself does not
+    /// build it.
     public func apiDescription() throws(LuaError) -> BMAPIDescription {
         guard let prelude = module.preludeTable else { throw LuaError(.usage, "the bm module is not installed") }
         return try state.withStack { (lua) throws(LuaError) -> BMAPIDescription in
+            try lua.load(script: PackageResources.bm_api_lua, name: "=[bm api]")
             lua.push(prelude)
-            lua.push("api")
+            lua.push("api_scope")
             try lua.getTable(at: -2)
             try lua.call(arguments: 0, results: 1)
-            defer { lua.pop(2) }
+            lua.remove(at: -2)   // the prelude table
+            try lua.call(arguments: 1, results: 1)
+            defer { lua.pop() }
             return try lua.decode(BMAPIDescription.self, at: -1)
         }
     }

@@ -4,8 +4,7 @@ import Testing
 @Suite("bm.class and spells")
 struct BMClassTests {
     @Test func classesHaveFieldsMethodsAndInit() throws {
-        let host = try makeHost()
-        let result = try host.lua("""
+        let result = try runInNewHost("""
             local VC = bm.class("ViewController", {
               title = "default",
               greet = function(self) return "hi " .. self.title end,
@@ -20,8 +19,7 @@ struct BMClassTests {
     }
 
     @Test func lazyCreatesOnceAndRecreatesAfterNil() throws {
-        let host = try makeHost()
-        let result = try host.lua("""
+        let result = try runInNewHost("""
             local made = 0
             local Service = bm.class("ProgressViewService", { init = function(self) made = made + 1; self.n = made end })
             local VC = bm.class("VC", { service = bm.spell.lazy("ProgressViewService") })
@@ -82,8 +80,7 @@ struct BMClassTests {
     }
 
     @Test func inheritanceKeepsSpellsAndMethods() throws {
-        let host = try makeHost()
-        let result = try host.lua("""
+        let result = try runInNewHost("""
             bm.initializer { type = "Loader", init = function(sender) return bm.class_of(sender) end }
             local Base = bm.class("Base", { loader = bm.spell.injectable("Loader"), hello = function() return "base" end })
             local Child = bm.class("Child", { extra = 1 }, Base)

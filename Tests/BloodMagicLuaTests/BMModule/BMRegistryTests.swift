@@ -4,8 +4,7 @@ import Testing
 @Suite("bm registry functions")
 struct BMRegistryTests {
     @Test func initializerServesInjectableWithTheSender() throws {
-        let host = try makeHost()
-        let result = try host.lua("""
+        let result = try runInNewHost("""
             local senders = {}
             bm.initializer { type = "RequestManager", init = function(sender)
               senders[#senders + 1] = sender
@@ -42,8 +41,7 @@ struct BMRegistryTests {
     }
 
     @Test func containerMatchIsExact() throws {
-        let host = try makeHost()
-        let result = try host.lua("""
+        let result = try runInNewHost("""
             bm.initializer { type = "Loader", container = "UsersViewController", init = function() return "users" end }
             bm.initializer { type = "Loader", init = function() return "generic" end }
             local Base = bm.class("ViewController", { loader = bm.spell.injectable("Loader") })
@@ -67,8 +65,7 @@ struct BMRegistryTests {
     }
 
     @Test func protocolsMatchAsAnExactOrderFreeSet() throws {
-        let host = try makeHost()
-        let result = try host.lua("""
+        let result = try runInNewHost("""
             bm.initializer { protocols = { "Loader", "Client" }, init = function() return "both" end }
             bm.initializer { protocols = { "Client" }, init = function() return "client" end }
             local C = bm.class("C", {
@@ -98,8 +95,7 @@ struct BMRegistryTests {
     }
 
     @Test func unregisterRemovesTheRegistration() throws {
-        let host = try makeHost()
-        let result = try host.lua("""
+        let result = try runInNewHost("""
             local h = bm.initializer { type = "T", init = function() return "v" end }
             local before = bm.resolve("T")
             local removed = h:unregister()
@@ -127,8 +123,7 @@ struct BMRegistryTests {
     }
 
     @Test func entriesListEveryRegistrationWithItsSource() throws {
-        let host = try makeHost()
-        let result = try host.lua("""
+        let result = try runInNewHost("""
             bm.initializer { type = "A", init = print }
             bm.singleton { protocols = { "P", "Q" }, container = "C", init = print }
             bm.hook { container = "C", property = "a", fn = print }
@@ -151,8 +146,7 @@ struct BMRegistryTests {
     }
 
     @Test func hooksRunOnceAfterInjection() throws {
-        let host = try makeHost()
-        let result = try host.lua("""
+        let result = try runInNewHost("""
             local calls = {}
             bm.initializer { type = "Service", init = function() return { title = "" } end }
             bm.hook { container = "VC", property = "service", fn = function(sender, value) calls[#calls + 1] = "registry" end }

@@ -9,8 +9,7 @@ import Testing
 @Suite("bm resolution cache")
 struct BMResolutionCacheTests {
     @Test func registeringAndUnregisteringAfterFirstUseTakesEffect() throws {
-        let host = try makeHost()
-        let result = try host.lua("""
+        let result = try runInNewHost("""
             local generic = bm.initializer { type = "Loader", init = function() return "generic" end }
             local VC = bm.class("VC", { loader = bm.spell.injectable("Loader") })
             local a, b = VC.new().loader, VC.new().loader
@@ -27,8 +26,7 @@ struct BMResolutionCacheTests {
     }
 
     @Test func aLuaSingletonResolvingItselfIsACycleNotACrash() throws {
-        let host = try makeHost()
-        let result = try host.lua("""
+        let result = try runInNewHost("""
             bm.singleton { type = "S", init = function() return bm.resolve("S") end }
             local ok, e = pcall(bm.resolve, "S")
             return ok, tostring(e)
@@ -74,8 +72,7 @@ struct BMResolutionCacheTests {
     }
 
     @Test func bmResolveFollowsTheRegistry() throws {
-        let host = try makeHost()
-        let result = try host.lua("""
+        let result = try runInNewHost("""
             local made = 0
             local h = bm.initializer { type = "T", init = function(sender) made = made + 1 return sender == nil and made end }
             local a, b = bm.resolve("T"), bm.resolve("T")
@@ -91,8 +88,7 @@ struct BMResolutionCacheTests {
     }
 
     @Test func singletonsServedFromTheCacheAreTheSameEverywhere() throws {
-        let host = try makeHost()
-        let result = try host.lua("""
+        let result = try runInNewHost("""
             local made = 0
             bm.singleton { type = "Cache", init = function() made = made + 1 return { id = made } end }
             local A = bm.class("A", { cache = bm.spell.injectable("Cache") })
@@ -172,8 +168,7 @@ struct BMResolutionCacheTests {
     }
 
     @Test func hookMethodsAddedAfterTheCacheIsWarmRun() throws {
-        let host = try makeHost()
-        let result = try host.lua("""
+        let result = try runInNewHost("""
             local calls = {}
             bm.initializer { type = "Service", init = function() return {} end }
             local Base = bm.class("Base", {})
@@ -233,8 +228,7 @@ struct BMResolutionCacheTests {
     }
 
     @Test func aCaughtErrorLeavesNoFalseCycleBehind() throws {
-        let host = try makeHost()
-        let result = try host.lua("""
+        let result = try runInNewHost("""
             local failures = 2
             bm.initializer { type = "Flaky", init = function()
               if failures > 0 then failures = failures - 1 error("not yet", 0) end
@@ -256,8 +250,7 @@ struct BMResolutionCacheTests {
     }
 
     @Test func aCycleThroughACoroutineIsStillACycle() throws {
-        let host = try makeHost()
-        let result = try host.lua("""
+        let result = try runInNewHost("""
             local loop = false
             bm.initializer { type = "A", init = function(o)
               if not loop then return "plain" end
@@ -274,8 +267,7 @@ struct BMResolutionCacheTests {
     }
 
     @Test func resolutionsSurviveCoroutinesThatYieldOrDie() throws {
-        let host = try makeHost()
-        let result = try host.lua("""
+        let result = try runInNewHost("""
             local fails = true
             bm.initializer { type = "Y", init = function() coroutine.yield("paused") return "done" end }
             bm.initializer { type = "Z", init = function() return "z" end }
@@ -297,8 +289,7 @@ struct BMResolutionCacheTests {
     }
 
     @Test func manyCaughtErrorsDoNotPileUp() throws {
-        let host = try makeHost()
-        let result = try host.lua("""
+        let result = try runInNewHost("""
             bm.initializer { type = "Bad", init = function() error("bad", 0) end }
             bm.initializer { type = "Good", init = function() return 1 end }
             local C = bm.class("C", { bad = bm.spell.injectable("Bad"), good = bm.spell.injectable("Good") })
@@ -316,8 +307,7 @@ struct BMResolutionCacheTests {
     }
 
     @Test func lazyDefaultsAndOptionalsStayCorrectWhenCached() throws {
-        let host = try makeHost()
-        let result = try host.lua("""
+        let result = try runInNewHost("""
             local made = 0
             bm.class("Service", { init = function(self) made = made + 1 end })
             local VC = bm.class("VC", { service = bm.spell.lazy("Service"),

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 @testable import BloodMagicLua
 
 /// A host with its own registry and an in-memory preference store, so tests
@@ -27,7 +28,21 @@ extension ScriptHost {
     }
 }
 
+/// Runs `code` as the chunk `@name` in a new host (see `makeHost`) and
+/// returns its results.
+@discardableResult
+func runInNewHost(_ code: String, file name: String = "test.lua") throws -> [LuaValue] {
+    try makeHost().lua(code, file: name)
+}
+
 /// Writes files into a fresh directory: `["a.lua": "..."]` (see `scratchDirectory`).
 func makeScripts(_ files: [String: String]) throws -> String {
     try scratchDirectory(files).path
+}
+
+/// Expects `annotations` (the text of a `bm.d.lua`) to run as Lua in a
+/// fresh state: annotation files are valid Lua.
+func expectAnnotationsRun(_ annotations: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let state = try LuaState()
+    #expect(throws: Never.self, sourceLocation: sourceLocation) { try state.run(annotations, name: "=bm.d.lua") }
 }

@@ -16,18 +16,24 @@ final class RelayB: LuaExposable {
     @Injectable var next: RelayA
 }
 
+/// Lua that declares the classes `a` and `b` (as the locals `A` and `B`),
+/// each injecting the other as `next`, and initializers for both that make
+/// a new object and read its `next`: a cycle through new Lua objects.
+private func cycleThroughNewObjects(_ a: String, _ b: String) -> String {
+    """
+    local A = bm.class("\(a)", { next = bm.spell.injectable("\(b)") })
+    local B = bm.class("\(b)", { next = bm.spell.injectable("\(a)") })
+    bm.initializer { type = "\(b)", init = function() local b = B.new(); local _ = b.next; return b end }
+    bm.initializer { type = "\(a)", init = function() local a = A.new(); local _ = a.next; return a end }
+    """
+}
+
 @Suite("Runaway resolutions and nil initializers in Lua")
 struct BMWiringErrorTests {
     /// Before: "C stack overflow", with no chain.
     @Test func aCycleThroughNewLuaObjectsIsADependencyCycle() throws {
         let host = try makeHost()
-        let message = host.failure("""
-            local A = bm.class("A", { next = bm.spell.injectable("B") })
-            local B = bm.class("B", { next = bm.spell.injectable("A") })
-            bm.initializer { type = "B", init = function() local b = B.new(); local _ = b.next; return b end }
-            bm.initializer { type = "A", init = function() local a = A.new(); local _ = a.next; return a end }
-            return A.new().next
-            """, file: "family.lua")
+        let message = host.failure(cycleThroughNewObjects("A", "B") + "\nreturn A.new().next", file: "family.lua")
         #expect(message?.hasSuffix("dependency cycle: A.next -> B.next -> A.next") == true, "\(message ?? "nil")")
         #expect(message?.hasPrefix("family.lua:") == true, "\(message ?? "nil")")
         // The state is still usable and its resolution stack is clean.
@@ -40,11 +46,7 @@ struct BMWiringErrorTests {
     /// first, and the error still shows the chain.
     @Test func aRunawayThroughSwiftResolutionsShowsTheChain() throws {
         let host = try makeHost()
-        let message = host.failure("""
-            local A = bm.class("SA", { next = bm.spell.injectable("SB") })
-            local B = bm.class("SB", { next = bm.spell.injectable("SA") })
-            bm.initializer { type = "SB", init = function() local b = B.new(); local _ = b.next; return b end }
-            bm.initializer { type = "SA", init = function() local a = A.new(); local _ = a.next; return a end }
+        let message = host.failure(cycleThroughNewObjects("SA", "SB") + "\n" + """
             local holder = bm.class("Holder", {}).new()
             return bm.resolve("SA", { container = holder })
             """, file: "slow.lua")

@@ -59,8 +59,7 @@ struct ManifestAnnotationTests {
         #expect(live.contains("---@param ... any\nfunction Client:close(...) end"))
         #expect(live.contains("---@param config table\n---@return DecodedClient\nfunction DecodedClient.new(config) end"))
         #expect(live.contains("---@class app.global\n---@field feedsURL string\n---@field mirror string\napp = {}"))
-        let state = try LuaState()
-        #expect(throws: Never.self) { try state.run(live, name: "=bm.d.lua") }
+        try expectAnnotationsRun(live)
     }
 
     @Test func swiftSpellingsBecomeLuaTypes() {
@@ -99,8 +98,7 @@ struct ManifestAnnotationTests {
         let plain = try bmlua(["types"])
         #expect(plain.status == 0)
         #expect(result.stdout.count > plain.stdout.count)
-        let state = try LuaState()
-        #expect(throws: Never.self) { try state.run(result.stdout, name: "=bm.d.lua") }
+        try expectAnnotationsRun(result.stdout)
     }
 
     @Test func aManifestThatCannotBeReadIsNamed() throws {

@@ -15,8 +15,16 @@ struct BMLuaCheckFindingsTests {
         return (lines, result.status, result.stderr)
     }
 
+    /// The lines `bmlua check` prints for `files` (see `check`), which it
+    /// must fail (status 1).
+    func failedCheck(_ files: [String: String], sourceLocation: SourceLocation = #_sourceLocation) throws -> [String] {
+        let result = try check(files)
+        #expect(result.status == 1, sourceLocation: sourceLocation)
+        return result.lines
+    }
+
     @Test func anInitializerThatIndexesNilIsAnErrorAtItsFailingLine() throws {
-        let result = try check(["a.lua": """
+        let lines = try failedCheck(["a.lua": """
             local VC = bm.class("VC", { loader = bm.spell.injectable("Loader") })
             bm.initializer {
               type = "Loader",
@@ -26,8 +34,7 @@ struct BMLuaCheckFindingsTests {
               end,
             }
             """])
-        #expect(result.status == 1)
-        #expect(result.lines == ["$/a.lua:6: error: attempt to index a nil value (local 'config') (dry run: reading VC.loader)"])
+        #expect(lines == ["$/a.lua:6: error: attempt to index a nil value (local 'config') (dry run: reading VC.loader)"])
     }
 
     @Test func anInitializerThatCallsAMissingFunctionOrRaisesIsAnError() throws {
@@ -63,7 +70,7 @@ struct BMLuaCheckFindingsTests {
     }
 
     @Test func anInitializerThatReturnsNothingForANonOptionalProperty() throws {
-        let result = try check(["a.lua": """
+        let lines = try failedCheck(["a.lua": """
             local VC = bm.class("VC", {
               loader = bm.spell.injectable("Loader"),
               maybe = bm.spell.injectable { type = "Maybe", optional = true },
@@ -76,10 +83,9 @@ struct BMLuaCheckFindingsTests {
             }
             bm.initializer { type = "Maybe", init = function() end }
             """])
-        #expect(result.status == 1)
-        #expect(result.lines.count == 1)
+        #expect(lines.count == 1)
         // At the `init` field, naming the property and the registration.
-        let line = result.lines.first ?? ""
+        let line = lines.first ?? ""
         #expect(line.hasPrefix("$/a.lua:7: error: VC.loader: the initializer "))
         #expect(line.contains("registered at $/a.lua:5 returned nil"))
     }
@@ -87,7 +93,7 @@ struct BMLuaCheckFindingsTests {
     /// An initializer and a top-level loop that never end are each one
     /// finding at their line; everything else is still checked.
     @Test func codeThatNeverEndsIsReportedAndTheCheckGoesOn() throws {
-        let result = try check([
+        let lines = try failedCheck([
             "a.lua": """
                 bm.class("VC", { loader = bm.spell.injectable("Loader") })
                 bm.initializer { type = "Loader", init = function()
@@ -98,8 +104,7 @@ struct BMLuaCheckFindingsTests {
             "c.lua": "local n = 0\nwhile true do n = n + 1 end\n",
             "d.lua": "bm.initializer { type = 'Spin', init = function() local i = 0 repeat i = i + 1 until false end }",
         ])
-        #expect(result.status == 1)
-        #expect(result.lines == [
+        #expect(lines == [
             "$/a.lua:3: error: instruction limit exceeded (2000000 instructions) (dry run: reading VC.loader)",
             "$/b.lua:1: warning: bm.hook for property 'nope': no Lua class declares a spelled property of that name",
             "$/c.lua:2: error: instruction limit exceeded (2000000 instructions)",
@@ -110,49 +115,44 @@ struct BMLuaCheckFindingsTests {
     /// A's initializer makes a new B and reads its property, whose
     /// initializer makes a new A, and so on: no object repeats, the steps do.
     @Test func aCycleWhoseStepsCreateNewObjects() throws {
-        let result = try check(["a.lua": """
+        let lines = try failedCheck(["a.lua": """
             A = bm.class("A", { next = bm.spell.injectable("B") })
             B = bm.class("B", { next = bm.spell.injectable("A") })
             bm.initializer { type = "B", container = "A", init = function() local b = B.new(); local _ = b.next; return b end }
             bm.initializer { type = "A", container = "B", init = function() local a = A.new(); local _ = a.next; return a end }
             """])
-        #expect(result.status == 1)
-        #expect(result.lines.count == 1)
-        #expect(result.lines.first?.contains("error: dependency cycle: A.next -> B.next -> A.next") == true)
+        #expect(lines.count == 1)
+        #expect(lines.first?.contains("error: dependency cycle: A.next -> B.next -> A.next") == true)
     }
 
     @Test func aClassNameDeclaredTwice() throws {
-        let result = try check(["a.lua": "bm.class('VC', {})", "b.lua": "\nbm.class('VC', { x = 1 })"])
-        #expect(result.status == 1)
-        #expect(result.lines == ["$/b.lua:2: error: bm.class: a class named VC is already declared at $/a.lua:1; this declaration replaces it"])
+        let lines = try failedCheck(["a.lua": "bm.class('VC', {})", "b.lua": "\nbm.class('VC', { x = 1 })"])
+        #expect(lines == ["$/b.lua:2: error: bm.class: a class named VC is already declared at $/a.lua:1; this declaration replaces it"])
     }
 
     @Test func aSyntaxErrorInAPartialTemplateIsAtItsLine() throws {
-        let result = try check([
+        let lines = try failedCheck([
             "a.lua": "bm.class('VC', { header = bm.spell.partial('HeaderView') })",
             "partials/HeaderView.lua": "local view = {}\nview.title = 'x'\nreturn view view\n",
         ])
-        #expect(result.status == 1)
-        #expect(result.lines == ["$/partials/HeaderView.lua:3: error: <eof> expected near 'view'"])
+        #expect(lines == ["$/partials/HeaderView.lua:3: error: <eof> expected near 'view'"])
     }
 
     @Test func aSyntaxErrorInARequiredModuleIsAtItsLine() throws {
-        let result = try check([
+        let lines = try failedCheck([
             "a.lua": "local strings = require 'lib.strings'\nbm.initializer { type = 'X', init = function() return strings.upper('x') end }",
             "lib/strings.lua": "local M = {}\nfunction M.upper(s) return s:upper() end\nlocal = 3\nreturn M\n",
         ])
-        #expect(result.status == 1)
-        #expect(result.lines == ["$/lib/strings.lua:3: error: error loading module 'lib.strings': <name> expected near '='"])
+        #expect(lines == ["$/lib/strings.lua:3: error: error loading module 'lib.strings': <name> expected near '='"])
         // A module nothing requires yet is compiled too.
         let unused = try check(["a.lua": "", "lib/unused.lua": "return {\n  a = 1\n  b = 2\n}"])
         #expect(unused.lines == ["$/lib/unused.lua:3: error: '}' expected (to close '{' at line 1) near 'b'"])
     }
 
     @Test func aSpellWithoutATypeNamesTheMissingField() throws {
-        let result = try check(["a.lua": "bm.class('VC', {\n  loader = bm.spell.injectable(),\n})"])
-        #expect(result.status == 1)
-        #expect(result.lines.count == 1)
-        #expect(result.lines.first?.hasPrefix("$/a.lua:2: error: bm.spell.injectable: missing required field 'type' (or 'protocols')") == true)
+        let lines = try failedCheck(["a.lua": "bm.class('VC', {\n  loader = bm.spell.injectable(),\n})"])
+        #expect(lines.count == 1)
+        #expect(lines.first?.hasPrefix("$/a.lua:2: error: bm.spell.injectable: missing required field 'type' (or 'protocols')") == true)
     }
 
     /// `init` misspelled on line 6 of a call that starts on line 3: line 6.

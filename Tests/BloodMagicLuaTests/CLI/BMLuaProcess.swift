@@ -32,6 +32,19 @@ func runBuiltExecutable(
     return result
 }
 
+/// Starts `bmlua arguments` (a `--watch` run) in `directory`, without
+/// colours, to be driven while it runs.
+func watching(_ arguments: [String], in directory: URL) throws -> InteractiveProcess {
+    let binary = builtExecutable("bmlua")
+    guard FileManager.default.isExecutableFile(atPath: binary.path) else {
+        throw CLITestError("bmlua is not built at \(binary.path): run `swift build` (scripts/test does) before the tests")
+    }
+    var environment = ProcessInfo.processInfo.environment
+    environment["NO_COLOR"] = "1"
+    environment["XDG_CONFIG_HOME"] = FileManager.default.temporaryDirectory.appendingPathComponent("bm-cli-prefs").path
+    return try InteractiveProcess(binary, arguments, environment: environment, directory: directory)
+}
+
 struct CLITestError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }

@@ -6,17 +6,6 @@ import Testing
 // subprocesses: they re-run on change, survive errors, and Ctrl-C ends them
 // with exit code 0.
 
-private func watching(_ arguments: [String], in directory: URL) throws -> InteractiveProcess {
-    let binary = builtExecutable("bmlua")
-    guard FileManager.default.isExecutableFile(atPath: binary.path) else {
-        throw CLITestError("bmlua is not built at \(binary.path): run `swift build` (scripts/test does) before the tests")
-    }
-    var environment = ProcessInfo.processInfo.environment
-    environment["NO_COLOR"] = "1"
-    environment["XDG_CONFIG_HOME"] = FileManager.default.temporaryDirectory.appendingPathComponent("bm-cli-prefs").path
-    return try InteractiveProcess(binary, arguments, environment: environment, directory: directory)
-}
-
 /// Counts the separator lines `--watch` prints between runs.
 private func separators(_ text: String) -> Int {
     text.split(separator: "\n").filter { $0.hasPrefix("── ") && $0.hasSuffix(" ──") }.count

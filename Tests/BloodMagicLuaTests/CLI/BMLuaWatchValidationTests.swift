@@ -7,17 +7,6 @@ import Testing
 // fail are refused with their positions, the previous wiring stays and the
 // script is not run on it again until a change fixes them.
 
-private func watching(_ arguments: [String], in directory: URL) throws -> InteractiveProcess {
-    let binary = builtExecutable("bmlua")
-    guard FileManager.default.isExecutableFile(atPath: binary.path) else {
-        throw CLITestError("bmlua is not built at \(binary.path): run `swift build` (scripts/test does) before the tests")
-    }
-    var environment = ProcessInfo.processInfo.environment
-    environment["NO_COLOR"] = "1"
-    environment["XDG_CONFIG_HOME"] = FileManager.default.temporaryDirectory.appendingPathComponent("bm-cli-prefs").path
-    return try InteractiveProcess(binary, arguments, environment: environment, directory: directory)
-}
-
 private func clockScript(type: String, zone: String) -> String {
     """
     Clock = bm.class("Clock", { zone = "\(zone)" })

@@ -8,14 +8,6 @@ import TestSupport
 // Issue 27: reloads that do not block the cooperative pool or an event
 // loop: `try await host.reload()` and `host.reloads`.
 
-private func labelScript(_ value: String) -> String {
-    #"bm.initializer { type = "String", init = function() return "\#(value)" end }"#
-}
-
-private func label(_ host: ScriptHost) -> String? {
-    try? Registry.withCurrent(host.registry) { WatchedHolder() }.$label.value()
-}
-
 private func makeHost(_ folder: ScriptFolder) throws -> ScriptHost {
     try ScriptHost(options: .init(scriptsDirectory: folder.path, registry: Registry(), preferences: InMemoryPreferenceStore()))
 }
@@ -94,11 +86,7 @@ private final class ReloadHold: Sendable {
 }
 
 /// The events an iterating task saw.
-private final class EventLog: Sendable {
-    private let events = Mutex<[ScriptReloadEvent]>([])
-    func add(_ event: ScriptReloadEvent) { events.withLock { $0.append(event) } }
-    var all: [ScriptReloadEvent] { events.withLock { $0 } }
-}
+private typealias EventLog = SharedLog<ScriptReloadEvent>
 
 @Suite("Live reload: async reload and reload events")
 struct AsyncReloadTests {

@@ -16,25 +16,16 @@ import Darwin
 // as the deployment tool does and waits (with a deadline, never a fixed
 // sleep) until the new wiring serves, or the reload was refused.
 
-private func labelScript(_ value: String) -> String {
-    #"bm.initializer { type = "String", init = function() return "\#(value)" end }"#
-}
-
 /// A script serving the module `module`'s value as the label.
 private func requiringScript(_ module: String) -> String {
     #"local text = require("\#(module)")"# + "\n" + #"bm.initializer { type = "String", init = function() return text end }"#
 }
 
-private func label(_ host: ScriptHost) -> String? {
-    try? Registry.withCurrent(host.registry) { WatchedHolder() }.$label.value()
-}
-
-/// A host on `directory`, its scripts loaded, watching with `mode`.
-private func watchingHost(_ directory: String, _ mode: ScriptWatchMode) throws -> ScriptHost {
-    let host = try ScriptHost(options: .init(
-        scriptsDirectory: directory, registry: Registry(), preferences: InMemoryPreferenceStore(), watch: mode))
-    try host.loadStartupScripts()
-    return host
+/// A host watching `directory` with `mode`, where `10-label.lua` serves
+/// `label` first.
+private func watchingHost(_ directory: String, _ mode: ScriptWatchMode, serving label: String) throws -> ScriptHost {
+    try writeFile(directory + "/10-label.lua", labelScript(label))
+    return try watchingHost(directory, mode)
 }
 
 /// A fresh empty directory (its real path: the tests compare paths).
@@ -107,8 +98,7 @@ struct DeploymentPatternTests {
     func aScriptsDirectoryRemovedThenCreatedAgain(mode: ScriptWatchMode) throws {
         let root = try scratch()
         let scripts = root + "/Scripts"
-        try writeFile(scripts + "/10-label.lua", labelScript("first"))
-        let host = try watchingHost(scripts, mode)
+        let host = try watchingHost(scripts, mode, serving: "first")
         defer { host.unload() }
         let log = ReloadLog(host)
         try FileManager.default.removeItem(atPath: scripts)
@@ -127,8 +117,7 @@ struct DeploymentPatternTests {
     func aScriptsDirectoryRenamedAwayAndReplaced(mode: ScriptWatchMode) throws {
         let root = try scratch()
         let scripts = root + "/Scripts"
-        try writeFile(scripts + "/10-label.lua", labelScript("old tree"))
-        let host = try watchingHost(scripts, mode)
+        let host = try watchingHost(scripts, mode, serving: "old tree")
         defer { host.unload() }
         // rsync into a new tree, then swap the trees.
         try writeFile(root + "/Scripts.new/10-label.lua", labelScript("new tree"))
@@ -147,8 +136,7 @@ struct DeploymentPatternTests {
     @Test(arguments: modes)
     func aModuleInANewSubdirectoryDeployedAfterTheScriptRequiringIt(mode: ScriptWatchMode) throws {
         let root = try scratch()
-        try writeFile(root + "/10-label.lua", labelScript("before"))
-        let host = try watchingHost(root, mode)
+        let host = try watchingHost(root, mode, serving: "before")
         defer { host.unload() }
         let log = ReloadLog(host)
         try writeFile(root + "/10-label.lua", requiringScript("lib.deep.extra"))

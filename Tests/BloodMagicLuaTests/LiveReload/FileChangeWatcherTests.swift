@@ -1,16 +1,13 @@
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 @testable import BloodMagicLua
 
 // Issue 15: the watcher under the host — coalescing, relevance, stopping.
 
 /// The batches a watcher reported.
-private final class Batches: Sendable {
-    private let batches = Mutex<[[String]]>([])
-    func add(_ batch: [String]) { batches.withLock { $0.append(batch) } }
-    var all: [[String]] { batches.withLock { $0 } }
-}
+private typealias Batches = SharedLog<[String]>
 
 @Suite("Live reload: FileChangeWatcher")
 struct FileChangeWatcherTests {

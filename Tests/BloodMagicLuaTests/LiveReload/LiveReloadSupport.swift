@@ -45,6 +45,31 @@ func eventually(within limit: Duration = .seconds(5), _ condition: () throws -> 
     }
 }
 
+/// A startup script serving `value` as the `String` every container gets
+/// (with `extra` on the lines after it).
+func labelScript(_ value: String, extra: String? = nil) -> String {
+    let script = #"bm.initializer { type = "String", init = function() return "\#(value)" end }"#
+    return extra.map { script + "\n" + $0 } ?? script
+}
+
+/// The label `host`'s wiring serves a `WatchedHolder`, if any.
+func label(_ host: ScriptHost) -> String? {
+    try? Registry.withCurrent(host.registry) { WatchedHolder() }.$label.value()
+}
+
+/// A host on `directory`, its scripts loaded, watching with `mode`.
+func watchingHost(_ directory: String, _ mode: ScriptWatchMode) throws -> ScriptHost {
+    let host = try ScriptHost(options: .init(
+        scriptsDirectory: directory, registry: Registry(), preferences: InMemoryPreferenceStore(), watch: mode))
+    try host.loadStartupScripts()
+    return host
+}
+
+/// A host on `folder`, its scripts loaded, watching with `mode`.
+func watchingHost(_ folder: ScriptFolder, _ mode: ScriptWatchMode) throws -> ScriptHost {
+    try watchingHost(folder.path, mode)
+}
+
 /// The outcomes a host's `onReload` callbacks saw, in order.
 final class ReloadLog: Sendable {
     private let outcomes = Mutex<[Result<ScriptReloadReport, ScriptLoadError>]>([])

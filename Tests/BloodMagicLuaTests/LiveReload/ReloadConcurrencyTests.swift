@@ -39,30 +39,18 @@ struct ReloadConcurrencyTests {
         try host.loadStartupScripts()
         let rounds = 40
         let registry = UncheckedBox(value: host.registry)
-        let running = Atomic<Bool>(true)
-        let reads = Atomic<Int>(0)
-        let problems = Mutex<[String]>([])
-        let readers = DispatchGroup()
-        for thread in 0..<8 {
-            readers.enter()
-            Thread.detachNewThread {
-                defer { readers.leave() }
-                var last = 0
-                while running.load(ordering: .acquiring) {
-                    let holder = Registry.withCurrent(registry.value) { ReloadPairHolder() }
-                    do {
-                        let pair = try holder.$pair.value()
-                        reads.add(1, ordering: .relaxed)
-                        if pair.a != pair.b || !(0...rounds).contains(pair.a) {
-                            problems.withLock { $0.append("thread \(thread): torn value a=\(pair.a) b=\(pair.b)") }
-                        } else if pair.a < last {
-                            problems.withLock { $0.append("thread \(thread): version \(pair.a) after \(last)") }
-                        }
-                        last = pair.a
-                    } catch {
-                        problems.withLock { $0.append("thread \(thread): \(error)") }
-                    }
+        let readers = ConcurrentReaders(threads: 8) { _ in
+            var last = 0
+            return {
+                let holder = Registry.withCurrent(registry.value) { ReloadPairHolder() }
+                let pair = try holder.$pair.value()
+                defer { last = pair.a }
+                if pair.a != pair.b || !(0...rounds).contains(pair.a) {
+                    return ["torn value a=\(pair.a) b=\(pair.b)"]
+                } else if pair.a < last {
+                    return ["version \(pair.a) after \(last)"]
                 }
+                return []
             }
         }
         for version in 1...rounds {
@@ -71,13 +59,12 @@ struct ReloadConcurrencyTests {
             try folder.write("10-pair.lua", scripts.startup)
             try host.reload()
             // Let the readers see this version before the next one.
-            let seen = reads.load(ordering: .relaxed)
-            _ = eventually(within: .milliseconds(200)) { reads.load(ordering: .relaxed) > seen + 8 }
+            let seen = readers.reads
+            _ = eventually(within: .milliseconds(200)) { readers.reads > seen + 8 }
         }
-        running.store(false, ordering: .releasing)
-        readers.wait()
-        #expect(problems.withLock { $0 }.isEmpty, "\(problems.withLock { $0.prefix(5) })")
-        #expect(reads.load(ordering: .relaxed) > rounds * 8)
+        let problems = readers.stop()
+        #expect(problems.isEmpty, "\(problems.prefix(5))")
+        #expect(readers.reads > rounds * 8)
         let final = try Registry.withCurrent(host.registry) { ReloadPairHolder() }.$pair.value()
         #expect(final.a == rounds && final.b == rounds)
         #expect(host.registry.entries.count == 2)  // the initializer and the host's partials provider

@@ -44,26 +44,11 @@ struct ReloadGenerationTests {
         host.expose(probeType())
         try host.loadStartupScripts()
         let registry = UncheckedBox(value: host.registry)
-        let running = Atomic<Bool>(true)
-        let reads = Atomic<Int>(0)
-        let mixes = Mutex<[String]>([])
-        let readers = DispatchGroup()
-        for thread in 0..<8 {
-            readers.enter()
-            Thread.detachNewThread {
-                defer { readers.leave() }
-                while running.load(ordering: .acquiring) {
-                    let probe = Registry.withCurrent(registry.value) { GenerationProbe() }
-                    do {
-                        let made = try probe.$made.value()
-                        if probe.hooks != [made] {
-                            mixes.withLock { $0.append("thread \(thread): made by \(made), hooked by \(probe.hooks)") }
-                        }
-                        reads.add(1, ordering: .relaxed)
-                    } catch {
-                        mixes.withLock { $0.append("thread \(thread): \(error)") }
-                    }
-                }
+        let readers = ConcurrentReaders(threads: 8) { _ in
+            {
+                let probe = Registry.withCurrent(registry.value) { GenerationProbe() }
+                let made = try probe.$made.value()
+                return probe.hooks == [made] ? [] : ["made by \(made), hooked by \(probe.hooks)"]
             }
         }
         let rounds = 60
@@ -71,14 +56,12 @@ struct ReloadGenerationTests {
             try folder.write("10-probe.lua", generationScript(version))
             try host.reload()
             // Let the readers resolve through this wiring before the next.
-            let seen = reads.load(ordering: .relaxed)
-            _ = eventually(within: .milliseconds(200)) { reads.load(ordering: .relaxed) > seen + 8 }
+            let seen = readers.reads
+            _ = eventually(within: .milliseconds(200)) { readers.reads > seen + 8 }
         }
-        running.store(false, ordering: .releasing)
-        readers.wait()
-        let found = mixes.withLock { $0 }
-        #expect(found.count == 0, "\(found.count) of \(reads.load(ordering: .relaxed)) reads mixed two wirings, e.g. \(found.prefix(5))")
-        #expect(reads.load(ordering: .relaxed) > rounds * 8)
+        let found = readers.stop()
+        #expect(found.count == 0, "\(found.count) of \(readers.reads) reads mixed two wirings, e.g. \(found.prefix(5))")
+        #expect(readers.reads > rounds * 8)
     }
 
     @Test func aLuaClassReadUsesTheHooksOfTheGenerationItsCachedInitializerCameFrom() throws {
@@ -116,42 +99,20 @@ struct ReloadGenerationTests {
             return handles
         }
         var previous = try generation(0, replacing: [])
-        let running = Atomic<Bool>(true)
-        let reads = Atomic<Int>(0)
-        let mixes = Mutex<[String]>([])
-        let readers = DispatchGroup()
         let state = UncheckedBox(value: host.state)
-        for thread in 0..<2 {
-            readers.enter()
-            Thread.detachNewThread {
-                defer { readers.leave() }
-                while running.load(ordering: .acquiring) {
-                    do {
-                        let results = try state.value.run("return read_probe()")
-                        let made = results.first.flatMap { if case .string(let s) = $0 { s } else { nil } }
-                        let hooked = results.dropFirst().first.flatMap { if case .string(let s) = $0 { s } else { nil } }
-                        if made == nil || made != hooked {
-                            mixes.withLock { $0.append("thread \(thread): made by \(made ?? "?"), hooked by \(hooked ?? "nothing")") }
-                        }
-                        reads.add(1, ordering: .relaxed)
-                    } catch {
-                        mixes.withLock { $0.append("thread \(thread): \(error)") }
-                    }
-                }
+        let readers = ConcurrentReaders(threads: 2) { _ in
+            {
+                let results = try state.value.run("return read_probe()")
+                let made = results.first.flatMap { if case .string(let s) = $0 { s } else { nil } }
+                let hooked = results.dropFirst().first.flatMap { if case .string(let s) = $0 { s } else { nil } }
+                return made == nil || made != hooked ? ["made by \(made ?? "?"), hooked by \(hooked ?? "nothing")"] : []
             }
         }
-        let clock = ContinuousClock()
-        let deadline = clock.now + .milliseconds(1500)
-        var version = 0
-        while clock.now < deadline || reads.load(ordering: .relaxed) < 100 {
-            version += 1
+        try readers.keepChanging(for: .milliseconds(1500), untilReads: 100) { version in
             previous = try generation(version, replacing: previous)
-            if clock.now > deadline + .seconds(30) { break }
         }
-        running.store(false, ordering: .releasing)
-        readers.wait()
-        let found = mixes.withLock { $0 }
-        #expect(found.count == 0, "\(found.count) of \(reads.load(ordering: .relaxed)) reads mixed generations, e.g. \(found.prefix(5))")
-        #expect(reads.load(ordering: .relaxed) >= 100)
+        let found = readers.stop()
+        #expect(found.count == 0, "\(found.count) of \(readers.reads) reads mixed generations, e.g. \(found.prefix(5))")
+        #expect(readers.reads >= 100)
     }
 }

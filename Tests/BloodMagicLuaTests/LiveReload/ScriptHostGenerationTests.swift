@@ -10,10 +10,6 @@ final class GenerationHolder {
     @Injectable var label: String
 }
 
-private func labelScript(_ value: String) -> String {
-    #"bm.initializer { type = "String", init = function() return "\#(value)" end }"#
-}
-
 /// A cache of a value derived from an injected one, rebuilt when the
 /// host's generation moves (the pattern the documentation shows).
 private final class TitleCache {

@@ -11,22 +11,6 @@ final class WatchedHolder {
     @Partial var badge: ReloadBadge
 }
 
-private func labelScript(_ value: String, extra: String = "") -> String {
-    #"bm.initializer { type = "String", init = function() return "\#(value)" end }"# + "\n" + extra
-}
-
-/// A host on `folder`, its scripts loaded, watching with `mode`.
-private func watchingHost(_ folder: ScriptFolder, _ mode: ScriptWatchMode) throws -> ScriptHost {
-    let host = try ScriptHost(options: .init(
-        scriptsDirectory: folder.path, registry: Registry(), preferences: InMemoryPreferenceStore(), watch: mode))
-    try host.loadStartupScripts()
-    return host
-}
-
-private func label(_ host: ScriptHost) -> String? {
-    try? Registry.withCurrent(host.registry) { WatchedHolder() }.$label.value()
-}
-
 /// The modes the tests run with: the system's events, and polling.
 private let modes: [ScriptWatchMode] = [.native, .polling(interval: .milliseconds(20))]
 

@@ -14,10 +14,6 @@ import Darwin
 // driven in a child process of its own (bm-reload-probe), as a server gets
 // `kill -HUP`.
 
-private func labelScript(_ value: String) -> String {
-    #"bm.initializer { type = "String", init = function() return "\#(value)" end }"#
-}
-
 private func probe(_ scripts: URL, _ arguments: [String] = []) throws -> InteractiveProcess {
     let binary = builtExecutable("bm-reload-probe")
     guard FileManager.default.isExecutableFile(atPath: binary.path) else {

@@ -10,10 +10,6 @@ final class LifetimeHolder {
     @Injectable var label: String
 }
 
-private func labelScript(_ value: String) -> String {
-    #"bm.initializer { type = "String", init = function() return "\#(value)" end }"#
-}
-
 @Suite("Live reload: a watching host that goes away", .serialized)
 struct WatchingHostLifetimeTests {
     @Test func freeingAWatchingHostLogsThatWatchingStopsWhileItsWiringServes() throws {

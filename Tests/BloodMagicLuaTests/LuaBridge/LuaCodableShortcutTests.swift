@@ -74,15 +74,6 @@ private struct DeepContainers: Encodable {
 struct LuaCodableShortcutTests {
     private let valid = "name = 'n', count = 1, ratio = 0.5, on = true, tags = { 'a' }, sizes = { 1 }, weights = { 1.5 }, flags = { false }"
 
-    private func decode<T: Decodable>(_ type: T.Type, from code: String) throws -> T {
-        let state = try LuaState()
-        return try state.withStack { (lua) throws(LuaError) -> T in
-            try lua.load(code, name: "=test")
-            try lua.call(arguments: 0, results: 1)
-            return try lua.decode(T.self, at: -1)
-        }
-    }
-
     private func failure(_ code: String) throws -> String {
         try #require(throws: LuaError.self) { _ = try decode(Plain.self, from: code) }.message
     }

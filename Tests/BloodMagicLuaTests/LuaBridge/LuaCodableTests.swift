@@ -70,16 +70,6 @@ struct LuaCodableTests {
         created: Date(timeIntervalSince1970: 1_700_000_000.25), payload: Data([0, 1, 255, 0]),
         home: URL(string: "https://example.com/feed?x=1")!)
 
-    /// Decodes the value `code` returns.
-    private func decode<T: Decodable>(_ type: T.Type, from code: String) throws -> T {
-        let state = try LuaState()
-        return try state.withStack { (lua) throws(LuaError) -> T in
-            try lua.load(code, name: "=test")
-            try lua.call(arguments: 0, results: 1)
-            return try lua.decode(T.self, at: -1)
-        }
-    }
-
     private func decodeError<T: Decodable>(_ type: T.Type, from code: String) throws -> LuaError {
         try #require(throws: LuaError.self) { _ = try decode(T.self, from: code) }
     }

@@ -53,6 +53,11 @@ struct LuaTypedMethodTests {
         return state
     }
 
+    /// The message of the error `code` raises as the chunk `bank.lua`.
+    private func bankFailure(_ state: LuaState, _ code: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        try state.failure(running: code, name: "@bank.lua", sourceLocation: sourceLocation).message
+    }
+
     @Test func argumentsArriveTypedAndResultsReturn() throws {
         let state = try makeState()
         let results = try state.run(
@@ -84,53 +89,26 @@ struct LuaTypedMethodTests {
 
     @Test func aBadArgumentIsNamedWithTheScriptPosition() throws {
         let state = try makeState()
-        let wrongType = try #require(throws: LuaError.self) {
-            try state.run("local a = Account.new()\na:deposit('ten')", name: "@bank.lua")
-        }
-        #expect(wrongType.message == "bank.lua:2: Account.deposit: bad argument #1 'amount' (expected integer, got string)")
-        let fraction = try #require(throws: LuaError.self) {
-            try state.run("Account.new():deposit(1.5)", name: "@bank.lua")
-        }
-        #expect(fraction.message == "bank.lua:1: Account.deposit: bad argument #1 'amount' (expected integer, got number 1.5)")
-        let third = try #require(throws: LuaError.self) {
-            try state.run("Account.new():mix(1, true, {})", name: "@bank.lua")
-        }
-        #expect(third.message == "bank.lua:1: Account.mix: bad argument #3 'c' (expected string, got table)")
-        let object = try #require(throws: LuaError.self) {
-            try state.run("Account.new():move({}, 1)", name: "@bank.lua")
-        }
-        #expect(object.message == "bank.lua:1: Account.move: bad argument #1 'to' (expected Account, got table)")
+        #expect(try bankFailure(state, "local a = Account.new()\na:deposit('ten')") == "bank.lua:2: Account.deposit: bad argument #1 'amount' (expected integer, got string)")
+        #expect(try bankFailure(state, "Account.new():deposit(1.5)") == "bank.lua:1: Account.deposit: bad argument #1 'amount' (expected integer, got number 1.5)")
+        #expect(try bankFailure(state, "Account.new():mix(1, true, {})") == "bank.lua:1: Account.mix: bad argument #3 'c' (expected string, got table)")
+        #expect(try bankFailure(state, "Account.new():move({}, 1)") == "bank.lua:1: Account.move: bad argument #1 'to' (expected Account, got table)")
     }
 
     @Test func missingArgumentsAreNilAndExtraOnesAreRefused() throws {
         let state = try makeState()
         // An optional parameter may be left out; a required one reads nil and says so.
         #expect(try state.run("local a = Account.new() a:note('once') return a:total()") == [.integer(0)])
-        let missing = try #require(throws: LuaError.self) {
-            try state.run("Account.new():deposit()", name: "@bank.lua")
-        }
-        #expect(missing.message == "bank.lua:1: Account.deposit: bad argument #1 'amount' (expected integer, got nil)")
-        let extra = try #require(throws: LuaError.self) {
-            try state.run("Account.new():deposit(1, 2)", name: "@bank.lua")
-        }
-        #expect(extra.message == "bank.lua:1: Account.deposit: expected 1 argument, got 2")
-        let extraOptional = try #require(throws: LuaError.self) {
-            try state.run("Account.new():note('a', 1, 2)", name: "@bank.lua")
-        }
-        #expect(extraOptional.message == "bank.lua:1: Account.note: expected 1 to 2 arguments, got 3")
-        let noArguments = try #require(throws: LuaError.self) {
-            try state.run("Account.new():total(1)", name: "@bank.lua")
-        }
-        #expect(noArguments.message == "bank.lua:1: Account.total: expected 0 arguments, got 1")
+        #expect(try bankFailure(state, "Account.new():deposit()") == "bank.lua:1: Account.deposit: bad argument #1 'amount' (expected integer, got nil)")
+        #expect(try bankFailure(state, "Account.new():deposit(1, 2)") == "bank.lua:1: Account.deposit: expected 1 argument, got 2")
+        #expect(try bankFailure(state, "Account.new():note('a', 1, 2)") == "bank.lua:1: Account.note: expected 1 to 2 arguments, got 3")
+        #expect(try bankFailure(state, "Account.new():total(1)") == "bank.lua:1: Account.total: expected 0 arguments, got 1")
     }
 
     @Test func selfIsCheckedAndSubclassObjectsAreAccepted() throws {
         let state = try makeState()
-        let wrongSelf = try #require(throws: LuaError.self) {
-            try state.run("Account.deposit({}, 1)", name: "@bank.lua")
-        }
-        #expect(wrongSelf.message == "bank.lua:1: Account.deposit: expected a Account object as self, got table (call it as obj:deposit(...))")
-        let noSelf = try #require(throws: LuaError.self) { try state.run("Account.total()", name: "@bank.lua") }
+        #expect(try bankFailure(state, "Account.deposit({}, 1)") == "bank.lua:1: Account.deposit: expected a Account object as self, got table (call it as obj:deposit(...))")
+        let noSelf = try state.failure(running: "Account.total()", name: "@bank.lua")
         #expect(noSelf.message.hasPrefix("bank.lua:1: Account.total: expected a Account object as self, got "))
         // A subclass object has its own exposed type (another tag): the
         // base type's methods still take it, through the dynamic cast.
@@ -139,8 +117,7 @@ struct LuaTypedMethodTests {
 
     @Test func aThrowingBodyRaisesItsErrorAtTheCall() throws {
         let state = try makeState()
-        let error = try #require(throws: LuaError.self) { try state.run("\n\nreturn Account.new():refuse()", name: "@bank.lua") }
-        #expect(error.message == "bank.lua:3: refused by the bank")
+        #expect(try bankFailure(state, "\n\nreturn Account.new():refuse()") == "bank.lua:3: refused by the bank")
         // pcall catches it like any Lua error; the state stays usable.
         #expect(try state.run("local ok, e = pcall(Account.refuse, Account.new()) return ok, tostring(e)", name: "@bank.lua")
             == [.boolean(false), .string("bank.lua:1: refused by the bank")])
@@ -210,9 +187,9 @@ struct LuaTypedMethodNameTests {
                 .method("few", arguments: ["a"]) { (_: Account, a: Int, b: Int) in a + b }
                 .method("many", arguments: ["a", "b", "c"]) { (_: Account, a: Int) in a })
         #expect(try state.run("local o = Account.new() return o:few(1, 2), o:many(5)") == [.integer(3), .integer(5)])
-        let second = try #require(throws: LuaError.self) { try state.run("Account.new():few(1, 'x')", name: "@n.lua") }
+        let second = try state.failure(running: "Account.new():few(1, 'x')", name: "@n.lua")
         #expect(second.message == "n.lua:1: Account.few: bad argument #2 (expected integer, got string)")
-        let extra = try #require(throws: LuaError.self) { try state.run("Account.new():many(1, 2)", name: "@n.lua") }
+        let extra = try state.failure(running: "Account.new():many(1, 2)", name: "@n.lua")
         #expect(extra.message == "n.lua:1: Account.many: expected 1 argument, got 2")
     }
 }

@@ -5,9 +5,7 @@ import Testing
 struct LuaLimitTests {
     @Test func memoryLimitStopsAScriptAndTheStateRecovers() throws {
         let state = try LuaState(limits: LuaLimits(maxMemory: 4 << 20))
-        let error = try #require(throws: LuaError.self) {
-            try state.run("local t = {} for i = 1, 1e8 do t[i] = ('x'):rep(64) .. i end", name: "@hog.lua")
-        }
+        let error = try state.failure(running: "local t = {} for i = 1, 1e8 do t[i] = ('x'):rep(64) .. i end", name: "@hog.lua")
         #expect(error.kind == .memoryLimit)
         #expect(error.message.contains("memory limit exceeded (limit 4 MiB)"))
         // The same state runs the next script correctly.
@@ -18,16 +16,14 @@ struct LuaLimitTests {
     @Test func memoryLimitAppliesToLoadingToo() throws {
         let state = try LuaState(limits: LuaLimits(maxMemory: 1 << 20))
         let big = "return {" + String(repeating: "'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa',", count: 100_000) + "}"
-        let error = try #require(throws: LuaError.self) { try state.run(big, name: "=big") }
+        let error = try state.failure(running: big, name: "=big")
         #expect(error.kind == .memoryLimit)
         #expect(try state.evaluate("return 1 + 1", as: Int.self) == 2)
     }
 
     @Test func instructionLimitStopsAScriptAndTheStateRecovers() throws {
         let state = try LuaState(limits: LuaLimits(maxInstructions: 100_000))
-        let error = try #require(throws: LuaError.self) {
-            try state.run("local n = 0\nwhile true do n = n + 1 end", name: "@spin.lua")
-        }
+        let error = try state.failure(running: "local n = 0\nwhile true do n = n + 1 end", name: "@spin.lua")
         #expect(error.kind == .instructionLimit)
         #expect(error.message.hasPrefix("spin.lua:2: instruction limit exceeded (100000 instructions)"))
         // The budget is per run: the next script runs in full.
@@ -36,9 +32,7 @@ struct LuaLimitTests {
 
     @Test func instructionLimitCannotBeSwallowedByPcall() throws {
         let state = try LuaState(limits: LuaLimits(maxInstructions: 50_000))
-        let error = try #require(throws: LuaError.self) {
-            try state.run("while true do pcall(function() while true do end end) end", name: "=sly")
-        }
+        let error = try state.failure(running: "while true do pcall(function() while true do end end) end", name: "=sly")
         #expect(error.kind == .instructionLimit)
     }
 

@@ -10,9 +10,7 @@ struct LuaLimitsInCTests {
     @Test func aPatternsStepsCountAsInstructions() throws {
         // About 2^20 steps of backtracking: quick, but far over 100,000.
         let state = try LuaState(limits: LuaLimits(maxInstructions: 100_000))
-        let error = try #require(throws: LuaError.self) {
-            try state.run("return string.find(string.rep('a', 20), string.rep('a?', 20) .. string.rep('a', 20) .. 'b')", name: "@match.lua")
-        }
+        let error = try state.failure(running: "return string.find(string.rep('a', 20), string.rep('a?', 20) .. string.rep('a', 20) .. 'b')", name: "@match.lua")
         #expect(error.kind == .instructionLimit)
         #expect(error.message.hasPrefix("match.lua:1: instruction limit exceeded (100000 instructions)"))
         // The state recovers, and an ordinary pattern within the budget works.
@@ -30,7 +28,7 @@ struct LuaLimitsInCTests {
     @Test func aTimeLimitIsReportedAndTheStateRecovers() throws {
         let state = try LuaState(limits: LuaLimits(maxTime: .milliseconds(100)))
         #expect(state.limits.maxTime == .milliseconds(100))
-        let error = try #require(throws: LuaError.self) { try state.run("while true do end", name: "@spin.lua") }
+        let error = try state.failure(running: "while true do end", name: "@spin.lua")
         #expect(error.kind == .timeLimit)
         #expect(error.message.hasPrefix("spin.lua:1: time limit exceeded (0.1 s)"))
         // The budget is per run.

@@ -5,30 +5,30 @@ import Testing
 
 @Suite("Lua state")
 struct LuaStateTests {
-    @Test func errorsReadFileLineMessage() throws {
+    /// The error a fresh state raises running the file `name` that holds `text`.
+    private func failure(runningFile name: String, holding text: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> LuaError {
         try withTemporaryDirectory { dir in
-            let path = dir.appendingPathComponent("broken.lua").path
-            try "local x = 1\nlocal y = nil + x\n".write(toFile: path, atomically: true, encoding: .utf8)
+            let path = dir.appendingPathComponent(name).path
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
             let state = try LuaState()
-            let error = try #require(throws: LuaError.self) { try state.runFile(path) }
-            #expect(error.kind == .runtime)
-            #expect(error.chunk?.hasSuffix("broken.lua") == true)
-            #expect(error.line == 2)
-            #expect(error.reason.contains("attempt to perform arithmetic on a nil value"))
-            #expect(error.traceback?.contains("stack traceback:") == true)
+            return try #require(throws: LuaError.self, sourceLocation: sourceLocation) { try state.runFile(path) }
         }
     }
 
+    @Test func errorsReadFileLineMessage() throws {
+        let error = try failure(runningFile: "broken.lua", holding: "local x = 1\nlocal y = nil + x\n")
+        #expect(error.kind == .runtime)
+        #expect(error.chunk?.hasSuffix("broken.lua") == true)
+        #expect(error.line == 2)
+        #expect(error.reason.contains("attempt to perform arithmetic on a nil value"))
+        #expect(error.traceback?.contains("stack traceback:") == true)
+    }
+
     @Test func syntaxErrorsNameTheFileAndLine() throws {
-        try withTemporaryDirectory { dir in
-            let path = dir.appendingPathComponent("syntax.lua").path
-            try "#!/usr/bin/env bmlua\nlocal ok = 1\nlocal = 2\n".write(toFile: path, atomically: true, encoding: .utf8)
-            let state = try LuaState()
-            let error = try #require(throws: LuaError.self) { try state.runFile(path) }
-            #expect(error.kind == .syntax)
-            #expect(error.line == 3)  // the shebang line still counts
-            #expect(error.message.contains("syntax.lua:3:"))
-        }
+        let error = try failure(runningFile: "syntax.lua", holding: "#!/usr/bin/env bmlua\nlocal ok = 1\nlocal = 2\n")
+        #expect(error.kind == .syntax)
+        #expect(error.line == 3)  // the shebang line still counts
+        #expect(error.message.contains("syntax.lua:3:"))
     }
 
     @Test func missingFileIsAClearError() throws {

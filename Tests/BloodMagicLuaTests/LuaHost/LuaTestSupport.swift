@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Testing
 @testable import BloodMagicLua
 
 /// Counts live instances, to prove that Swift objects are released.
@@ -37,6 +38,22 @@ extension LuaState {
             defer { lua.pop() }
             return try lua.value(at: -1)
         }
+    }
+
+    /// The error running `code` as the chunk `name` raises; records an
+    /// issue at the caller's line, and throws, when it raises none.
+    func failure(running code: String, name: String = "=(load)", sourceLocation: SourceLocation = #_sourceLocation) throws -> LuaError {
+        try #require(throws: LuaError.self, sourceLocation: sourceLocation) { try run(code, name: name) }
+    }
+}
+
+/// Decodes the value `code` returns, in a fresh state.
+func decode<T: Decodable>(_ type: T.Type, from code: String) throws -> T {
+    let state = try LuaState()
+    return try state.withStack { (lua) throws(LuaError) -> T in
+        try lua.load(code, name: "=test")
+        try lua.call(arguments: 0, results: 1)
+        return try lua.decode(T.self, at: -1)
     }
 }
 

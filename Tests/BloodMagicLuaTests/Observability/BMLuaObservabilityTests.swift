@@ -19,14 +19,37 @@ private let explainScripts: [String: String] = [
         """,
 ]
 
+/// `explainScripts` in a scratch directory, for `bmlua explain`.
+private struct ExplainFolder {
+    let dir: URL
+    /// The wiring script's path, as the positions name it.
+    var file: String { "\(dir.path)/10-wiring.lua" }
+
+    init() throws { dir = try scratchDirectory(explainScripts) }
+
+    /// `bmlua explain ARGUMENTS --scripts` this folder.
+    func explain(_ arguments: String...) throws -> ProcessResult {
+        try explain(arguments)
+    }
+
+    private func explain(_ arguments: [String]) throws -> ProcessResult {
+        try bmlua(["explain"] + arguments + ["--scripts", dir.path])
+    }
+
+    /// What a `bmlua explain ARGUMENTS` that succeeds prints.
+    func explanation(_ arguments: String..., sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        let result = try explain(arguments)
+        #expect(result.status == 0, "\(result.stderr)", sourceLocation: sourceLocation)
+        return result.stdout
+    }
+}
+
 @Suite("bmlua explain and --log-level")
 struct BMLuaObservabilityTests {
     @Test func explainNamesEveryCandidateTheWinnerAndWhy() throws {
-        let dir = try scratchDirectory(explainScripts)
-        let file = "\(dir.path)/10-wiring.lua"
-        let result = try bmlua(["explain", "Loader", "--container", "Screen", "--scripts", dir.path])
-        #expect(result.status == 0, "\(result.stderr)")
-        let out = result.stdout
+        let scripts = try ExplainFolder()
+        let file = scripts.file
+        let out = try scripts.explanation("Loader", "--container", "Screen")
         #expect(out.hasPrefix("Loader in Screen\nregistrations (most specific first):\n"))
         #expect(out.contains("  * initializer Loader in Screen at \(file):2: specificity 3000000, exact container\n"))
         #expect(out.contains("    initializer Loader in any container at \(file):1: specificity 0, any container\n"))
@@ -35,7 +58,7 @@ struct BMLuaObservabilityTests {
         #expect(out.contains("  hook for Screen.loader at \(file):6\n"))
         #expect(out.contains("  hook for Screen.other at \(file):7\n"))
         // Only the property's hooks with --property.
-        let narrowed = try bmlua(["explain", "Loader", "--container", "Screen", "--property", "loader", "--scripts", dir.path])
+        let narrowed = try scripts.explain("Loader", "--container", "Screen", "--property", "loader")
         #expect(narrowed.stdout.contains("hooks that run after injecting Screen.loader, in order:\n  hook for Screen.loader at \(file):6\n"))
         #expect(!narrowed.stdout.contains("Screen.other"))
     }
@@ -55,30 +78,27 @@ struct BMLuaObservabilityTests {
     }
 
     @Test func explainSaysTheLaterOfEquallySpecificRegistrationsWins() throws {
-        let dir = try scratchDirectory(explainScripts)
-        let file = "\(dir.path)/10-wiring.lua"
-        let result = try bmlua(["explain", "Loader", "--container", "Panel", "--scripts", dir.path])
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.contains("  * initializer Loader in Panel at \(file):4: specificity 3000000, exact container\n"))
-        #expect(result.stdout.contains("wins: the initializer registered at \(file):4: as specific as the one registered at \(file):3; the latest registered wins\n"))
-        #expect(result.stdout.hasSuffix("hooks: none\n"))
+        let scripts = try ExplainFolder()
+        let file = scripts.file
+        let out = try scripts.explanation("Loader", "--container", "Panel")
+        #expect(out.contains("  * initializer Loader in Panel at \(file):4: specificity 3000000, exact container\n"))
+        #expect(out.contains("wins: the initializer registered at \(file):4: as specific as the one registered at \(file):3; the latest registered wins\n"))
+        #expect(out.hasSuffix("hooks: none\n"))
     }
 
     @Test func explainTakesLuaClassesAndProtocolSets() throws {
-        let dir = try scratchDirectory(explainScripts)
-        let file = "\(dir.path)/10-wiring.lua"
+        let scripts = try ExplainFolder()
+        let file = scripts.file
         // A Lua class is a known container even when nothing names it.
-        let kid = try bmlua(["explain", "Loader", "--container", "Kid", "--scripts", dir.path])
-        #expect(kid.status == 0, "\(kid.stderr)")
-        #expect(kid.stdout.contains("  * initializer Loader in any container at \(file):1: specificity 0, any container\n"))
-        #expect(kid.stdout.contains("    initializer Loader in Screen at \(file):2: does not apply, only for container Screen\n"))
-        let protocols = try bmlua(["explain", "any Named & Feed", "--container", "Screen", "--scripts", dir.path])
-        #expect(protocols.status == 0, "\(protocols.stderr)")
-        #expect(protocols.stdout.hasPrefix("any Feed & Named in Screen\n"))
-        #expect(protocols.stdout.contains("wins: the initializer registered at \(file):5: the only registration that applies\n"))
-        let none = try bmlua(["explain", "Loader", "--container", "Other", "--scripts", dir.path])
+        let kid = try scripts.explanation("Loader", "--container", "Kid")
+        #expect(kid.contains("  * initializer Loader in any container at \(file):1: specificity 0, any container\n"))
+        #expect(kid.contains("    initializer Loader in Screen at \(file):2: does not apply, only for container Screen\n"))
+        let protocols = try scripts.explanation("any Named & Feed", "--container", "Screen")
+        #expect(protocols.hasPrefix("any Feed & Named in Screen\n"))
+        #expect(protocols.contains("wins: the initializer registered at \(file):5: the only registration that applies\n"))
+        let none = try scripts.explain("Loader", "--container", "Other")
         #expect(none.status == 1)
-        let nothing = try bmlua(["explain", "any Feed & Named", "--container", "Kid", "--scripts", dir.path])
+        let nothing = try scripts.explain("any Feed & Named", "--container", "Kid")
         #expect(nothing.status == 0)
         #expect(nothing.stdout.contains("no initializer: a lazy property is made by default construction"))
     }
@@ -102,12 +122,12 @@ struct BMLuaObservabilityTests {
     }
 
     @Test func explainRefusesAnUnknownTypeOrContainer() throws {
-        let dir = try scratchDirectory(explainScripts)
-        let type = try bmlua(["explain", "Lodaer", "--scripts", dir.path])
+        let scripts = try ExplainFolder()
+        let type = try scripts.explain("Lodaer")
         #expect(type.status == 1)
         #expect(type.stdout.isEmpty)
         #expect(type.stderr == "bmlua: explain: unknown type 'Lodaer': no registration names it (closest: Loader)\n")
-        let container = try bmlua(["explain", "Loader", "--container", "Scren", "--scripts", dir.path])
+        let container = try scripts.explain("Loader", "--container", "Scren")
         #expect(container.status == 1)
         #expect(container.stderr == "bmlua: explain: unknown container 'Scren': no registration, hook or class names it (closest: Screen)\n")
         let empty = try bmlua(["explain", "any "])

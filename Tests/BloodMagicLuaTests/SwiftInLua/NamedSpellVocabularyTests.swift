@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 @testable import BloodMagicLua
 
 /// A Swift class whose property runs a spell a script defines.
@@ -126,8 +127,4 @@ struct NamedSpellVocabularyTests {
 }
 
 /// Collects what hooks saw, from any thread.
-final class SenderLog: Sendable {
-    private let lines = Mutex<[String]>([])
-    func add(_ line: String) { lines.withLock { $0.append(line) } }
-    var all: [String] { lines.withLock { $0 } }
-}
+typealias SenderLog = SharedLog<String>

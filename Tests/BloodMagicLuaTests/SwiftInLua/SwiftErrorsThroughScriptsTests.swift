@@ -64,6 +64,17 @@ private func makeStockHost(_ script: String) throws -> ScriptHost {
     return host
 }
 
+/// The error `read` raises on a new `Counter` served by `host`'s wiring;
+/// records an issue at the caller's line, and throws, when it raises none
+/// of type `E`.
+private func readFailure<E: Error, R>(
+    _ type: E.Type, in host: ScriptHost, sourceLocation: SourceLocation = #_sourceLocation, _ read: (Counter) throws -> R
+) throws -> E {
+    try Registry.withCurrent(host.registry) { () throws in
+        try #require(throws: E.self, sourceLocation: sourceLocation) { try read(Counter()) }
+    }
+}
+
 @Suite("Swift errors through scripts")
 struct SwiftErrorsThroughScriptsTests {
     @Test func aLuaServedPropertyThrowsTheAppsErrorAsTheCause() throws {
@@ -99,9 +110,7 @@ struct SwiftErrorsThroughScriptsTests {
             end }
             """)
         defer { host.unload() }
-        let error = try Registry.withCurrent(host.registry) { () throws in
-            try #require(throws: LuaError.self) { try Counter().$item.value() }
-        }
+        let error = try readFailure(LuaError.self, in: host) { try $0.$item.value() }
         #expect(error.cause(as: OutOfStock.self) == OutOfStock(item: "nuts"))
         #expect(error.message == "wiring.lua:2: OutOfStock(item: \"nuts\")")
     }
@@ -142,9 +151,7 @@ struct SwiftErrorsThroughScriptsTests {
             _ = try Needy().$missing.value()
             return Gadget()
         }
-        let error = try Registry.withCurrent(host.registry) { () throws in
-            try #require(throws: LuaError.self) { try Counter().$item.value() }
-        }
+        let error = try readFailure(LuaError.self, in: host) { try $0.$item.value() }
         let spell = try #require(error.cause(as: SpellError.self))
         guard case .noInitializer(property: "missing", container: let container, type: let type, closest: _) = spell else {
             Issue.record("unexpected \(spell)")
@@ -187,29 +194,25 @@ struct SwiftErrorsThroughScriptsTests {
             bm.initializer { type = "Gadget", init = function() return 42 end }
             """)
         defer { host.unload() }
-        try Registry.withCurrent(host.registry) { () throws in
-            let item = try #require(throws: SpellError.self) { try Counter().$item.value() }
-            guard case .wrongValueType("item", let container, let expected, let actual, "wiring.lua:1") = item else {
-                Issue.record("unexpected \(item)")
-                return
-            }
-            #expect(container.hasSuffix("Counter") && expected.hasSuffix("StockItem"))
-            #expect(actual.hasPrefix("a table ("), "\(actual)")
-            let gadget = try #require(throws: SpellError.self) { try Counter().$gadget.value() }
-            guard case .wrongValueType("gadget", _, _, let integer, "wiring.lua:2") = gadget else {
-                Issue.record("unexpected \(gadget)")
-                return
-            }
-            #expect(integer.hasPrefix("an integer"), "\(integer)")
+        let item = try readFailure(SpellError.self, in: host) { try $0.$item.value() }
+        guard case .wrongValueType("item", let container, let expected, let actual, "wiring.lua:1") = item else {
+            Issue.record("unexpected \(item)")
+            return
         }
+        #expect(container.hasSuffix("Counter") && expected.hasSuffix("StockItem"))
+        #expect(actual.hasPrefix("a table ("), "\(actual)")
+        let gadget = try readFailure(SpellError.self, in: host) { try $0.$gadget.value() }
+        guard case .wrongValueType("gadget", _, _, let integer, "wiring.lua:2") = gadget else {
+            Issue.record("unexpected \(gadget)")
+            return
+        }
+        #expect(integer.hasPrefix("an integer"), "\(integer)")
     }
 
     @Test func aLuaResolversValueOfTheWrongTypeIsASpellError() throws {
         let host = try makeStockHost("bm.resolver(function() return 'text' end)")
         defer { host.unload() }
-        let error = try Registry.withCurrent(host.registry) { () throws in
-            try #require(throws: SpellError.self) { try Counter().$gadget.value() }
-        }
+        let error = try readFailure(SpellError.self, in: host) { try $0.$gadget.value() }
         guard case .wrongResolvedType("gadget", _, _, let actual, "wiring.lua:1") = error else {
             Issue.record("unexpected \(error)")
             return
@@ -220,9 +223,7 @@ struct SwiftErrorsThroughScriptsTests {
     @Test func aLuaKeyFunctionsBadKeyIsASpellError() throws {
         let host = try makeStockHost("bm.preference_keys(function(container, property) return '' end)")
         defer { host.unload() }
-        let error = try Registry.withCurrent(host.registry) { () throws in
-            try #require(throws: SpellError.self) { try Counter().$label.get() }
-        }
+        let error = try readFailure(SpellError.self, in: host) { try $0.$label.get() }
         guard case .preferenceKeyInvalid("label", let container, let reason) = error else {
             Issue.record("unexpected \(error)")
             return

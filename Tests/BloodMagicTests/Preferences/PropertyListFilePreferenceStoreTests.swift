@@ -9,6 +9,32 @@ struct PropertyListFilePreferenceStoreTests {
             .appendingPathComponent("bm-plist-\(UUID().uuidString.prefix(8))/prefs.plist")
     }
 
+    /// A scratch file whose directory exists (the file does not).
+    func scratchFileInItsDirectory() throws -> URL {
+        let file = scratchFile()
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        return file
+    }
+
+    /// What the error of a write `store` refuses says.
+    func refusedWrite(_ store: PropertyListFilePreferenceStore, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        let error = try #require(throws: SpellError.self, sourceLocation: sourceLocation) { try store.setValue(.int(1), forKey: "k") }
+        return "\(error)"
+    }
+
+    /// A store on `file` reads nothing there (not `key` either) and refuses
+    /// to write, with an error that names the file and says `reason`.
+    func expectNothingReadAndWritesRefused(
+        _ file: URL, key: String, saying reason: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let store = PropertyListFilePreferenceStore(fileURL: file)
+        #expect(store.value(forKey: key) == nil, sourceLocation: sourceLocation)
+        #expect(store.allValues.isEmpty, sourceLocation: sourceLocation)
+        let error = try refusedWrite(store, sourceLocation: sourceLocation)
+        #expect(error.contains(file.path), sourceLocation: sourceLocation)
+        #expect(error.contains(reason), sourceLocation: sourceLocation)
+    }
+
     @Test func valuesSurviveANewStoreAndKeepTheirTypes() throws {
         let file = scratchFile()
         let store = PropertyListFilePreferenceStore(fileURL: file)
@@ -33,19 +59,13 @@ struct PropertyListFilePreferenceStoreTests {
     /// renamed the new file over it, which as root replaced a device).
     @Test(arguments: ["fifo", "device-link", "directory"])
     func aSpecialFileIsRefusedAndLeftAlone(kind: String) throws {
-        let file = scratchFile()
-        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let file = try scratchFileInItsDirectory()
         switch kind {
         case "fifo": #expect(mkfifo(file.path, 0o600) == 0)
         case "device-link": try FileManager.default.createSymbolicLink(atPath: file.path, withDestinationPath: "/dev/zero")
         default: try FileManager.default.createDirectory(at: file, withIntermediateDirectories: true)
         }
-        let store = PropertyListFilePreferenceStore(fileURL: file)
-        #expect(store.value(forKey: "k") == nil)
-        #expect(store.allValues.isEmpty)
-        let error = try #require(throws: SpellError.self) { try store.setValue(.int(1), forKey: "k") }
-        #expect("\(error)".contains(file.path))
-        #expect("\(error)".contains("not a property-list file"))
+        try expectNothingReadAndWritesRefused(file, key: "k", saying: "not a property-list file")
         var info = stat()
         #expect(lstat(file.path, &info) == 0)
         let expected = kind == "fifo" ? S_IFIFO : kind == "device-link" ? S_IFLNK : S_IFDIR
@@ -53,12 +73,11 @@ struct PropertyListFilePreferenceStoreTests {
     }
 
     @Test func aCorruptFileIsAnErrorThatNamesIt() throws {
-        let file = scratchFile()
-        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let file = try scratchFileInItsDirectory()
         try "not a property list".write(to: file, atomically: true, encoding: .utf8)
         let store = PropertyListFilePreferenceStore(fileURL: file)
-        let error = try #require(throws: SpellError.self) { try store.setValue(.int(1), forKey: "k") }
-        #expect("\(error)".contains(file.path))
+        let error = try refusedWrite(store)
+        #expect(error.contains(file.path))
         // Nothing was overwritten.
         #expect(try String(contentsOf: file, encoding: .utf8) == "not a property list")
     }
@@ -68,20 +87,14 @@ struct PropertyListFilePreferenceStoreTests {
     /// anything a preference cannot be is an error that names it, for reads
     /// and writes, and it is never overwritten.
     @Test func aBinaryFileHoldingASetIsAnErrorNotACrash() throws {
-        let file = scratchFile()
-        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let file = try scratchFileInItsDirectory()
         // { "s": set(1) }: a dictionary (0xD1), the key "s" (0x51), a set of one (0xC1), the integer 1 (0x10).
         var bytes: [UInt8] = Array("bplist00".utf8) + [0xD1, 0x01, 0x02, 0x51, 0x73, 0xC1, 0x03, 0x10, 0x01]
         let table = bytes.count
         bytes += [0x08, 0x0B, 0x0D, 0x0F]
         bytes += [0, 0, 0, 0, 0, 0, 1, 1] + bigEndian(4) + bigEndian(0) + bigEndian(UInt64(table))
         try Data(bytes).write(to: file)
-        let store = PropertyListFilePreferenceStore(fileURL: file)
-        #expect(store.value(forKey: "s") == nil)
-        #expect(store.allValues.isEmpty)
-        let error = try #require(throws: SpellError.self) { try store.setValue(.int(1), forKey: "k") }
-        #expect("\(error)".contains(file.path))
-        #expect("\(error)".contains("preferences never hold"))
+        try expectNothingReadAndWritesRefused(file, key: "s", saying: "preferences never hold")
         #expect(try Data(contentsOf: file) == Data(bytes))
     }
 

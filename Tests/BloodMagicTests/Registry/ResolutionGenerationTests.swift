@@ -93,61 +93,41 @@ private func registerGeneration(_ generation: Int, in registry: Registry, stage:
             registry.commitStage(stage, replacing: [])
         }
         let box = UncheckedBox(value: registry)
-        let running = Atomic<Bool>(true)
-        let reads = Atomic<Int>(0)
-        let mixes = Mutex<[String]>([])
-        let readers = DispatchGroup()
-        for thread in 0..<8 {
-            readers.enter()
-            Thread.detachNewThread {
-                defer { readers.leave() }
-                while running.load(ordering: .acquiring) {
-                    let reader = Registry.withCurrent(box.value) { StampReader() }
-                    do {
-                        let injected = try reader.$injected.value()
-                        let resolved = try reader.$resolved.value()
-                        let templated = try reader.$templated.value()
-                        let preference = reader.$level
-                        let level = try preference.get()
-                        var found: [String] = []
-                        if !injected.isOneGeneration {
-                            found.append("initializer of \(injected.made), hooks of \(injected.hooks)")
-                        }
-                        if !resolved.isOneGeneration {
-                            found.append("resolver of \(resolved.made), hooks of \(resolved.hooks)")
-                        }
-                        if !templated.isOneGeneration {
-                            found.append("template of \(templated.made), hooks of \(templated.hooks)")
-                        }
-                        if preference.key != "\(level).level" {
-                            found.append("preference key \(preference.key) with the default of \(level)")
-                        }
-                        if !found.isEmpty { mixes.withLock { $0 += found.map { "thread \(thread): \($0)" } } }
-                        reads.add(1, ordering: .relaxed)
-                    } catch {
-                        mixes.withLock { $0.append("thread \(thread): \(error)") }
-                    }
+        let readers = ConcurrentReaders(threads: 8) { _ in
+            {
+                let reader = Registry.withCurrent(box.value) { StampReader() }
+                let injected = try reader.$injected.value()
+                let resolved = try reader.$resolved.value()
+                let templated = try reader.$templated.value()
+                let preference = reader.$level
+                let level = try preference.get()
+                var found: [String] = []
+                if !injected.isOneGeneration {
+                    found.append("initializer of \(injected.made), hooks of \(injected.hooks)")
                 }
+                if !resolved.isOneGeneration {
+                    found.append("resolver of \(resolved.made), hooks of \(resolved.hooks)")
+                }
+                if !templated.isOneGeneration {
+                    found.append("template of \(templated.made), hooks of \(templated.hooks)")
+                }
+                if preference.key != "\(level).level" {
+                    found.append("preference key \(preference.key) with the default of \(level)")
+                }
+                return found
             }
         }
-        // Commit new generations for a while (a deadline, not a count: the
-        // machine may be slow), letting the readers get some reads in.
-        let clock = ContinuousClock()
-        let deadline = clock.now + .milliseconds(1500)
-        var commits = 0
-        while clock.now < deadline || reads.load(ordering: .relaxed) < 200 {
-            commits += 1
+        // Commit new generations for a while, letting the readers get some
+        // reads in.
+        let commits = readers.keepChanging(for: .milliseconds(1500), untilReads: 200) { generation in
             let stage = registry.openStage()
-            let handles = registerGeneration(commits, in: registry, stage: stage)
+            let handles = registerGeneration(generation, in: registry, stage: stage)
             #expect(registry.commitStage(stage, replacing: previous) != nil)
             previous = handles
-            if clock.now > deadline + .seconds(30) { break }
         }
-        running.store(false, ordering: .releasing)
-        readers.wait()
-        let found = mixes.withLock { $0 }
+        let found = readers.stop()
         #expect(found.count == 0, "\(found.count) resolutions mixed generations, e.g. \(found.prefix(5))")
-        #expect(reads.load(ordering: .relaxed) >= 200)
+        #expect(readers.reads >= 200)
         #expect(commits > 50)
     }
 

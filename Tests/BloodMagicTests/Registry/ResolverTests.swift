@@ -26,11 +26,7 @@ private final class ResolverProbe: PropertyInjectionObserving {
 }
 
 /// What resolvers were asked, from any thread.
-private final class RequestLog: Sendable {
-    private let lines = Mutex<[String]>([])
-    func add(_ line: String) { lines.withLock { $0.append(line) } }
-    var all: [String] { lines.withLock { $0 } }
-}
+private typealias RequestLog = SharedLog<String>
 
 @Suite struct ResolverTests {
     @Test func aLoggerPerContainerForEveryInjectableLogger() {

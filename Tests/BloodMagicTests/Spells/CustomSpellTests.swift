@@ -17,11 +17,7 @@ private struct Clamped: CustomSpell {
     }
 }
 
-private final class SpellLog: Sendable {
-    let lines = Mutex<[String]>([])
-    func add(_ line: String) { lines.withLock { $0.append(line) } }
-    var all: [String] { lines.withLock { $0 } }
-}
+private typealias SpellLog = SharedLog<String>
 
 private let clampLog = SpellLog()
 

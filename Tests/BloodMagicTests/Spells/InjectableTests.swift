@@ -25,11 +25,7 @@ private let singletonThreadsRegistry = Registry()
 private let singletonThreadsCounter = CallCounter()
 
 /// Collects what hooks report, from any thread.
-private final class HookLog: Sendable {
-    let entries = Mutex<[String]>([])
-    func add(_ entry: String) { entries.withLock { $0.append(entry) } }
-    var all: [String] { entries.withLock { $0 } }
-}
+private typealias HookLog = SharedLog<String>
 
 @Suite struct InjectableTests {
     @Test func theContainerIsToldOnceAfterInjection() {
@@ -103,16 +99,9 @@ private final class HookLog: Sendable {
             Thread.sleep(forTimeInterval: 0.02)
             return RequestManager(label: "once")
         }
-        let identities = UncheckedBox(value: NSMutableSet())
-        let lock = UncheckedBox(value: NSLock())
-        runOnThreads(8) { _ in
-            let manager = SingletonUser().manager
-            lock.value.lock()
-            identities.value.add(ObjectIdentifier(manager).hashValue)
-            lock.value.unlock()
-        }
+        let identities = distinctObjects(readOn: 8) { SingletonUser().manager }
         #expect(singletonThreadsCounter.value == 1)
-        #expect(identities.value.count == 1)
+        #expect(identities == 1)
     }
 
     @Test func anInitializerReturningTheWrongTypeIsReported() {
@@ -167,16 +156,9 @@ private let reentrantCounter = CallCounter()
             @Injectable(registry: reentrantRegistry) var manager: RequestManager
         }
         let box = UncheckedBox(value: Shared())
-        let seen = UncheckedBox(value: NSMutableSet())
-        let lock = UncheckedBox(value: NSLock())
-        runOnThreads(8) { _ in
-            let manager = box.value.manager
-            lock.value.lock()
-            seen.value.add(ObjectIdentifier(manager).hashValue)
-            lock.value.unlock()
-        }
+        let seen = distinctObjects(readOn: 8) { box.value.manager }
         #expect(reentrantCounter.value == 1)
-        #expect(seen.value.count == 1)
+        #expect(seen == 1)
     }
 }
 

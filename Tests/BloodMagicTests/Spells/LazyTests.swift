@@ -85,15 +85,8 @@ private let lazyThreadsCounter = CallCounter()
             return ProgressViewService(owner: sender)
         }
         let box = UncheckedBox(value: SharedHolder())
-        let seen = UncheckedBox(value: NSLock())
-        let identities = UncheckedBox(value: NSMutableSet())
-        runOnThreads(8) { _ in
-            let service = box.value.service
-            seen.value.lock()
-            identities.value.add(ObjectIdentifier(service).hashValue)
-            seen.value.unlock()
-        }
+        let identities = distinctObjects(readOn: 8) { box.value.service }
         #expect(lazyThreadsCounter.value == 1)
-        #expect(identities.value.count == 1)
+        #expect(identities == 1)
     }
 }

@@ -111,14 +111,14 @@ private final class Settings {
             container: .exactly(SpellTypeKey(Settings.self)), property: "volume",
             with: PreferenceOverride(defaultValue: .string("4")), source: "20-storage.lua:14")
         registry.overridePreference(for: Settings.self, property: "ratio", defaultValue: .int(1))
-        try Registry.withCurrent(registry) {
+        Registry.withCurrent(registry) {
             let settings = Settings()
-            try Settings.store.setValue(nil, forKey: "user.volume")
+            Settings.store.setValue(nil, forKey: "user.volume")
             let failure = #expect(throws: SpellError.self) { try settings.$volume.get() }
             #expect(failure?.description
                 == "Settings.volume: the default for preference \"user.volume\" set at 20-storage.lua:14 is a String, expected Int")
             // A default that converts as a stored value would is used.
-            try Settings.store.setValue(nil, forKey: "ratio")
+            Settings.store.setValue(nil, forKey: "ratio")
             #expect(settings.ratio == 1.0)
         }
     }

@@ -138,12 +138,7 @@ private class StaticBase {}
             return CallCounter()
         }
         let cell = StaticShared.$counter
-        let seen = Mutex<Set<ObjectIdentifier>>([])
-        runOnThreads(16) { _ in
-            let value = ObjectIdentifier(try! cell.value())
-            seen.withLock { _ = $0.insert(value) }
-        }
-        #expect(seen.withLock { $0.count } == 1)
+        #expect(distinctObjects(readOn: 16) { try! cell.value() } == 1)
         #expect(made.value == 1)
     }
 

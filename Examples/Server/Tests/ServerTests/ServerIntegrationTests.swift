@@ -159,7 +159,7 @@ struct ServerIntegrationTests {
 
         try save(edit.text, as: edit.file, in: scripts)
         enum Seen { case refused, swappedIn }
-        let seen = try poll(within: reloadDeadline) { () -> Seen? in
+        let seen = poll(within: reloadDeadline) { () -> Seen? in
             if occurrences(of: refusal, in: server.log) > refusedBefore { return .refused }
             if occurrences(of: reloaded, in: server.log) > reloadedBefore {
                 return .swappedIn

@@ -122,7 +122,7 @@ local function required(rule) return { check = rule.check, what = rule.what, lua
 -- A field of a definition table: its rule, what it means in one line, and
 -- its type for the editor annotations when more precise than the rule's.
 -- `bmlua types` writes the annotations from these same tables (see
--- internal.api), so they cannot drift from what the checks accept.
+-- internal.api_scope and bm_api.lua), so they cannot drift from what the checks accept.
 local function field(rule, doc, lua)
   return { check = rule.check, what = rule.what, required = rule.required, lua = lua or rule.lua, doc = doc }
 end

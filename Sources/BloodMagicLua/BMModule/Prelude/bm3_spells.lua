@@ -183,11 +183,12 @@ local function label(meta, property) return meta.name .. "." .. property end
 -- below Swift's (200) because every nested step costs Lua a C call.
 local MAX_DEPTH = core.max_depth
 
--- The labels of the frames 1..depth (stale ones included: when an overflow
--- unwinds to a pcall, the frames above it are exactly the steps that ran).
-local function frame_labels()
+-- The labels of the frames first..depth (stale ones included: when an
+-- overflow unwinds to a pcall, the frames above it are exactly the steps
+-- that ran).
+local function frame_labels(first)
   local chain = {}
-  for k = 1, depth do
+  for k = first, depth do
     local o = stack_object[k]
     if o then
       local m = class_of(o)
@@ -263,14 +264,7 @@ local function check_cycle(object, property, meta)
       prune()
       for j = 1, depth do
         if rawequal(stack_object[j], object) and stack_property[j] == property then
-          local chain = {}
-          for k = j, depth do
-            local o = stack_object[k]
-            if o then
-              local m = class_of(o)
-              chain[#chain + 1] = (m and m.name or typeof(o)) .. "." .. stack_property[k]
-            end
-          end
+          local chain = frame_labels(j)
           chain[#chain + 1] = label(meta, property)
           fail("dependency cycle: " .. tconcat(chain, " -> "))
         end
@@ -282,7 +276,7 @@ local function check_cycle(object, property, meta)
   if depth >= MAX_DEPTH then
     prune()
     if depth >= MAX_DEPTH then
-      local chain = frame_labels()
+      local chain = frame_labels(1)
       chain[#chain + 1] = label(meta, property)
       fail(runaway_message(chain))
     end
@@ -310,7 +304,7 @@ local function with_cycle_check(object, property, meta, produce, spell)
     -- Lua ran out of stack above this step: the frames from here up are
     -- the chain that did it. A repeating chain is a cycle; otherwise the
     -- overflow keeps its message, with the chain.
-    local chain = frame_labels()
+    local chain = frame_labels(1)
     local cycle = repeating_cycle(chain)
     value = cycle and (where() .. cycle) or (value .. " (resolving " .. shown_chain(chain) .. ")")
   end

@@ -67,7 +67,7 @@ final class CachedResolution: Sendable {
         self.typed = typed
         self.typedValueType = typed?.valueType
         self.typedSingleton = typed == nil ? nil : record?.slot
-        self.typedGraph = typed is any GraphTypedInitializing
+        self.typedGraph = typed?.isGraphScoped ?? false
     }
 
     /// Whether the winning initializer can be called directly for a `Value`.

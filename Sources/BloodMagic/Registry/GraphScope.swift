@@ -82,7 +82,7 @@ final class GraphScopeKey: Sendable {
 /// the spell's type. Wrapped in a closure at registration instead, it ran
 /// unspecialized generic code and cost twice a first read.
 @usableFromInline
-final class GraphTypedInitializer<Value>: GraphTypedInitializing {
+final class GraphTypedInitializer<Value>: TypedInitializing {
     @usableFromInline let key: GraphScopeKey
     @usableFromInline let make: @Sendable (AnyObject) throws -> Value
     @usableFromInline let valueType = ObjectIdentifier(Value.self)
@@ -125,6 +125,9 @@ final class GraphTypedInitializer<Value>: GraphTypedInitializing {
     func kept(by storage: ScopeStorage) -> any TypedInitializing {
         self
     }
+
+    @usableFromInline
+    var isGraphScoped: Bool { true }
 }
 
 extension ResolutionStack {
@@ -156,6 +159,3 @@ extension ResolutionStack {
         endingGraph = false
     }
 }
-
-/// What `CachedResolution` recognizes a ``GraphTypedInitializer`` by (of any type).
-protocol GraphTypedInitializing: TypedInitializing {}

@@ -168,8 +168,9 @@ final class ResolutionStack {
         defer {
             borrow(stack) { stack in
                 stack.resolvingRegistry = previous
-                // The end of a top-level resolution: its graph-scoped values go.
-                if previous == nil && stack.graphCount != 0 { stack.endGraph() }
+                // The end of a top-level resolution: its graph-scoped values go
+                // (the count is 0 unless a resolution keeps graph-scoped values).
+                if _slowPath(stack.graphCount != 0) && previous == nil { stack.endGraph() }
             }
         }
         return try body()

@@ -11,6 +11,10 @@ protocol TypedInitializing: AnyObject, Sendable {
     /// The same initializer with its values kept by `storage` (a weak or
     /// graph scope, see Registry+Scopes.swift).
     func kept(by storage: ScopeStorage) -> any TypedInitializing
+    /// Whether this is a graph-scoped registration's (`GraphTypedInitializer`):
+    /// a requirement, because a dynamic cast to find out would scan the
+    /// process's conformances the first time each lookup is made.
+    var isGraphScoped: Bool { get }
 }
 
 /// A Swift initializer returning `Value`.
@@ -39,6 +43,9 @@ final class TypedInitializer<Value>: TypedInitializing {
     func singletonBox(holding value: Any) -> SingletonBox? {
         (value as? Value).map(TypedSingletonBox.init)
     }
+
+    @usableFromInline
+    var isGraphScoped: Bool { false }
 
     @usableFromInline
     func kept(by storage: ScopeStorage) -> any TypedInitializing {

@@ -6,9 +6,9 @@ import BloodMagic
 final class Settings {
     // A static property has no enclosing instance: the instance spells say
     // which static spell to write instead.
-    // expect: '@Lazy works only on instance properties of classes; on a static property write @StaticLazy(in: Container.self, name: "property")'
+    // expect: '@Lazy works only on instance properties of classes; in a struct write @Resolved (resolved when the struct is made); on a static property write @StaticLazy(in: Container.self, name: "property")'
     @Lazy static var cache: Int
-    // expect: '@Injectable works only on instance properties of classes; on a static property write @StaticInjectable(in: Container.self, name: "property")'
+    // expect: '@Injectable works only on instance properties of classes; in a struct write @Resolved (resolved when the struct is made); on a static property write @StaticInjectable(in: Container.self, name: "property")'
     @Injectable static var log: Int
     // expect: '@Preference works only on instance properties of classes; on a static property write @StaticPreference(in: Container.self, name: "property")'
     @Preference static var nickname: String?
@@ -19,8 +19,15 @@ final class Settings {
 }
 
 struct Value {
-    // expect: '@Injectable works only on instance properties of classes'
+    // A struct has no enclosing instance either: the spells name @Resolved.
+    // expect: '@Injectable works only on instance properties of classes; in a struct write @Resolved'
     @Injectable var log: Int
+    // expect: '@Lazy works only on instance properties of classes; in a struct write @Resolved'
+    @Lazy var cache: Int
+    // expect: '@Provider works only on instance properties of classes; in a struct write @Resolved (one value, resolved when the struct is made), or call Registry.current.resolveValue(_:) for each new value'
+    @Provider var task: Int
+    // The struct spell compiles.
+    @Resolved var resolved: Int
 }
 
 // In the Swift 6 language mode a wrapped static property must belong to a

@@ -341,3 +341,90 @@ reads.measure(
     }
 }
 reads.printReport()
+
+// MARK: - Scopes (issue 29): BloodMagic beside Swinject 2.10
+// A Car whose initializer resolves its Engine twice: with a graph-scoped
+// Engine both are one object (one made per resolution), with an
+// instance/transient one two are made. Goal: graph scope costs at most
+// 1.1x the instance scope. Then a weak-scoped object that stays held, and a
+// provider read (a new value each time), beside Swinject's `.weak` and `Provider`.
+final class ScopedEngine {}
+final class ScopedCar {
+    let engine: ScopedEngine
+    let spare: ScopedEngine
+    init(engine: ScopedEngine, spare: ScopedEngine) {
+        self.engine = engine
+        self.spare = spare
+    }
+}
+final class WeakScopedService {}
+final class ProvidingContainer {
+    // Both libraries name their provider Provider: qualified, as an app importing both would.
+    @BloodMagic.Provider(registry: benchRegistry) var manager: RequestManager
+}
+
+func scopedCarRegistry(_ scope: SpellScope) -> Registry {
+    let registry = Registry()
+    registry.register(ScopedEngine.self, scope: scope) { _ in ScopedEngine() }
+    registry.register(ScopedCar.self) { sender in
+        ScopedCar(engine: try registry.resolve(ScopedEngine.self, for: sender, property: "engine"),
+                  spare: try registry.resolve(ScopedEngine.self, for: sender, property: "spare"))
+    }
+    registry.register(WeakScopedService.self, scope: .weak) { _ in WeakScopedService() }
+    return registry
+}
+func scopedCarContainer(_ scope: ObjectScope) -> Container {
+    let container = Container()
+    container.register(ScopedEngine.self) { _ in ScopedEngine() }.inObjectScope(scope)
+    container.register(ScopedCar.self) { resolver in
+        ScopedCar(engine: resolver.resolve(ScopedEngine.self)!, spare: resolver.resolve(ScopedEngine.self)!)
+    }.inObjectScope(.transient)
+    container.register(WeakScopedService.self) { _ in WeakScopedService() }.inObjectScope(.weak)
+    return container
+}
+let instanceCars = scopedCarRegistry(.instance)
+let graphCars = scopedCarRegistry(.graph)
+let transientSwinjectCars = scopedCarContainer(.transient)
+let graphSwinjectCars = scopedCarContainer(.graph)
+swinject.register(RequestManager.self, name: "provided") { _ in RequestManager() }.inObjectScope(.transient)
+
+let scopes = BenchmarkSuite("scopes beside Swinject 2.10", rounds: 7)
+let scopeOperations = 300_000
+let instanceCarName = "BloodMagic registry.resolve Car, instance-scoped Engine x2"
+scopes.measure(instanceCarName, operations: scopeOperations) { count in
+    for _ in 0..<count { blackHole(try! instanceCars.resolve(ScopedCar.self, for: sender, property: "car")) }
+}
+scopes.measure("BloodMagic registry.resolve Car, graph-scoped Engine x2", operations: scopeOperations,
+               baseline: instanceCarName, goal: 1.1) { count in
+    for _ in 0..<count { blackHole(try! graphCars.resolve(ScopedCar.self, for: sender, property: "car")) }
+}
+let transientSwinjectName = "Swinject 2.10 resolve Car, transient Engine x2"
+scopes.measure(transientSwinjectName, operations: scopeOperations) { count in
+    for _ in 0..<count { blackHole(transientSwinjectCars.resolve(ScopedCar.self)) }
+}
+scopes.measure("Swinject 2.10 resolve Car, graph-scoped Engine x2", operations: scopeOperations,
+               baseline: transientSwinjectName) { count in
+    for _ in 0..<count { blackHole(graphSwinjectCars.resolve(ScopedCar.self)) }
+}
+let heldBloodMagic = try! graphCars.resolve(WeakScopedService.self, for: sender, property: "service")
+let weakSwinjectName = "Swinject 2.10 resolve, .weak object held"
+let heldSwinject = graphSwinjectCars.resolve(WeakScopedService.self)
+scopes.measure(weakSwinjectName, operations: scopeOperations) { count in
+    for _ in 0..<count { blackHole(graphSwinjectCars.resolve(WeakScopedService.self)) }
+}
+scopes.measure("BloodMagic registry.resolve, .weak object held", operations: scopeOperations,
+               baseline: weakSwinjectName) { count in
+    for _ in 0..<count { blackHole(try! graphCars.resolve(WeakScopedService.self, for: sender, property: "service")) }
+}
+blackHole(heldBloodMagic)
+blackHole(heldSwinject)
+let swinjectProvider = swinject.resolve(Swinject.Provider<RequestManager>.self, name: "provided")!
+let providerSwinjectName = "Swinject 2.10 Provider<T>.instance"
+scopes.measure(providerSwinjectName, operations: scopeOperations) { count in
+    for _ in 0..<count { blackHole(swinjectProvider.instance) }
+}
+let providing = identity(ProvidingContainer())
+scopes.measure("BloodMagic @Provider read", operations: scopeOperations, baseline: providerSwinjectName) { count in
+    for _ in 0..<count { blackHole(providing.manager) }
+}
+scopes.printReport()

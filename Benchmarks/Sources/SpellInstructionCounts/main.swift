@@ -15,6 +15,13 @@
 // `resolve-named` (`registry.resolve(named:)`), `resolve-all-10`
 // (`registry.resolveAll` of 10 registrations), `resolve-arguments`
 // (`registry.resolve(arguments:)` with one Int).
+// Scopes (issue 29): `graph-first-read` (as `first-read`, the registration graph-scoped: to
+// compare with `first-read`, goal <= 1.1x), `graph-shared-first-read` and
+// `instance-shared-first-read` (a first read whose initializer resolves a
+// graph- or instance-scoped Engine twice), `custom-first-read` (a
+// custom-scoped value made beforehand: as `singleton-first-read`),
+// `weak-first-read` (a weak-scoped object held meanwhile) and
+// `provider-read` (a @Provider read, a new value each time).
 import BenchSupport
 import BloodMagic
 import Foundation
@@ -55,6 +62,49 @@ final class ArgumentModel {
 protocol CountedPlugin: AnyObject {}
 final class CountedPluginImpl: CountedPlugin {}
 
+final class GraphManager {
+    var requests = 0
+}
+
+final class GraphContainer {
+    @Injectable(registry: countRegistry) var manager: GraphManager
+}
+
+final class Engine {}
+
+final class Car {
+    let engine: Engine
+    let spare: Engine
+    init(engine: Engine, spare: Engine) {
+        self.engine = engine
+        self.spare = spare
+    }
+}
+
+final class GraphCarContainer {
+    @Injectable(registry: graphRegistry) var car: Car
+}
+
+final class InstanceCarContainer {
+    @Injectable(registry: instanceRegistry) var car: Car
+}
+
+final class SessionCart: Sendable {}
+
+final class CustomScopeContainer {
+    @Injectable(registry: countRegistry) var cart: SessionCart
+}
+
+final class WeakService {}
+
+final class WeakContainer {
+    @Injectable(registry: countRegistry) var service: WeakService
+}
+
+final class ProviderContainer {
+    @Provider(registry: countRegistry) var manager: RequestManager
+}
+
 let countRegistry = Registry()
 countRegistry.register(RequestManager.self, named: .primary) { _ in RequestManager() }
 countRegistry.register(ArgumentModel.self, arguments: Int.self) { _, id in ArgumentModel(id: id) }
@@ -63,12 +113,30 @@ for index in 0..<10 {
 }
 countRegistry.register(RequestManager.self) { _ in RequestManager() }
 countRegistry.register(SharedClock.self, scope: .singleton) { _ in SharedClock() }
+countRegistry.register(GraphManager.self, scope: .graph) { _ in GraphManager() }
+countRegistry.register(SessionCart.self, scope: .custom("session")) { _ in SessionCart() }
+countRegistry.register(WeakService.self, scope: .weak) { _ in WeakService() }
 blackHole(SingletonContainer().clock)
+blackHole(CustomScopeContainer().cart)
+let heldWeak = WeakContainer().service
 Registry.shared.register(RequestManager.self) { _ in RequestManager() }
+
+/// A Car whose initializer resolves its Engine twice, graph- or instance-scoped.
+func carRegistry(engineScope: SpellScope) -> Registry {
+    let registry = Registry()
+    registry.register(Engine.self, scope: engineScope) { _ in Engine() }
+    registry.register(Car.self) { sender in
+        Car(engine: try registry.resolve(Engine.self, for: sender, property: "engine"),
+            spare: try registry.resolve(Engine.self, for: sender, property: "spare"))
+    }
+    return registry
+}
+let graphRegistry = carRegistry(engineScope: .graph)
+let instanceRegistry = carRegistry(engineScope: .instance)
 
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let count = Int(arguments[2]) else {
-    print("usage: SpellInstructionCounts first-read|singleton-first-read|new-and-read|warm-read|resolve|first-read-current|named-first-read|resolve-named|resolve-all-10|resolve-arguments COUNT read|skip")
+    print("usage: SpellInstructionCounts first-read|singleton-first-read|new-and-read|warm-read|resolve|first-read-current|named-first-read|resolve-named|resolve-all-10|resolve-arguments|graph-first-read|graph-shared-first-read|instance-shared-first-read|custom-first-read|weak-first-read|provider-read COUNT read|skip")
     exit(2)
 }
 let reads = arguments[3] == "read"
@@ -117,6 +185,30 @@ case "resolve-arguments":
 case "resolve-all-10":
     let sender = identity(RequestManager())
     if reads { for _ in 0..<count { blackHole(try! countRegistry.resolveAll((any CountedPlugin).self, for: sender)) } }
+case "graph-first-read":
+    let containers = (0..<count).map { _ in identity(GraphContainer()) }
+    if reads { for container in containers { blackHole(container.manager) } }
+    blackHole(containers)
+case "graph-shared-first-read":
+    let containers = (0..<count).map { _ in identity(GraphCarContainer()) }
+    if reads { for container in containers { blackHole(container.car) } }
+    blackHole(containers)
+case "instance-shared-first-read":
+    let containers = (0..<count).map { _ in identity(InstanceCarContainer()) }
+    if reads { for container in containers { blackHole(container.car) } }
+    blackHole(containers)
+case "custom-first-read":
+    let containers = (0..<count).map { _ in identity(CustomScopeContainer()) }
+    if reads { for container in containers { blackHole(container.cart) } }
+    blackHole(containers)
+case "weak-first-read":
+    let containers = (0..<count).map { _ in identity(WeakContainer()) }
+    if reads { for container in containers { blackHole(container.service) } }
+    blackHole(containers)
+    blackHole(heldWeak)
+case "provider-read":
+    let container = identity(ProviderContainer())
+    if reads { for _ in 0..<count { blackHole(container.manager) } }
 default:
     print("unknown mode \(arguments[1])")
     exit(2)

@@ -33,6 +33,9 @@ final class CachedResolution: Sendable {
     /// The winner's singleton slot, when it has a typed initializer and
     /// singleton scope: a typed read of a made singleton is a load from it.
     @usableFromInline let typedSingleton: SingletonSlot?
+    /// Whether `typed` is a graph-scoped registration's
+    /// (`GraphTypedInitializer`, see GraphScope.swift).
+    @usableFromInline let typedGraph: Bool
     /// Why the lookup found no initializer although registrations named
     /// the type: the name that would have won refers to several types.
     @usableFromInline let failure: SpellError?
@@ -68,6 +71,7 @@ final class CachedResolution: Sendable {
         self.typed = typed
         self.typedValueType = typed?.valueType
         self.typedSingleton = typed == nil ? nil : record?.slot
+        self.typedGraph = typed?.isGraphScoped ?? false
     }
 
     /// Whether the winning initializer can be called directly for a `Value`.
@@ -85,6 +89,11 @@ final class CachedResolution: Sendable {
             // A made singleton: one acquire load, no lock, no cast.
             if let made = typedSingleton.typedValue(Value.self) { return made }
             return try record.unsafelyUnwrapped.produceTypedSingleton(Value.self, for: sender)
+        }
+        if typedGraph {
+            let graph = Unmanaged.passUnretained(
+                unsafeDowncast(typed.unsafelyUnwrapped as AnyObject, to: GraphTypedInitializer<Value>.self))
+            return try graph._withUnsafeGuaranteedRef { try $0.value(for: sender) }
         }
         // Borrowed: `typed` is a `let` of this lookup, which the caller holds.
         let box = Unmanaged.passUnretained(unsafeDowncast(typed.unsafelyUnwrapped as AnyObject, to: TypedInitializer<Value>.self))

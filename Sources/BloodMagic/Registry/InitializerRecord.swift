@@ -70,7 +70,7 @@ final class InitializerRecord: Sendable {
     /// The tracker reports an initializer that needs its own singleton as a
     /// cycle before `get` would take the slot's lock a second time.
     private func makeSingleton(_ slot: SingletonSlot, for sender: AnyObject) throws -> Any {
-        try Registry.trackResolution(container: "\(type.name) (singleton)", property: "", object: slot) {
+        try Registry.trackResolution(container: "\(type.name) (\(scope))", property: "", object: slot) {
             try slot.get {
                 let box = try makeBox(for: sender)
                 Registry.reportSingletonCreated(by: self)

@@ -138,7 +138,8 @@ extension InitializerRecord: MatchableRegistration {
         RegistrationIdentity(kind: scope == .singleton ? .singleton : .initializer, type: type, rule: container.rule, name: nil)
     }
 
-    var isSingleton: Bool { scope == .singleton }
+    /// A custom scope's value is kept as a singleton's is.
+    var isSingleton: Bool { scope.keepsOneValue }
 
     func doesSameJob(as other: InitializerRecord) -> Bool {
         scope == other.scope && type == other.type && container.rule == other.container.rule

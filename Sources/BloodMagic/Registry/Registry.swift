@@ -135,13 +135,16 @@ public final class Registry: Sendable {
         initializer: @escaping @Sendable (AnyObject) throws -> Any, typed: (any TypedInitializing)?,
         name: String? = nil, arguments: InitializerArguments? = nil
     ) -> SpellHandle {
-        state.withLock { state in
+        // A weak or graph scope keeps its values around the initializer.
+        let (initializer, typed) = Self.keeping(initializer, typed, scope: scope, type: type)
+        return state.withLock { state in
             _ = state.catalog.note(type)
             if let key = container.key { _ = state.catalog.note(key) }
+            if scope != .instance { state.note(scope) }
             let handle = state.makeHandle()
             let record = InitializerRecord(
                 handle: handle, type: type, container: container, scope: scope, source: source,
-                make: initializer, slot: scope == .singleton ? SingletonSlot() : nil, typed: typed, name: name,
+                make: initializer, slot: scope.keepsOneValue ? SingletonSlot() : nil, typed: typed, name: name,
                 arguments: arguments
             )
             // A script host reloading its scripts stages them (Registry+Staging).

@@ -41,6 +41,13 @@ struct RegistryState {
     /// The Swift types known by name, to match script names to them. Kept
     /// by `removeAll`: it describes types, not registrations.
     var catalog = TypeCatalog()
+    /// The custom scopes the app declared or registered with (see
+    /// Registry+Scopes): what a script may name. Kept by `removeAll`, as
+    /// the catalog is.
+    var declaredScopes: Set<SpellScope> = []
+    /// Whether a graph-scoped initializer was ever registered (then a
+    /// bridge's own cache must send resolutions through the registry).
+    var usesGraphScope = false
     /// Registrations staged by a script host's reload, by stage id, not in
     /// force until the stage is committed (see Registry+Staging).
     var stages: [UInt64: RegistryState] = [:]

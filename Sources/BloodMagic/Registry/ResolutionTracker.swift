@@ -101,6 +101,20 @@ final class ResolutionStack {
     /// A reload's preview of a registry that resolutions on this thread
     /// see instead of the registry's own registrations (Registry+Preview).
     var preview: RegistryPreview?
+    /// How many graph-scoped values the thread's top-level resolution has
+    /// made so far (kept in `graphValues`, see GraphScope.swift): while 0,
+    /// the end of a top-level resolution has nothing to forget.
+    @usableFromInline @exclusivity(unchecked) var graphCount = 0
+    /// The graph-scoped values made during the top-level resolution, by
+    /// their registration's key (the first in `graphFirstKey` and
+    /// `graphFirstValue`, the others in `graphValues`); forgotten when it
+    /// ends (`endGraph`, with `graphSpare` and `endingGraph`). Only the
+    /// owning thread touches them.
+    @exclusivity(unchecked) var graphFirstKey: GraphScopeKey?
+    @exclusivity(unchecked) var graphFirstValue: Any?
+    @exclusivity(unchecked) var graphValues: [(key: GraphScopeKey, value: Any)] = []
+    @exclusivity(unchecked) var graphSpare: [(key: GraphScopeKey, value: Any)] = []
+    @exclusivity(unchecked) var endingGraph = false
 
     init() {
         frames = .allocate(capacity: capacity)
@@ -151,7 +165,14 @@ final class ResolutionStack {
             stack.resolvingRegistry = Unmanaged.passUnretained(registry)
             return previous
         }
-        defer { borrow(stack) { $0.resolvingRegistry = previous } }
+        defer {
+            borrow(stack) { stack in
+                stack.resolvingRegistry = previous
+                // The end of a top-level resolution: its graph-scoped values go
+                // (the count is 0 unless a resolution keeps graph-scoped values).
+                if _slowPath(stack.graphCount != 0) && previous == nil { stack.endGraph() }
+            }
+        }
         return try body()
     }
 

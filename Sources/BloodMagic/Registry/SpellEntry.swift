@@ -1,20 +1,3 @@
-/// How long a registered initializer's value lives.
-public enum SpellScope: String, Sendable, CustomStringConvertible {
-    /// One value per container object, stored in that object's property (default).
-    case instance
-    /// One value per registry, created once (thread-safely) and shared by all.
-    ///
-    /// The registry hands the same value to every container, on whatever
-    /// thread reads it, without checking that its type is `Sendable` (a
-    /// script bridge's values are type-erased). Registering a singleton is a
-    /// promise that the value is safe to share that way: `Sendable`, or
-    /// confined by the app (for example only ever read on the main actor).
-    case singleton
-
-    /// The scope's name.
-    public var description: String { rawValue }
-}
-
 /// What a registry entry is.
 public enum SpellEntryKind: String, Sendable, CustomStringConvertible {
     /// An initializer with instance scope.

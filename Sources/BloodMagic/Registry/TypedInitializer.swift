@@ -8,6 +8,13 @@ protocol TypedInitializing: AnyObject, Sendable {
     /// `value`, made before, boxed as this initializer's singletons are;
     /// nil when it is not of the result type.
     func singletonBox(holding value: Any) -> SingletonBox?
+    /// The same initializer with its values kept by `storage` (a weak or
+    /// graph scope, see Registry+Scopes.swift).
+    func kept(by storage: ScopeStorage) -> any TypedInitializing
+    /// Whether this is a graph-scoped registration's (`GraphTypedInitializer`):
+    /// a requirement, because a dynamic cast to find out would scan the
+    /// process's conformances the first time each lookup is made.
+    var isGraphScoped: Bool { get }
 }
 
 /// A Swift initializer returning `Value`.
@@ -35,5 +42,15 @@ final class TypedInitializer<Value>: TypedInitializing {
     @usableFromInline
     func singletonBox(holding value: Any) -> SingletonBox? {
         (value as? Value).map(TypedSingletonBox.init)
+    }
+
+    @usableFromInline
+    var isGraphScoped: Bool { false }
+
+    @usableFromInline
+    func kept(by storage: ScopeStorage) -> any TypedInitializing {
+        let make = self.make
+        if case .graph(let key) = storage { return GraphTypedInitializer(key: key, make: make) }
+        return TypedInitializer { sender in try storage.value { try make(sender) } }
     }
 }

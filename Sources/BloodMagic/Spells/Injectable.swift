@@ -34,15 +34,15 @@ public struct Injectable<Value>: ResolvingSpellStorage {
     }
 
     /// Not available: spells work on instance properties of classes only
-    /// (the compiler says so, and names the static form where there is one).
-    @available(*, unavailable, message: "@Injectable works only on instance properties of classes; on a static property write @StaticInjectable(in: Container.self, name: \"property\")")
+    /// (the compiler says so, and names the struct and static forms).
+    @available(*, unavailable, message: "@Injectable works only on instance properties of classes; in a struct write @Resolved (resolved when the struct is made); on a static property write @StaticInjectable(in: Container.self, name: \"property\")")
     public var wrappedValue: Value {
         get { fatalError() }
         set { fatalError() }
     }
 
     /// Not available directly; `$property` goes through the enclosing instance.
-    @available(*, unavailable, message: "@Injectable works only on instance properties of classes; on a static property write @StaticInjectable(in: Container.self, name: \"property\")")
+    @available(*, unavailable, message: "@Injectable works only on instance properties of classes; in a struct write @Resolved (resolved when the struct is made); on a static property write @StaticInjectable(in: Container.self, name: \"property\")")
     public var projectedValue: ResolvingProjection<Value> { fatalError() }
 
     // These two subscripts repeat those of Lazy and Partial on purpose: Swift

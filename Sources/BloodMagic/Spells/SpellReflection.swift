@@ -16,6 +16,8 @@ public struct SpelledPropertyInfo: Sendable, Equatable {
         case preference
         /// `@Spelled(...)`, a custom spell.
         case custom
+        /// `@Provider`: a new value on every read.
+        case provider
     }
 
     /// The property's name (without the wrapper's leading underscore, or the

@@ -29,6 +29,10 @@ public struct LuaAnnotations: Sendable {
     /// or a script's `bm.define_spell`), usable as `bm.spell.<name>`: each
     /// name and where it was registered.
     public var spells: [(name: String, source: String)]
+    /// The custom scopes the app declared (``AppManifest/scopes``): a
+    /// definition's `scope` field is annotated with their names instead of
+    /// any string.
+    public var scopes: [String] = []
 
     /// Annotations for `api`, `types`, `globals` and `spells`.
     public init(
@@ -67,7 +71,8 @@ public struct LuaAnnotations: Sendable {
             }
             for field in shape.fields {
                 let name = field.required ? field.name : field.name + "?"
-                out.line("---@field \(LuaAnnotationWriter.fieldName(name)) \(LuaAnnotationWriter.type(field.lua))"
+                let lua = field.name == "scope" ? scopeType(field.lua) : field.lua
+                out.line("---@field \(LuaAnnotationWriter.fieldName(name)) \(LuaAnnotationWriter.type(lua))"
                     + LuaAnnotationWriter.trailing(field.doc))
             }
         }
@@ -98,6 +103,14 @@ public struct LuaAnnotations: Sendable {
             }
             out.function(path, parameters: parameters, returns: function.returns)
         }
+    }
+
+    /// A `scope` field's type with the app's custom scope names in place of
+    /// `string` (names that cannot be quoted plainly are left to `string`).
+    private func scopeType(_ lua: String) -> String {
+        let names = scopes.filter(SpellScope.isValidCustomName)
+        guard !names.isEmpty, lua.hasSuffix("|string") else { return lua }
+        return lua.dropLast("|string".count) + names.map { "|\"\($0)\"" }.joined()
     }
 
     // MARK: - Exposed types

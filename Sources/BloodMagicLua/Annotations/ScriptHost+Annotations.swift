@@ -30,10 +30,11 @@ extension ScriptHost {
     /// `bmlua types --manifest app.json` does. See ``LuaAnnotations``.
     public func annotations(manifest: AppManifest? = nil) throws(LuaError) -> String {
         let manifest = manifest ?? self.manifest()
-        return LuaAnnotations(
+        var annotations = LuaAnnotations(
             api: try apiDescription(), types: manifest.luaTypeDescriptions, globals: manifest.luaGlobalDescriptions,
-            spells: namedSpells(manifest)
-        ).render()
+            spells: namedSpells(manifest))
+        annotations.scopes = manifest.scopes ?? []
+        return annotations.render()
     }
 
     /// The named spells scripts may use as `bm.spell.<name>`: the app's

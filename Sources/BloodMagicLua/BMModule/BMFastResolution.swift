@@ -121,11 +121,19 @@ extension BMModule {
             // Swift asks it (bm.resolve without a container asks none).
             return finish(containerName != nil && peek.resolversMayApply ? .slow : .none)
         }
-        guard let function = luaInitializer(handle) else {
+        // Graph-scoped values are shared within one resolution by Swift's
+        // tracking of it: with any registered, Lua initializers run through Swift.
+        guard let function = luaInitializer(handle), !registry.usesGraphScope else {
             lua.pushNil()
             return finish(.slow)
         }
-        if peek.scope == .singleton {
+        if peek.scope != .instance {
+            // A singleton's or custom scope's value, once made (a reset of its
+            // scope moves the generation); a weak or graph scope's, never.
+            guard peek.scope.keepsOneValue else {
+                lua.pushNil()
+                return finish(.slow)
+            }
             if let made = peek.existingSingleton, (try? crossing.push(made, lua)) != nil {
                 return finish(.value)
             }

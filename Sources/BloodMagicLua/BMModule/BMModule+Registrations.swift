@@ -28,7 +28,8 @@ extension BMModule {
         let (key, container): (SpellTypeKey, String?) = try BMModule.target(lua, fname: fname)
         let name: String? = try lua.argument(6, of: fname)
         let argumentNames: [String]? = lua.isNil(at: 7) ? nil : try lua.argument(7, of: fname)
-        let singleton = try Self.namesSingletonScope(lua, at: 4, of: fname)
+        let scope = try Self.scope(lua, at: 4, of: fname, in: registry)
+        let singleton = scope == .singleton
         try checkUnambiguous(registry, singleton ? "bm.singleton" : fname, type: key, container: container)
         let function = lua.reference(at: 5)
         // A function that declares no parameter never sees the sender: then
@@ -52,7 +53,7 @@ extension BMModule {
             type: key,
             name: name,
             container: container.map { .exactly(SpellTypeKey(name: $0)) } ?? .any,
-            scope: singleton ? .singleton : .instance,
+            scope: scope,
             source: source
         ) { [self] sender in
             guard !binding.token.isRevoked else {
@@ -64,16 +65,43 @@ extension BMModule {
         return BMRegistrationToken.push(handle, lua)
     }
 
-    /// Whether the scope argument at `index` (a string, checked as
-    /// `argument` checks it) is "singleton": compared as bytes, where
-    /// reading it into a `String` first cost a tenth of a registration's
-    /// Swift side.
-    private static func namesSingletonScope(_ lua: LuaStack, at index: Int32, of fname: String) throws -> Bool {
+    /// The scope argument at `index` (a string, checked as `argument`
+    /// checks it): "singleton" and "instance" compared as bytes, where
+    /// reading them into a `String` first cost a tenth of a registration's
+    /// Swift side; any other name must be a built-in scope or a custom one
+    /// the registry knows (see ``Registry/declareScope(_:)``).
+    private static func scope(_ lua: LuaStack, at index: Int32, of fname: String, in registry: Registry) throws -> SpellScope {
         guard let singleton = lua.string(at: index, is: "singleton") else {
             let _: String = try lua.argument(index, of: fname)  // its error for anything but a string
-            return false
+            return .instance
         }
-        return singleton
+        if singleton { return .singleton }
+        if lua.string(at: index, is: "instance") == true { return .instance }
+        if let scope = try knownScope(lua, at: index, in: registry) { return scope }
+        throw LuaError(.usage, unknownScopeMessage(lua, at: index, fname: fname, declared: registry.declaredScopes))
+    }
+
+    /// The scope named by the string at `index` if it is built in or a
+    /// custom scope `registry` knows; nil otherwise. A name longer than any
+    /// scope's is not read into Swift.
+    static func knownScope(_ lua: LuaStack, at index: Int32, in registry: Registry) throws -> SpellScope? {
+        guard lua.rawLength(at: index) <= SpellScope.maxNameBytes else { return nil }
+        let name: String = try lua.argument(index, of: "scope")
+        guard let scope = SpellScope(rawValue: name), registry.knowsScope(scope) else { return nil }
+        return scope
+    }
+
+    /// The error for the scope name at `index`, neither built in nor
+    /// declared (at most ``SpellScope/maxNameBytes`` of it shown).
+    static func unknownScopeMessage(_ lua: LuaStack, at index: Int32, fname: String, declared: [SpellScope]) -> String {
+        let length = lua.rawLength(at: index)
+        let shown = length > SpellScope.maxNameBytes
+            ? "a name of \(length) bytes"
+            : "\"" + ((try? lua.argument(index, of: fname) as String) ?? "?") + "\""
+        let custom = declared.isEmpty
+            ? "a custom scope the app declared (none declared)"
+            : "a custom scope the app declared (" + declared.map { "\"\($0)\"" }.joined(separator: ", ") + ")"
+        return "\(fname): field 'scope' must be \"instance\", \"singleton\", \"weak\", \"graph\" or \(custom), got \(shown)"
     }
 
     func registerHook(_ lua: LuaStack) throws -> Int32 {

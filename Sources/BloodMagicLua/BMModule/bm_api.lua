@@ -28,7 +28,8 @@ local ENTRY = {
   type = field(STRING, "the type it serves"),
   protocols = field(TABLE, "the protocol set it serves", "string[]"),
   container = field(STRING, "the container it is restricted to (nil: any)"),
-  scope = field(STRING, "an initializer's scope", "\"instance\"|\"singleton\""),
+  scope = field(STRING, "an initializer's scope (a custom scope by its name)",
+    "\"instance\"|\"singleton\"|\"weak\"|\"graph\"|string"),
   property = field(STRING, "the property a hook or preference override is for"),
   name = field(STRING, "a named initializer's name"),
   forwarding = field(STRING, "for a type an initializer `implements`: the type and place of that initializer"),
@@ -78,7 +79,7 @@ local CLASSES = {
   { "bm.ResolveOptions", "The options of bm.resolve.", RESOLVE },
   { "bm.ResolveAllOptions", "The options of bm.resolve_all.", RESOLVE_ALL },
   { "bm.SpellDef", "The definition table of bm.define_spell.", DEFINE_SPELL },
-  { "bm.TypedSpellDef", "The table form of bm.spell.lazy.", TYPED },
+  { "bm.TypedSpellDef", "The table form of bm.spell.lazy and bm.spell.provider.", TYPED },
   { "bm.InjectableSpellDef", "The table form of bm.spell.injectable.", TYPED_NAMED },
   { "bm.PartialSpellDef", "The table form of bm.spell.partial.", PARTIAL_SPELL },
   { "bm.FinalSpellDef", "The table form of bm.spell.final.", FINAL_SPELL },
@@ -134,6 +135,9 @@ local FUNCTIONS = {
   { "bm.spell.injectable", "A property injected on first read by an initializer or a resolver; with neither "
     .. "it raises (or gives nil when optional); with a name, only the initializers under that name serve it.",
     { { "arg", "string|bm.InjectableSpellDef" } }, "bm.Spell" },
+  { "bm.spell.provider", "A property that makes a new value on every read through the registry (nothing kept, no "
+    .. "hooks, cannot be assigned); with no initializer it raises (or gives nil when optional).",
+    { { "arg", "string|bm.TypedSpellDef" } }, "bm.Spell" },
   { "bm.spell.partial", "A property built from the template of its type, kept per object.",
     { { "arg", "string|bm.PartialSpellDef" } }, "bm.Spell" },
   { "bm.spell.final", "A property that can be assigned once.", { { "arg", "bm.FinalSpellDef", true } }, "bm.Spell" },

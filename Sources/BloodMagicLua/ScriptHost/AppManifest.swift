@@ -49,6 +49,10 @@ public struct AppManifest: Codable, Sendable, Equatable {
     public var registrations: [Registration]
     /// The globals the app sets for the scripts, by name.
     public var globals: [Global]
+    /// The custom scopes the app declared (``Registry/declareScope(_:)``) or
+    /// registered with from Swift, sorted: those a script's `scope` may
+    /// name besides the built-in ones. Nil (left out of the JSON) for none.
+    public var scopes: [String]?
 
     /// A manifest of the current format.
     public init(
@@ -181,7 +185,8 @@ public struct AppManifest: Codable, Sendable, Equatable {
         public var includesSubclasses: Bool?
         /// The property of a hook or preference override, or a custom spell's name.
         public var property: String?
-        /// `instance` or `singleton`, for initializers.
+        /// `instance`, `singleton`, `weak`, `graph` or a custom scope's
+        /// name (see ``AppManifest/scopes``), for initializers.
         public var scope: String?
         /// Where it was registered (`Module/File.swift:12`).
         public var source: String
@@ -255,7 +260,7 @@ public struct AppManifest: Codable, Sendable, Equatable {
     // MARK: - Reading and writing
 
     private enum CodingKeys: String, CodingKey {
-        case format, types, containers, registrations, globals
+        case format, types, containers, registrations, globals, scopes
     }
 
     /// Decodes a manifest, refusing a format newer than ``currentFormat``.
@@ -271,6 +276,7 @@ public struct AppManifest: Codable, Sendable, Equatable {
         containers = try container.decodeIfPresent([Container].self, forKey: .containers) ?? []
         registrations = try container.decodeIfPresent([Registration].self, forKey: .registrations) ?? []
         globals = try container.decodeIfPresent([Global].self, forKey: .globals) ?? []
+        scopes = try container.decodeIfPresent([String].self, forKey: .scopes)
     }
 
     /// The manifest as pretty, key-sorted JSON (stable from run to run).

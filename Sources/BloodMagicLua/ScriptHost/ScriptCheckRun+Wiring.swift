@@ -16,7 +16,7 @@ extension ScriptCheckRun {
         var source: String
 
         var key: SpellTypeKey { BMModule.typeKey(type: type, protocols: protocols) }
-        var isInjected: Bool { ["lazy", "injectable", "partial"].contains(kind) }
+        var isInjected: Bool { ["lazy", "injectable", "partial", "provider"].contains(kind) }
     }
 
     /// A container the scripts may name: a Lua class or a Swift container
@@ -238,6 +238,11 @@ extension ScriptCheckRun {
                         reportUnserved("\(label): no initializer for \(key.name) in \(container.name)" + closest(to: key),
                             at: container.source, .init(container: container.name, property: property.name, key: key, kind: "injectable", isSwift: true))
                     }
+                case .provider where !property.optional:
+                    if registry.initializerEntry(for: key, in: descriptor) == nil, !servedButForATypo(key, in: container.name) {
+                        reportUnserved("\(label): no initializer for \(key.name) in \(container.name)" + closest(to: key),
+                            at: container.source, .init(container: container.name, property: property.name, key: key, kind: "provider", isSwift: true))
+                    }
                 case .lazy where !property.optional && property.defaultConstructible != true:
                     if registry.initializerEntry(for: key, in: descriptor) == nil, !servedButForATypo(key, in: container.name) {
                         reportUnserved(
@@ -306,7 +311,7 @@ extension ScriptCheckRun {
             guard let name = typo.entry.container.key?.name else { continue }
             let closest = typo.closest.flatMap { containers[$0] }
             let stranded = closest.flatMap { container in
-                container.properties.first { ["lazy", "injectable"].contains($0.kind) && $0.key == typo.type && !$0.optional }
+                container.properties.first { ["lazy", "injectable", "provider"].contains($0.kind) && $0.key == typo.type && !$0.optional }
                     .flatMap { property in
                         registry.initializerEntry(for: typo.type, in: module.container(named: container.name, object: nil)) == nil
                             ? property : nil
@@ -328,7 +333,7 @@ extension ScriptCheckRun {
             guard let name = entry.container.key?.name, let type = entry.type else { continue }
             let typeField = type.protocols == nil ? "type" : "protocols"
             guard let container = containers[name] else { continue }
-            let served = container.properties.filter { ["lazy", "injectable"].contains($0.kind) }
+            let served = container.properties.filter { ["lazy", "injectable", "provider"].contains($0.kind) }
             if !served.contains(where: { $0.key == type }) {
                 let near = served.first { Set($0.key.protocols ?? [$0.key.name]) == Set(type.protocols ?? [type.name]) }
                     ?? ClosestNames.closest(to: type.name, in: served.map(\.key.name)).first.flatMap { best in

@@ -62,7 +62,7 @@ final class ScriptCheckRun {
     lazy var manifestInjectedByType: [SpellTypeKey: [(container: String, property: AppManifest.ContainerProperty)]] = {
         var byType: [SpellTypeKey: [(container: String, property: AppManifest.ContainerProperty)]] = [:]
         for container in manifest?.containers ?? [] {
-            for property in container.properties where [.lazy, .injectable].contains(property.spell) {
+            for property in container.properties where [.lazy, .injectable, .provider].contains(property.spell) {
                 byType[property.typeKey, default: []].append((container.name, property))
             }
         }
@@ -207,6 +207,10 @@ final class ScriptCheckRun {
             try lua.push(encoding: manifest.globals)
             return 2
         }
+        // The app's custom scopes, which the scripts may name.
+        for name in manifest.scopes ?? [] {
+            if let scope = SpellScope(rawValue: name) { registry.declareScope(scope) }
+        }
         for registration in manifest.registrations {
             let container: ContainerMatch = registration.container.map {
                 registration.includesSubclasses == true ? .kindOf(SpellTypeKey(name: $0)) : .exactly(SpellTypeKey(name: $0))
@@ -225,7 +229,8 @@ final class ScriptCheckRun {
                 }
                 registry.registerInitializer(
                     type: key, name: registration.named, container: container,
-                    scope: registration.kind == "singleton" ? .singleton : .instance, source: source
+                    scope: registration.kind == "singleton" ? .singleton : registration.scope.flatMap(SpellScope.init) ?? .instance,
+                    source: source
                 ) { _ in
                     throw LuaError(.usage, "\(key.name) at \(source) \(ScriptCheckRun.swiftPlaceholderMarker)")
                 }

@@ -76,11 +76,15 @@ extension ScriptHost {
         let registrations = registry.entries
             .filter { !module.madeRegistration($0.handle) && !module.madeHostRegistration($0.handle) }
             .map(AppManifest.Registration.init)
-        return AppManifest(
+        var manifest = AppManifest(
             types: types,
             containers: records.containers.values.sorted { $0.name < $1.name },
             registrations: registrations,
             globals: records.globals.map { AppManifest.Global(name: $0.key, value: $0.value) }.sorted { $0.name < $1.name })
+        // The custom scopes a script may name (none: the field is left out).
+        let scopes = registry.declaredScopes.map(\.rawValue)
+        manifest.scopes = scopes.isEmpty ? nil : scopes
+        return manifest
     }
 }
 

@@ -37,7 +37,7 @@ struct BMRegistryTests {
         #expect(host.failure("bm.initializer { type = 1, init = print }")
             == "test.lua:1: bm.initializer: field 'type' must be a string, got number")
         #expect(host.failure("bm.initializer { type = 'T', scope = 'global', init = print }")
-            == "test.lua:1: bm.initializer: field 'scope' must be \"instance\" or \"singleton\", got \"global\"")
+            == "test.lua:1: bm.initializer: field 'scope' must be \"instance\", \"singleton\", \"weak\", \"graph\" or a custom scope the app declared (none declared), got \"global\"")
     }
 
     @Test func containerMatchIsExact() throws {

@@ -257,4 +257,26 @@ struct BMLuaCheckFindingsTests {
         let run = try bmlua(["\(folder)/30-runtime.lua"])
         #expect(run.stderr.hasPrefix("bmlua: \(folder)/30-runtime.lua:2: attempt to index a nil value (local 't')\nstack traceback:\n\t\(folder)/30-runtime.lua:2:"))
     }
+
+    /// Issue 29: a scope that is neither built in nor declared by the app
+    /// is an error at its field; the manifest's scopes are known.
+    @Test func anUnknownScopeIsAnErrorAtItsFieldAndTheManifestsScopesAreKnown() throws {
+        let files = ["a.lua": """
+            bm.initializer { type = "Engine", scope = "graph", init = function() return {} end }
+            bm.initializer {
+              type = "Cart",
+              scope = "session",
+              init = function() return {} end,
+            }
+            """]
+        let bare = try check(files)
+        #expect(bare.status == 1)
+        #expect(bare.lines == [
+            #"$/a.lua:4: error: bm.initializer: field 'scope' must be "instance", "singleton", "weak", "graph" or a custom scope the app declared (none declared), got "session""#,
+        ])
+        let manifest = try scratchDirectory(["app.json": #"{ "format": 1, "scopes": ["session"] }"#])
+        let declared = try check(files, ["--manifest", manifest.appendingPathComponent("app.json").path])
+        #expect(declared.status == 0, "\(declared.lines) \(declared.stderr)")
+        #expect(declared.lines.allSatisfy { !$0.contains("error") })
+    }
 }

@@ -79,7 +79,7 @@ struct BMLuaCheckPositionTests {
         let result = try check(Self.helperFolder)
         #expect(result.status == 1)
         #expect(result.lines == [
-            #"$/lib/helper.lua:6: error: bm.initializer: field 'scope' must be "instance" or "singleton", got "per-object""#,
+            #"$/lib/helper.lua:6: error: bm.initializer: field 'scope' must be "instance", "singleton", "weak", "graph" or a custom scope the app declared (none declared), got "per-object""#,
         ])
         let dir = try scratchDirectory(Self.helperFolder)
         let run = try bmlua([dir.appendingPathComponent("a.lua").path])

@@ -63,6 +63,20 @@ struct BMLuaObservabilityTests {
         #expect(!narrowed.stdout.contains("Screen.other"))
     }
 
+    /// Issue 29: a weak or graph scope is shown with the registration.
+    @Test func explainShowsTheScope() throws {
+        let dir = try scratchDirectory(["10-scopes.lua": """
+            bm.initializer { type = "Engine", scope = "graph", init = function() return {} end }
+            bm.initializer { type = "Engine", container = "Car", scope = "weak", init = function() return {} end }
+            """])
+        let file = "\(dir.path)/10-scopes.lua"
+        let result = try bmlua(["explain", "Engine", "--container", "Car", "--scripts", dir.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("  * initializer (weak scope) Engine in Car at \(file):2: specificity 3000000, exact container\n"))
+        #expect(result.stdout.contains("    initializer (graph scope) Engine in any container at \(file):1: specificity 0, any container\n"))
+        #expect(result.stdout.contains("wins: the initializer (weak scope) registered at \(file):2:"))
+    }
+
     @Test func explainSaysTheLaterOfEquallySpecificRegistrationsWins() throws {
         let scripts = try ExplainFolder()
         let file = scripts.file

@@ -29,8 +29,10 @@ local INITIALIZER = {
   container = field(CONTAINER, "only for properties of this container type, exactly (subclasses do not match)"),
   init = field(required(FUNCTION), "makes the value; `sender` is the container object (a function without "
     .. "parameters gets none)", "fun(sender: any): any"),
-  scope = field(STRING, "one value per object (\"instance\", the default) or one per registry (\"singleton\")",
-    "\"instance\"|\"singleton\""),
+  scope = field(STRING, "one value per object (\"instance\", the default), one per registry (\"singleton\"), "
+    .. "one while anyone holds it (\"weak\"), one per top-level resolution (\"graph\"), or one until the app "
+    .. "resets a custom scope it declared (its name)",
+    "\"instance\"|\"singleton\"|\"weak\"|\"graph\"|string"),
   name = field(STRING, "the registration's name: it serves only properties and resolutions that ask for this "
     .. "name (bm.spell.injectable { name = ... }, bm.resolve(T, { name = ... })), and no others"),
   arguments = field(TABLE, "names of the arguments init takes after the sender (init = function(sender, id, options)); "
@@ -136,13 +138,18 @@ local function register_initializer(fname, definition, scope)
     fail(fname .. ": missing required field 'type' (or 'protocols')")
   end
   scope = scope or def_scope or "instance"
-  if scope ~= "instance" and scope ~= "singleton" then
-    fail_field("scope",
-      fname .. ": field 'scope' must be \"instance\" or \"singleton\", got \"" .. tostring(scope) .. "\"")
+  -- Built-in names pass; any other must be a custom scope the app declared
+  -- (Swift knows which, and says so at the field's line).
+  if scope ~= "instance" and scope ~= "singleton" and scope ~= "weak" and scope ~= "graph" then
+    local bad = core.unknown_scope(fname, scope)
+    if bad then fail_field("scope", bad) end
   end
   container = container_name(fname, container)
   if arguments ~= nil and scope == "singleton" then
     fail_field("arguments", fname .. ": a singleton takes no arguments (it is made once, for whoever asks first)")
+  elseif arguments ~= nil and scope ~= "instance" then
+    fail_field("arguments", fname .. ": a registration of scope \"" .. scope .. "\" takes no arguments (its value is "
+      .. "made for whoever asks first, and shared)")
   end
   local token, id = core.register_initializer(t, protocols, container, scope, init, name, arguments)
   if implements then

@@ -66,6 +66,7 @@ end
 
 bm.spell.lazy = typed_spell("lazy")
 bm.spell.injectable = typed_spell("injectable")
+bm.spell.provider = typed_spell("provider")
 
 local PARTIAL_SPELL = { type = field(required(STRING), "the template's type") }
 local FINAL_SPELL = { optional = field(BOOLEAN, "reading before the first assignment gives nil, not an error") }
@@ -100,7 +101,8 @@ function spell_table.preference(arg)
   return make_spell("preference", { key = fields.key, default = fields.default, suite = suite })
 end
 
-local builtin_spells = { lazy = true, injectable = true, partial = true, final = true, preference = true }
+local builtin_spells = { lazy = true, injectable = true, partial = true, final = true, preference = true,
+                         provider = true }
 local custom_spells = {}
 
 local DEFINE_SPELL = {
@@ -528,9 +530,20 @@ local function set_custom(object, property, value, _meta, spell)
   slots[property] = value
 end
 
+-- A provider keeps nothing: every read resolves anew (no hooks: nothing is
+-- injected), and it cannot be assigned.
+local function get_provided(object, property, meta, spell)
+  return (with_cycle_check(object, property, meta, lazy_value, spell))
+end
+
+local function set_provided(_object, property, _value, meta, _spell)
+  fail("provider property '" .. property .. "' of " .. meta.name
+    .. " makes a new value on every read and cannot be assigned")
+end
+
 local getters = { lazy = get_injected, injectable = get_injected, partial = get_injected,
-                  final = get_final, preference = get_preference }
-local setters = { final = set_final, preference = set_preference }
+                  final = get_final, preference = get_preference, provider = get_provided }
+local setters = { final = set_final, preference = set_preference, provider = set_provided }
 
 local function spell_get(object, property, meta, spell)
   local get = getters[spell.kind]

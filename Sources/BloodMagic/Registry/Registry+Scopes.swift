@@ -1,0 +1,135 @@
+// Scopes beyond instance and singleton (SpellScope.swift): the weak and
+// graph scopes keep their values around the registered initializer; a
+// custom scope keeps one value per registration in a singleton's slot,
+// which `reset(scope:)` replaces for every registration of the scope at
+// once.
+
+/// Where a weak- or graph-scoped registration keeps its values.
+@usableFromInline
+enum ScopeStorage: Sendable {
+    case weak(WeakScopeSlot)
+    case graph(GraphScopeKey)
+
+    /// The value kept for this read, else one made by `make` (and kept as
+    /// the scope says).
+    func value<Value>(_ make: () throws -> Value) throws -> Value {
+        switch self {
+        case .weak(let slot): try slot.get(make)
+        case .graph(let key): try key.value(make)
+        }
+    }
+}
+
+extension Registry {
+    /// `initializer` and its typed form, wrapped so that a weak or graph
+    /// scope keeps their values; unchanged for the other scopes.
+    static func keeping(
+        _ initializer: @escaping @Sendable (AnyObject) throws -> Any, _ typed: (any TypedInitializing)?,
+        scope: SpellScope, type: SpellTypeKey
+    ) -> (@Sendable (AnyObject) throws -> Any, (any TypedInitializing)?) {
+        let storage: ScopeStorage
+        switch scope.kind {
+        case .weak:
+            storage = .weak(WeakScopeSlot(label: "\(type.name) (weak)"))
+        case .graph:
+            storage = .graph(GraphScopeKey(label: type.name))
+        default:
+            return (initializer, typed)
+        }
+        return ({ sender in try storage.value { try initializer(sender) } }, typed?.kept(by: storage))
+    }
+
+    /// Forgets the values kept by every registration of `scope`, at once:
+    /// the next resolution of each makes a new one (a user session's
+    /// objects, at logout). Values already handed out stay with their
+    /// holders. Returns how many registrations were reset.
+    ///
+    /// For a custom scope (``SpellScope/custom(_:)``) and ``SpellScope/singleton``.
+    /// The ``SpellScope/weak`` and ``SpellScope/graph`` scopes keep nothing
+    /// to reset (a weak value goes when its last holder lets it go; a graph
+    /// value when its resolution ends), nor does ``SpellScope/instance``
+    /// (see ``reset(_:)`` for an object's properties): 0.
+    ///
+    /// A reader on another thread meanwhile gets the old value or the new
+    /// one, whole: each registration's values are made exactly once in a
+    /// slot that is never emptied; the reset puts a new, empty slot in
+    /// force with one generation bump, as any registration does.
+    @discardableResult
+    public func reset(scope: SpellScope) -> Int {
+        guard scope.keepsOneValue else { return 0 }
+        // The old records (and the values in their slots) are released
+        // after the lock (when `replaced` goes), where a value's deinit
+        // may use the registry.
+        var replaced: [InitializerRecord] = []
+        let count = state.withLock { state -> Int in
+            var count = 0
+            for index in state.initializers.indices where state.initializers[index].scope == scope {
+                replaced.append(state.initializers[index])
+                state.initializers[index] = state.initializers[index].withEmptySlot()
+                count += 1
+            }
+            guard count > 0 else { return 0 }
+            state.indexInitializers()
+            state.invalidateCaches()
+            return count
+        }
+        return count
+    }
+
+    /// Makes `scope` (a custom one) known to scripts: a script may register
+    /// with `scope = "<name>"` only for a scope declared this way or used
+    /// by a Swift registration (a typo is an error, not a new scope that
+    /// nothing resets).
+    public func declareScope(_ scope: SpellScope) {
+        guard scope.isCustom else { return }
+        _ = state.withLock { $0.declaredScopes.insert(scope) }
+    }
+
+    /// The custom scopes declared (``declareScope(_:)``) or registered with
+    /// from Swift, by name.
+    public var declaredScopes: [SpellScope] {
+        state.withLock { $0.declaredScopes }.sorted { $0.rawValue < $1.rawValue }
+    }
+
+    /// Whether `scope` is a built-in scope or a declared custom one.
+    public func knowsScope(_ scope: SpellScope) -> Bool {
+        !scope.isCustom || state.withLock { $0.declaredScopes.contains(scope) }
+    }
+}
+
+extension RegistryState {
+    /// Notes what a registration of `scope` needs the registry to know.
+    mutating func note(_ scope: SpellScope) {
+        if scope.isCustom { declaredScopes.insert(scope) }
+        if scope == .graph { usesGraphScope = true }
+    }
+}
+
+extension Registry {
+    /// Whether a graph-scoped initializer was ever registered here: a bridge
+    /// that resolves from a cache of its own, without the registry, must
+    /// not while this is true (graph values are shared through the
+    /// registry's resolution of the outermost step).
+    package var usesGraphScope: Bool {
+        state.withLock { $0.usesGraphScope }
+    }
+}
+
+extension InitializerRecord {
+    /// The same registration with a new, empty slot (a reset of its scope).
+    func withEmptySlot() -> InitializerRecord {
+        InitializerRecord(
+            handle: handle, type: type, container: container, scope: scope, source: source, make: make,
+            slot: slot == nil ? nil : SingletonSlot(), typed: typed)
+    }
+}
+
+extension SpellEntry {
+    /// " (weak scope)", " (graph scope)", " (session scope)" for an
+    /// initializer whose kind does not already say its scope; else empty
+    /// (what `bmlua explain` prints after the kind).
+    public var scopeNote: String {
+        guard let scope, scope != .instance, scope != .singleton else { return "" }
+        return " (\(scope) scope)"
+    }
+}

@@ -1,0 +1,382 @@
+@testable import BloodMagic
+import Synchronization
+import Testing
+
+// Issue 29, scopes: weak (one object while anyone holds it), graph (one
+// value per top-level resolution), custom scopes reset as a unit.
+
+final class ScopedEngine: Sendable {
+    let serial: Int
+    init(serial: Int) { self.serial = serial }
+}
+
+final class ScopedCar: Sendable {
+    let engine: ScopedEngine
+    let spare: ScopedEngine
+    init(engine: ScopedEngine, spare: ScopedEngine) {
+        self.engine = engine
+        self.spare = spare
+    }
+}
+
+/// A value made in two steps: a reader that sees `first != second` saw it half-made.
+final class SessionCart: Sendable {
+    let first: Int
+    let second: Int
+    init(serial: Int) {
+        first = serial
+        // Let other threads run between the two halves.
+        for _ in 0..<50 { yieldToOthers() }
+        second = serial
+    }
+}
+
+struct ScopedSettings: Sendable, Equatable {
+    var serial: Int
+}
+
+extension SpellScope {
+    static let testSession = SpellScope.custom("session")
+}
+
+private let weakRaceRegistry = Registry()
+private let weakRaceCounter = CallCounter()
+private let sessionRaceRegistry = Registry()
+private let sessionRaceCounter = CallCounter()
+private let resetRaceRegistry = Registry()
+private let resetRaceCounter = CallCounter()
+
+private final class WeakRaceUser {
+    @Injectable(registry: weakRaceRegistry) var engine: ScopedEngine
+}
+
+private final class SessionRaceUser {
+    @Injectable(registry: sessionRaceRegistry) var cart: SessionCart
+}
+
+private final class ResetRaceUser {
+    @Injectable(registry: resetRaceRegistry) var cart: SessionCart
+}
+
+@Suite("Scopes")
+struct ScopeTests {
+    final class Holder {
+        @Injectable var engine: ScopedEngine
+        @Injectable var car: ScopedCar
+        @Injectable var cart: SessionCart
+        @Injectable var settings: ScopedSettings
+    }
+
+    // MARK: weak
+
+    @Test func aWeakValueIsSharedWhileHeldAndMadeAnewOnceLetGo() throws {
+        let registry = Registry()
+        let made = CallCounter()
+        registry.register(ScopedEngine.self, scope: .weak) { _ in ScopedEngine(serial: made.increment()) }
+        var first: ScopedEngine? = try Registry.withCurrent(registry) { try Holder().$engine.value() }
+        let second = try Registry.withCurrent(registry) { try Holder().$engine.value() }
+        #expect(first === second)
+        #expect(made.value == 1)
+        let firstSerial = first?.serial
+        first = nil
+        _ = consume second
+        let third = try Registry.withCurrent(registry) { try Holder().$engine.value() }
+        #expect(firstSerial == 1)
+        #expect(third.serial == 2)
+        #expect(made.value == 2)
+    }
+
+    @Test func aWeakScopedValueTypeIsMadeForEachResolution() throws {
+        let registry = Registry()
+        let made = CallCounter()
+        registry.register(ScopedSettings.self, scope: .weak) { _ in ScopedSettings(serial: made.increment()) }
+        let values = try Registry.withCurrent(registry) { try (0..<3).map { _ in try Holder().$settings.value() } }
+        #expect(values.map(\.serial) == [1, 2, 3])
+    }
+
+    @Test func aWeakValueIsTheSameOnTheNamedPath() throws {
+        let registry = Registry()
+        registry.register(ScopedEngine.self, scope: .weak) { _ in ScopedEngine(serial: 1) }
+        let typed = try Registry.withCurrent(registry) { try Holder().$engine.value() }
+        let named = try registry.resolveIfRegistered(
+            type: SpellTypeKey(ScopedEngine.self), container: ContainerDescriptor(Holder()), property: "engine")
+        #expect((named as? ScopedEngine) === typed)
+    }
+
+    /// Eight threads race to the first reads while the value is being made,
+    /// each keeping what it got: one object, made once.
+    @Test func weakValuesAreMadeOnceUnderEightThreads() {
+        weakRaceRegistry.register(ScopedEngine.self, scope: .weak) { _ in
+            let serial = weakRaceCounter.increment()
+            for _ in 0..<2_000 { yieldToOthers() }
+            return ScopedEngine(serial: serial)
+        }
+        let seen = Mutex<[ScopedEngine]>([])
+        runOnThreads(8) { thread in
+            var mine: [ScopedEngine] = []
+            for round in 0..<100 {
+                if (thread + round) % 2 == 0 {
+                    mine.append(WeakRaceUser().engine)
+                } else {
+                    mine.append(try! weakRaceRegistry.resolve(ScopedEngine.self, for: WeakRaceUser(), property: "engine"))
+                }
+            }
+            seen.withLock { $0 += mine }
+        }
+        #expect(weakRaceCounter.value == 1)
+        #expect(Set(seen.withLock { $0.map(ObjectIdentifier.init) }).count == 1)
+    }
+
+    @Test func aWeakInitializerThatNeedsItselfIsACycleNotADeadlock() {
+        let registry = Registry()
+        registry.register(ScopedEngine.self, scope: .weak) { sender in
+            try registry.resolve(ScopedEngine.self, for: sender, property: "again")
+        }
+        #expect(throws: SpellError.self) {
+            try Registry.withCurrent(registry) { try Holder().$engine.value() }
+        }
+    }
+
+    // MARK: graph
+
+    @Test func aGraphValueIsSharedWithinOneResolutionAndNewForTheNext() throws {
+        let registry = Registry()
+        let made = CallCounter()
+        registry.register(ScopedEngine.self, scope: .graph) { _ in ScopedEngine(serial: made.increment()) }
+        registry.register(ScopedCar.self) { sender in
+            ScopedCar(
+                engine: try registry.resolve(ScopedEngine.self, for: sender, property: "engine"),
+                spare: try registry.resolve(ScopedEngine.self, for: sender, property: "spare"))
+        }
+        let one = try Registry.withCurrent(registry) { try Holder().$car.value() }
+        let two = try Registry.withCurrent(registry) { try Holder().$car.value() }
+        #expect(one.engine === one.spare)
+        #expect(two.engine === two.spare)
+        #expect(one.engine !== two.engine)
+        #expect(made.value == 2)
+        // Two top-level resolutions of the graph-scoped type itself: two values.
+        let a = try registry.resolve(ScopedEngine.self, for: Holder(), property: "engine")
+        let b = try registry.resolve(ScopedEngine.self, for: Holder(), property: "engine")
+        #expect(a !== b)
+    }
+
+    @Test func severalGraphScopedTypesAreEachSharedWithinOneResolution() throws {
+        let registry = Registry()
+        let made = CallCounter()
+        registry.register(ScopedEngine.self, scope: .graph) { _ in ScopedEngine(serial: made.increment()) }
+        registry.register(ScopedSettings.self, scope: .graph) { _ in ScopedSettings(serial: made.increment()) }
+        registry.register(SessionCart.self, scope: .graph) { _ in SessionCart(serial: made.increment()) }
+        registry.register(ScopedCar.self) { sender in
+            let settings = try (0..<3).map { _ in try registry.resolve(ScopedSettings.self, for: sender, property: "settings") }
+            let carts = try (0..<3).map { _ in try registry.resolve(SessionCart.self, for: sender, property: "cart") }
+            guard Set(settings.map(\.serial)).count == 1, carts.allSatisfy({ $0 === carts[0] }) else {
+                return ScopedCar(engine: ScopedEngine(serial: -1), spare: ScopedEngine(serial: -2))
+            }
+            return ScopedCar(
+                engine: try registry.resolve(ScopedEngine.self, for: sender, property: "engine"),
+                spare: try registry.resolve(ScopedEngine.self, for: sender, property: "spare"))
+        }
+        for round in 0..<3 {
+            let car = try Registry.withCurrent(registry) { try Holder().$car.value() }
+            #expect(car.engine === car.spare)
+            #expect(made.value == 3 * (round + 1))
+        }
+    }
+
+    @Test func aGraphValueIsSharedBetweenTypedAndNamedResolutionsOfOneGraph() throws {
+        let registry = Registry()
+        registry.register(ScopedEngine.self, scope: .graph) { _ in ScopedEngine(serial: 1) }
+        registry.register(ScopedCar.self) { sender in
+            let named = try registry.resolveIfRegistered(
+                type: SpellTypeKey(ScopedEngine.self), container: ContainerDescriptor(sender), property: "spare")
+            return ScopedCar(
+                engine: try registry.resolve(ScopedEngine.self, for: sender, property: "engine"),
+                spare: named as! ScopedEngine)
+        }
+        let car = try Registry.withCurrent(registry) { try Holder().$car.value() }
+        #expect(car.engine === car.spare)
+    }
+
+    @Test func graphValuesAreNotSharedAcrossThreads() {
+        let registry = Registry()
+        let made = CallCounter()
+        registry.register(ScopedEngine.self, scope: .graph) { _ in ScopedEngine(serial: made.increment()) }
+        registry.register(ScopedCar.self) { sender in
+            ScopedCar(
+                engine: try registry.resolve(ScopedEngine.self, for: sender, property: "engine"),
+                spare: try registry.resolve(ScopedEngine.self, for: sender, property: "spare"))
+        }
+        let shared = UncheckedBox(value: registry)
+        let ok = CallCounter()
+        runOnThreads(8) { _ in
+            for _ in 0..<50 {
+                let car = try! shared.value.resolve(ScopedCar.self, for: ScopedEngine(serial: 0), property: "car")
+                if car.engine === car.spare { ok.increment() }
+            }
+        }
+        #expect(ok.value == 400)
+        #expect(made.value == 400)
+    }
+
+    // MARK: custom scopes
+
+    @Test func aCustomScopeKeepsOneValueUntilItIsReset() throws {
+        let registry = Registry()
+        let made = CallCounter()
+        registry.register(SessionCart.self, scope: .testSession) { _ in SessionCart(serial: made.increment()) }
+        registry.register(ScopedEngine.self, scope: .singleton) { _ in ScopedEngine(serial: 9) }
+        let first = try Registry.withCurrent(registry) { try Holder().$cart.value() }
+        let again = try Registry.withCurrent(registry) { try Holder().$cart.value() }
+        let engine = try Registry.withCurrent(registry) { try Holder().$engine.value() }
+        #expect(first === again)
+        #expect(registry.reset(scope: .testSession) == 1)
+        let afterReset = try Registry.withCurrent(registry) { try Holder().$cart.value() }
+        #expect(afterReset !== first)
+        #expect(afterReset.first == 2)
+        // Another scope's values stay; an object already holding the old one keeps it.
+        #expect(try Registry.withCurrent(registry) { try Holder().$engine.value() } === engine)
+        #expect(first.first == 1)
+        // The named path sees the new value too.
+        let named = try registry.resolveIfRegistered(
+            type: SpellTypeKey(SessionCart.self), container: ContainerDescriptor(Holder()), property: "cart")
+        #expect((named as? SessionCart) === afterReset)
+    }
+
+    @Test func resettingASingletonOrAScopeThatKeepsNothing() throws {
+        let registry = Registry()
+        registry.register(ScopedEngine.self, scope: .singleton) { _ in ScopedEngine(serial: 1) }
+        let before = try Registry.withCurrent(registry) { try Holder().$engine.value() }
+        #expect(registry.reset(scope: .singleton) == 1)
+        #expect(try Registry.withCurrent(registry) { try Holder().$engine.value() } !== before)
+        #expect(registry.reset(scope: .instance) == 0)
+        #expect(registry.reset(scope: .graph) == 0)
+        #expect(registry.reset(scope: .weak) == 0)
+        #expect(registry.reset(scope: .custom("nobody")) == 0)
+    }
+
+    @Test func aResetMovesTheGenerationOnlyWhenItResetsSomething() {
+        let registry = Registry()
+        registry.register(SessionCart.self, scope: .testSession) { _ in SessionCart(serial: 1) }
+        let generation = registry.currentGeneration
+        registry.reset(scope: .custom("other"))
+        #expect(registry.currentGeneration == generation)
+        registry.reset(scope: .testSession)
+        #expect(registry.currentGeneration > generation)
+    }
+
+    @Test func customScopedValuesAreMadeOnceUnderEightThreads() {
+        sessionRaceRegistry.register(SessionCart.self, scope: .testSession) { _ in
+            let serial = sessionRaceCounter.increment()
+            for _ in 0..<2_000 { yieldToOthers() }
+            return SessionCart(serial: serial)
+        }
+        let seen = Mutex<Set<ObjectIdentifier>>([])
+        runOnThreads(8) { thread in
+            var mine: Set<ObjectIdentifier> = []
+            for round in 0..<200 {
+                let cart: SessionCart
+                switch (thread + round) % 3 {
+                case 0: cart = SessionRaceUser().cart
+                case 1: cart = try! sessionRaceRegistry.resolve(SessionCart.self, for: SessionRaceUser(), property: "cart")
+                default:
+                    cart = try! sessionRaceRegistry.resolveIfRegistered(
+                        type: SpellTypeKey(SessionCart.self), container: ContainerDescriptor(SessionRaceUser()),
+                        property: "cart") as! SessionCart
+                }
+                mine.insert(ObjectIdentifier(cart))
+            }
+            seen.withLock { $0.formUnion(mine) }
+        }
+        #expect(sessionRaceCounter.value == 1)
+        #expect(seen.withLock { $0.count } == 1)
+    }
+
+    /// Seven threads read while one resets the scope over and over: every
+    /// value read is whole, and each reset's value was made once (as many
+    /// values made as distinct values seen).
+    @Test func aResetDuringReadsGivesEachReaderAWholeOldOrNewValue() {
+        resetRaceRegistry.register(SessionCart.self, scope: .testSession) { _ in
+            SessionCart(serial: resetRaceCounter.increment())
+        }
+        let seen = Mutex<[SessionCart]>([])
+        let halfMade = CallCounter()
+        let resets = CallCounter()
+        runOnThreads(8) { thread in
+            if thread == 0 {
+                for _ in 0..<200 {
+                    resetRaceRegistry.reset(scope: .testSession)
+                    resets.increment()
+                    yieldToOthers()
+                }
+                return
+            }
+            var mine: [SessionCart] = []
+            for round in 0..<400 {
+                let cart = round % 2 == 0
+                    ? ResetRaceUser().cart
+                    : try! resetRaceRegistry.resolve(SessionCart.self, for: ResetRaceUser(), property: "cart")
+                if cart.first != cart.second { halfMade.increment() }
+                mine.append(cart)
+            }
+            seen.withLock { $0 += mine }
+        }
+        let distinct = Set(seen.withLock { $0.map(ObjectIdentifier.init) }).count
+        #expect(halfMade.value == 0)
+        #expect(distinct > 1, "the readers never saw a reset")
+        #expect(resetRaceCounter.value == distinct)
+        #expect(distinct <= resets.value + 1)
+    }
+
+    // MARK: names
+
+    @Test func scopeNamesAndTheirRules() {
+        #expect(SpellScope(rawValue: "weak") == .weak)
+        #expect(SpellScope(rawValue: "graph") == .graph)
+        #expect(SpellScope(rawValue: "session") == .custom("session"))
+        #expect(SpellScope(rawValue: "session")?.isCustom == true)
+        #expect(SpellScope.custom("singleton") == .singleton)
+        #expect(SpellScope(rawValue: "") == nil)
+        #expect(SpellScope(rawValue: "9lives") == nil)
+        #expect(SpellScope(rawValue: "user session") == nil)
+        #expect(SpellScope(rawValue: String(repeating: "a", count: 65)) == nil)
+        #expect(SpellScope.isValidCustomName("user-session.v2"))
+        #expect(!SpellScope.isValidCustomName("graph"))
+        #expect(SpellScope.weak.description == "weak")
+        #expect(!SpellScope.singleton.isCustom)
+    }
+
+    @Test func customScopesAreKnownOnceDeclaredOrRegisteredFromSwift() {
+        let registry = Registry()
+        #expect(registry.knowsScope(.weak))
+        #expect(!registry.knowsScope(.custom("session")))
+        registry.declareScope(.custom("session"))
+        registry.register(SessionCart.self, scope: .custom("checkout")) { _ in SessionCart(serial: 1) }
+        #expect(registry.knowsScope(.custom("session")))
+        #expect(registry.declaredScopes.map(\.rawValue) == ["checkout", "session"])
+        // Declared scopes describe the app: removeAll keeps them.
+        registry.removeAll()
+        #expect(registry.knowsScope(.custom("checkout")))
+    }
+
+    @Test func entriesAndExplanationsSayTheScope() {
+        let registry = Registry()
+        registry.register(ScopedEngine.self, scope: .graph) { _ in ScopedEngine(serial: 1) }
+        registry.register(SessionCart.self, scope: .testSession) { _ in SessionCart(serial: 1) }
+        #expect(registry.entries.map(\.scope) == [.graph, .testSession])
+        #expect(registry.entries[1].description.contains("(session)"))
+        let explanation = registry.explain(SpellTypeKey(ScopedEngine.self), in: nil, property: nil).description
+        #expect(explanation.contains("initializer (graph scope) ScopedEngine in any container"))
+        #expect(explanation.contains("wins: the initializer (graph scope) registered at"))
+    }
+}
+
+/// Gives up the processor (a short spin that lets other threads run).
+private func yieldToOthers() {
+    #if canImport(Glibc)
+    _ = sched_yield()
+    #endif
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif

@@ -55,6 +55,19 @@ struct BMLuaCheckFindingsTests {
         #expect(result.stderr.contains("note: 1 name the scripts use may be the app's (makeOther)"))
     }
 
+    /// An initializer that waits for its caller (`coroutine.yield`, served
+    /// by `bm.resolve` inside a coroutine) cannot be dry-run: not a finding.
+    /// Before: "attempt to yield from outside a coroutine" was an error.
+    @Test func anInitializerThatWaitsIsNotAFinding() throws {
+        let result = try check(["a.lua": """
+            bm.initializer { type = "Token", init = function() return "token " .. coroutine.yield("need a token") end }
+            local co = coroutine.create(function() return bm.resolve("Token") end)
+            coroutine.resume(co)
+            """])
+        #expect(result.status == 0, "\(result.lines)")
+        #expect(result.lines == [])
+    }
+
     /// A global that comes close to one the scripts define is a finding
     /// even without the manifest, with the closest name.
     @Test func aMissingGlobalCloseToADefinedOneIsAnError() throws {

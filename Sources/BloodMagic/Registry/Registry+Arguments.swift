@@ -129,9 +129,7 @@ extension Registry {
             let record = InitializerRecord(
                 handle: state.makeHandle(), type: key, container: target.container, scope: .instance, source: source,
                 make: { sender in made(sender) }, slot: nil, typed: typed, name: target.name, forwarded: target)
-            if state.stageInitializerIfOpen(record) { return }
-            state.insertInitializer(record)
-            state.invalidateCaches()
+            state.addInitializer(record)
         }
     }
 

@@ -44,9 +44,7 @@ extension Registry {
                 handle: forwarding, type: type, container: original.container, scope: original.scope, source: source,
                 make: { [original] sender in try original.produce(for: sender) }, slot: nil, typed: nil,
                 name: original.name, forwarded: original)
-            if state.stageInitializerIfOpen(record) { return forwarding }
-            state.insertInitializer(record)
-            state.invalidateCaches()
+            state.addInitializer(record)
             return forwarding
         }
     }

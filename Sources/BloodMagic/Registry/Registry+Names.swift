@@ -44,11 +44,7 @@ extension Registry {
         line: Int = #line,
         initializer: @escaping @Sendable (_ sender: AnyObject) throws -> Value
     ) -> SpellHandle {
-        register(
-            type: SpellTypeKey(type), container: .any, scope: scope,
-            source: spellSource(fileID, line), initializer: { try initializer($0) },
-            typed: TypedInitializer(initializer), name: name.rawValue
-        )
+        register(type, name: name.rawValue, scope: scope, source: spellSource(fileID, line), initializer: initializer)
     }
 
     // MARK: Resolving

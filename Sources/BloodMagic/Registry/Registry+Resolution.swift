@@ -44,6 +44,15 @@ extension Registry {
             if let failure = resolution.failure { throw failure }
             return nil
         }
+        return (try produce(record, asked: type, container: container, property: property), record.source)
+    }
+
+    /// Runs `record`'s initializer for `property` of `container` (asked as
+    /// `type`), inside the cycle tracker, and reports what served it: a
+    /// resolution by name, and each initializer of a many-of resolution.
+    func produce(
+        _ record: InitializerRecord, asked type: SpellTypeKey, container: ContainerDescriptor, property: String
+    ) throws -> Any {
         let stack = ResolutionStack.currentPointer
         let value: Any
         if let sender = container.object {
@@ -54,7 +63,7 @@ extension Registry {
             value = try ResolutionStack.whileResolving(self, on: stack) { try record.produce(for: NoSender.instance) }
         }
         if log.mayReport { log.served(container: container.key.name, property: property, type: type.name, by: record) }
-        return (value, record.source)
+        return value
     }
 
     /// What serves a spelled property of a container known by name (a

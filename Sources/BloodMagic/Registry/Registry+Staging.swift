@@ -220,6 +220,14 @@ extension RegistryState {
         return true
     }
 
+    /// Adds a new initializer: to the open stage (a script host reloading
+    /// its scripts stages them), else in force, emptying the lookup caches.
+    mutating func addInitializer(_ record: InitializerRecord) {
+        if stageInitializerIfOpen(record) { return }
+        insertInitializer(record)
+        invalidateCaches()
+    }
+
     /// Appends the initializers of `staged` (a stage being committed, whose
     /// initializers were indexed as they were staged) after these, as if
     /// each had been inserted in turn: the same lists, indexes and

@@ -148,9 +148,7 @@ public final class Registry: Sendable {
                 arguments: arguments
             )
             // A script host reloading its scripts stages them (Registry+Staging).
-            if state.stageInitializerIfOpen(record) { return handle }
-            state.insertInitializer(record)
-            state.invalidateCaches()
+            state.addInitializer(record)
             return handle
         }
     }
@@ -166,10 +164,18 @@ public final class Registry: Sendable {
         line: Int = #line,
         initializer: @escaping @Sendable (_ sender: AnyObject) throws -> Value
     ) -> SpellHandle {
+        register(type, name: nil, scope: scope, source: spellSource(fileID, line), initializer: initializer)
+    }
+
+    /// Registers a typed initializer for `type` in any container, under
+    /// `name` if one is given (the unnamed and the named `register`).
+    func register<Value>(
+        _ type: Value.Type, name: String?, scope: SpellScope, source: String,
+        initializer: @escaping @Sendable (_ sender: AnyObject) throws -> Value
+    ) -> SpellHandle {
         register(
-            type: SpellTypeKey(type), container: .any, scope: scope,
-            source: spellSource(fileID, line), initializer: { try initializer($0) },
-            typed: TypedInitializer(initializer)
+            type: SpellTypeKey(type), container: .any, scope: scope, source: source,
+            initializer: { try initializer($0) }, typed: TypedInitializer(initializer), name: name
         )
     }
 

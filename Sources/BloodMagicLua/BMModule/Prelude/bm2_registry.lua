@@ -72,15 +72,8 @@ end
 -- The `implements` field checked, as { { type, protocols }, ... } (nil for none).
 local function forwarded_types(fname, implements)
   if implements == nil then return nil end
-  local count = rawlen(implements)
-  for key in next, implements do
-    if type(key) ~= "number" or key < 1 or key > count or key % 1 ~= 0 then
-      fail_field("implements", fname .. ": field 'implements' must be an array of type names or protocol lists "
-        .. "(found key " .. show_key(key) .. ")")
-    end
-  end
   local out = {}
-  for i = 1, count do
+  for i = 1, array_length(fname, "implements", implements, "type names or protocol lists") do
     local item = rawget(implements, i)
     if type(item) == "string" and item ~= "" then
       out[i] = { item }
@@ -97,14 +90,7 @@ end
 -- The `arguments` field checked: an array of non-empty names (nil for none).
 local function argument_names(fname, names)
   if names == nil then return nil end
-  local count = rawlen(names)
-  for key in next, names do
-    if type(key) ~= "number" or key < 1 or key > count or key % 1 ~= 0 then
-      fail_field("arguments", fname .. ": field 'arguments' must be an array of argument names (found key "
-        .. show_key(key) .. ")")
-    end
-  end
-  for i = 1, count do
+  for i = 1, array_length(fname, "arguments", names, "argument names") do
     local name = rawget(names, i)
     if type(name) ~= "string" or name == "" then
       fail_field("arguments", fname .. ": arguments[" .. i .. "] must be an argument name, got " .. typeof(name))

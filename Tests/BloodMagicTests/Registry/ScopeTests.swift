@@ -67,20 +67,25 @@ struct ScopeTests {
         @Injectable var settings: ScopedSettings
     }
 
+    /// What `value` reads from a new holder made and read with `registry` current.
+    private func read<Value>(_ registry: Registry, _ value: (Holder) throws -> Value) throws -> Value {
+        try Registry.withCurrent(registry) { try value(Holder()) }
+    }
+
     // MARK: weak
 
     @Test func aWeakValueIsSharedWhileHeldAndMadeAnewOnceLetGo() throws {
         let registry = Registry()
         let made = CallCounter()
         registry.register(ScopedEngine.self, scope: .weak) { _ in ScopedEngine(serial: made.increment()) }
-        var first: ScopedEngine? = try Registry.withCurrent(registry) { try Holder().$engine.value() }
-        let second = try Registry.withCurrent(registry) { try Holder().$engine.value() }
+        var first: ScopedEngine? = try read(registry) { try $0.$engine.value() }
+        let second = try read(registry) { try $0.$engine.value() }
         #expect(first === second)
         #expect(made.value == 1)
         let firstSerial = first?.serial
         first = nil
         _ = consume second
-        let third = try Registry.withCurrent(registry) { try Holder().$engine.value() }
+        let third = try read(registry) { try $0.$engine.value() }
         #expect(firstSerial == 1)
         #expect(third.serial == 2)
         #expect(made.value == 2)
@@ -97,7 +102,7 @@ struct ScopeTests {
     @Test func aWeakValueIsTheSameOnTheNamedPath() throws {
         let registry = Registry()
         registry.register(ScopedEngine.self, scope: .weak) { _ in ScopedEngine(serial: 1) }
-        let typed = try Registry.withCurrent(registry) { try Holder().$engine.value() }
+        let typed = try read(registry) { try $0.$engine.value() }
         let named = try registry.resolveIfRegistered(
             type: SpellTypeKey(ScopedEngine.self), container: ContainerDescriptor(Holder()), property: "engine")
         #expect((named as? ScopedEngine) === typed)
@@ -133,7 +138,7 @@ struct ScopeTests {
             try registry.resolve(ScopedEngine.self, for: sender, property: "again")
         }
         #expect(throws: SpellError.self) {
-            try Registry.withCurrent(registry) { try Holder().$engine.value() }
+            try read(registry) { try $0.$engine.value() }
         }
     }
 
@@ -148,8 +153,8 @@ struct ScopeTests {
                 engine: try registry.resolve(ScopedEngine.self, for: sender, property: "engine"),
                 spare: try registry.resolve(ScopedEngine.self, for: sender, property: "spare"))
         }
-        let one = try Registry.withCurrent(registry) { try Holder().$car.value() }
-        let two = try Registry.withCurrent(registry) { try Holder().$car.value() }
+        let one = try read(registry) { try $0.$car.value() }
+        let two = try read(registry) { try $0.$car.value() }
         #expect(one.engine === one.spare)
         #expect(two.engine === two.spare)
         #expect(one.engine !== two.engine)
@@ -177,7 +182,7 @@ struct ScopeTests {
                 spare: try registry.resolve(ScopedEngine.self, for: sender, property: "spare"))
         }
         for round in 0..<3 {
-            let car = try Registry.withCurrent(registry) { try Holder().$car.value() }
+            let car = try read(registry) { try $0.$car.value() }
             #expect(car.engine === car.spare)
             #expect(made.value == 3 * (round + 1))
         }
@@ -193,7 +198,7 @@ struct ScopeTests {
                 engine: try registry.resolve(ScopedEngine.self, for: sender, property: "engine"),
                 spare: named as! ScopedEngine)
         }
-        let car = try Registry.withCurrent(registry) { try Holder().$car.value() }
+        let car = try read(registry) { try $0.$car.value() }
         #expect(car.engine === car.spare)
     }
 
@@ -225,16 +230,16 @@ struct ScopeTests {
         let made = CallCounter()
         registry.register(SessionCart.self, scope: .testSession) { _ in SessionCart(serial: made.increment()) }
         registry.register(ScopedEngine.self, scope: .singleton) { _ in ScopedEngine(serial: 9) }
-        let first = try Registry.withCurrent(registry) { try Holder().$cart.value() }
-        let again = try Registry.withCurrent(registry) { try Holder().$cart.value() }
-        let engine = try Registry.withCurrent(registry) { try Holder().$engine.value() }
+        let first = try read(registry) { try $0.$cart.value() }
+        let again = try read(registry) { try $0.$cart.value() }
+        let engine = try read(registry) { try $0.$engine.value() }
         #expect(first === again)
         #expect(registry.reset(scope: .testSession) == 1)
-        let afterReset = try Registry.withCurrent(registry) { try Holder().$cart.value() }
+        let afterReset = try read(registry) { try $0.$cart.value() }
         #expect(afterReset !== first)
         #expect(afterReset.first == 2)
         // Another scope's values stay; an object already holding the old one keeps it.
-        #expect(try Registry.withCurrent(registry) { try Holder().$engine.value() } === engine)
+        #expect(try read(registry) { try $0.$engine.value() } === engine)
         #expect(first.first == 1)
         // The named path sees the new value too.
         let named = try registry.resolveIfRegistered(
@@ -245,9 +250,9 @@ struct ScopeTests {
     @Test func resettingASingletonOrAScopeThatKeepsNothing() throws {
         let registry = Registry()
         registry.register(ScopedEngine.self, scope: .singleton) { _ in ScopedEngine(serial: 1) }
-        let before = try Registry.withCurrent(registry) { try Holder().$engine.value() }
+        let before = try read(registry) { try $0.$engine.value() }
         #expect(registry.reset(scope: .singleton) == 1)
-        #expect(try Registry.withCurrent(registry) { try Holder().$engine.value() } !== before)
+        #expect(try read(registry) { try $0.$engine.value() } !== before)
         #expect(registry.reset(scope: .instance) == 0)
         #expect(registry.reset(scope: .graph) == 0)
         #expect(registry.reset(scope: .weak) == 0)
@@ -270,25 +275,11 @@ struct ScopeTests {
             for _ in 0..<2_000 { yieldToOthers() }
             return SessionCart(serial: serial)
         }
-        let seen = Mutex<Set<ObjectIdentifier>>([])
-        runOnThreads(8) { thread in
-            var mine: Set<ObjectIdentifier> = []
-            for round in 0..<200 {
-                let cart: SessionCart
-                switch (thread + round) % 3 {
-                case 0: cart = SessionRaceUser().cart
-                case 1: cart = try! sessionRaceRegistry.resolve(SessionCart.self, for: SessionRaceUser(), property: "cart")
-                default:
-                    cart = try! sessionRaceRegistry.resolveIfRegistered(
-                        type: SpellTypeKey(SessionCart.self), container: ContainerDescriptor(SessionRaceUser()),
-                        property: "cart") as! SessionCart
-                }
-                mine.insert(ObjectIdentifier(cart))
-            }
-            seen.withLock { $0.formUnion(mine) }
-        }
+        let seen = distinctObjectsReadThreeWays(sessionRaceRegistry, SessionCart.self, property: "cart") {
+            SessionRaceUser()
+        } read: { $0.cart }
         #expect(sessionRaceCounter.value == 1)
-        #expect(seen.withLock { $0.count } == 1)
+        #expect(seen == 1)
     }
 
     /// Seven threads read while one resets the scope over and over: every

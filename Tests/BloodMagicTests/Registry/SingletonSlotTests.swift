@@ -132,25 +132,11 @@ struct SingletonSlotTests {
             for _ in 0..<2_000 { yieldThread() }
             return SlotClock(serial: 7)
         }
-        let seen = Mutex<Set<ObjectIdentifier>>([])
-        runOnThreads(8) { thread in
-            var mine: Set<ObjectIdentifier> = []
-            for round in 0..<200 {
-                let clock: SlotClock
-                switch (thread + round) % 3 {
-                case 0: clock = SlotRaceUser().clock
-                case 1: clock = try! slotRaceRegistry.resolve(SlotClock.self, for: SlotRaceUser(), property: "clock")
-                default:
-                    clock = try! slotRaceRegistry.resolveIfRegistered(
-                        type: SpellTypeKey(SlotClock.self), container: ContainerDescriptor(SlotRaceUser()),
-                        property: "clock") as! SlotClock
-                }
-                mine.insert(ObjectIdentifier(clock))
-            }
-            seen.withLock { $0.formUnion(mine) }
-        }
+        let seen = distinctObjectsReadThreeWays(slotRaceRegistry, SlotClock.self, property: "clock") {
+            SlotRaceUser()
+        } read: { $0.clock }
         #expect(slotRaceCounter.value == 1)
-        #expect(seen.withLock { $0.count } == 1)
+        #expect(seen == 1)
     }
 }
 

@@ -220,12 +220,18 @@ extension RegistryState {
         return true
     }
 
-    /// Adds a new initializer: to the open stage (a script host reloading
-    /// its scripts stages them), else in force, emptying the lookup caches.
-    mutating func addInitializer(_ record: InitializerRecord) {
-        if stageInitializerIfOpen(record) { return }
-        insertInitializer(record)
-        invalidateCaches()
+    /// Adds a new initializer, the one `record` makes with its new handle:
+    /// to the open stage (a script host reloading its scripts stages
+    /// them), else in force, emptying the lookup caches. Returns the handle.
+    @discardableResult
+    mutating func addInitializer(_ record: (SpellHandle) -> InitializerRecord) -> SpellHandle {
+        let handle = makeHandle()
+        let made = record(handle)
+        if !stageInitializerIfOpen(made) {
+            insertInitializer(made)
+            invalidateCaches()
+        }
+        return handle
     }
 
     /// Appends the initializers of `staged` (a stage being committed, whose

@@ -141,15 +141,14 @@ public final class Registry: Sendable {
             _ = state.catalog.note(type)
             if let key = container.key { _ = state.catalog.note(key) }
             if scope != .instance { state.note(scope) }
-            let handle = state.makeHandle()
-            let record = InitializerRecord(
-                handle: handle, type: type, container: container, scope: scope, source: source,
-                make: initializer, slot: scope.keepsOneValue ? SingletonSlot() : nil, typed: typed, name: name,
-                arguments: arguments
-            )
             // A script host reloading its scripts stages them (Registry+Staging).
-            state.addInitializer(record)
-            return handle
+            return state.addInitializer { handle in
+                InitializerRecord(
+                    handle: handle, type: type, container: container, scope: scope, source: source,
+                    make: initializer, slot: scope.keepsOneValue ? SingletonSlot() : nil, typed: typed, name: name,
+                    arguments: arguments
+                )
+            }
         }
     }
 

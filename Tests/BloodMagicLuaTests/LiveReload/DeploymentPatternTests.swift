@@ -28,6 +28,16 @@ private func watchingHost(_ directory: String, _ mode: ScriptWatchMode, serving 
     return try watchingHost(directory, mode)
 }
 
+/// A fresh root and its `Scripts` directory, watched with `mode`, where
+/// `10-label.lua` serves `label` first.
+private func watchingScripts(
+    _ mode: ScriptWatchMode, serving label: String
+) throws -> (root: String, scripts: String, host: ScriptHost) {
+    let root = try scratch()
+    let scripts = root + "/Scripts"
+    return (root, scripts, try watchingHost(scripts, mode, serving: label))
+}
+
 /// A fresh empty directory (its real path: the tests compare paths).
 private func scratch() throws -> String {
     let url = try scratchDirectory([:])
@@ -104,9 +114,7 @@ struct DeploymentPatternTests {
 
     @Test(arguments: modes)
     func aScriptsDirectoryRemovedThenCreatedAgain(mode: ScriptWatchMode) throws {
-        let root = try scratch()
-        let scripts = root + "/Scripts"
-        let host = try watchingHost(scripts, mode, serving: "first")
+        let (_, scripts, host) = try watchingScripts(mode, serving: "first")
         defer { host.unload() }
         let log = ReloadLog(host)
         try FileManager.default.removeItem(atPath: scripts)
@@ -121,9 +129,7 @@ struct DeploymentPatternTests {
 
     @Test(arguments: modes)
     func aScriptsDirectoryRenamedAwayAndReplaced(mode: ScriptWatchMode) throws {
-        let root = try scratch()
-        let scripts = root + "/Scripts"
-        let host = try watchingHost(scripts, mode, serving: "old tree")
+        let (root, scripts, host) = try watchingScripts(mode, serving: "old tree")
         defer { host.unload() }
         // rsync into a new tree, then swap the trees.
         try writeFile(root + "/Scripts.new/10-label.lua", labelScript("new tree"))

@@ -18,12 +18,22 @@ private func scopeReloadHost(_ folder: ScriptFolder, prepare: (ScriptHost) -> Vo
     }
 }
 
-/// The service registered in `scope`, and another script to change.
-private func serviceFolder(scope: String) throws -> ScriptFolder {
-    try ScriptFolder([
+/// A folder with the service registered in `scope` and another script to
+/// change, and a host on it (see ``scopeReloadHost(_:prepare:)``).
+private func serviceHost(
+    scope: String, prepare: (ScriptHost) -> Void = { _ in }
+) throws -> (folder: ScriptFolder, host: ScriptHost) {
+    let folder = try ScriptFolder([
         "10-service.lua": serviceScript(scope: scope),
         "20-other.lua": #"bm.initializer { type = "String", init = function() return "v1" end }"#,
     ])
+    return (folder, try scopeReloadHost(folder, prepare: prepare))
+}
+
+/// Changes the other script, not the service's, and reloads.
+private func reloadChangingTheOtherScript(_ folder: ScriptFolder, _ host: ScriptHost) throws {
+    try folder.write("20-other.lua", #"bm.initializer { type = "String", init = function() return "v2" end }"#)
+    try host.reload()
 }
 
 /// The service `host`'s registry serves a new holder.
@@ -39,15 +49,13 @@ private func serviceScript(scope: String, comment: String = "") -> String {
 @Suite("Live reload: scoped values", .serialized)
 struct ScopeReloadTests {
     @Test func anUnchangedCustomScopedRegistrationKeepsItsValueAndAChangedOneStartsEmpty() throws {
-        let folder = try serviceFolder(scope: "session")
-        let host = try scopeReloadHost(folder) { $0.registry.declareScope(.custom("session")) }
+        let (folder, host) = try serviceHost(scope: "session") { $0.registry.declareScope(.custom("session")) }
         defer { host.unload() }
         let read = { try readService(host) }
         let before = try read()
         #expect(try read() === before)
 
-        try folder.write("20-other.lua", #"bm.initializer { type = "String", init = function() return "v2" end }"#)
-        try host.reload()
+        try reloadChangingTheOtherScript(folder, host)
         #expect(try read() === before, "an unchanged session-scoped registration lost its value")
 
         try folder.write("10-service.lua", serviceScript(scope: "session", comment: "-- changed\n"))
@@ -62,14 +70,12 @@ struct ScopeReloadTests {
     }
 
     @Test func aWeakRegistrationIsNewAfterAReloadAndHoldersKeepTheirObject() throws {
-        let folder = try serviceFolder(scope: "weak")
-        let host = try scopeReloadHost(folder)
+        let (folder, host) = try serviceHost(scope: "weak")
         defer { host.unload() }
         let read = { try readService(host) }
         let held = try read()
         #expect(try read() === held)
-        try folder.write("20-other.lua", #"bm.initializer { type = "String", init = function() return "v2" end }"#)
-        try host.reload()
+        try reloadChangingTheOtherScript(folder, host)
         let after = try read()
         #expect(after !== held)
         #expect(held.number < after.number)

@@ -5,7 +5,21 @@ import Testing
 // Issue 29, scopes: weak (one object while anyone holds it), graph (one
 // value per top-level resolution), custom scopes reset as a unit.
 
-final class ScopedEngine: Sendable {
+/// A value made with a serial number: which one a read got.
+protocol MadeWithSerial: Sendable {
+    init(serial: Int)
+}
+
+/// A registry serving `type` in `scope`, each value made with the next
+/// number of the counter returned (1, 2, ...).
+private func countingRegistry<Value: MadeWithSerial>(_ type: Value.Type, scope: SpellScope) -> (Registry, CallCounter) {
+    let registry = Registry()
+    let made = CallCounter()
+    registry.register(type, scope: scope) { _ in Value(serial: made.increment()) }
+    return (registry, made)
+}
+
+final class ScopedEngine: MadeWithSerial {
     let serial: Int
     init(serial: Int) { self.serial = serial }
 }
@@ -20,7 +34,7 @@ final class ScopedCar: Sendable {
 }
 
 /// A value made in two steps: a reader that sees `first != second` saw it half-made.
-final class SessionCart: Sendable {
+final class SessionCart: MadeWithSerial {
     let first: Int
     let second: Int
     init(serial: Int) {
@@ -31,7 +45,7 @@ final class SessionCart: Sendable {
     }
 }
 
-struct ScopedSettings: Sendable, Equatable {
+struct ScopedSettings: MadeWithSerial, Equatable {
     var serial: Int
 }
 
@@ -75,9 +89,7 @@ struct ScopeTests {
     // MARK: weak
 
     @Test func aWeakValueIsSharedWhileHeldAndMadeAnewOnceLetGo() throws {
-        let registry = Registry()
-        let made = CallCounter()
-        registry.register(ScopedEngine.self, scope: .weak) { _ in ScopedEngine(serial: made.increment()) }
+        let (registry, made) = countingRegistry(ScopedEngine.self, scope: .weak)
         var first: ScopedEngine? = try read(registry) { try $0.$engine.value() }
         let second = try read(registry) { try $0.$engine.value() }
         #expect(first === second)
@@ -92,9 +104,7 @@ struct ScopeTests {
     }
 
     @Test func aWeakScopedValueTypeIsMadeForEachResolution() throws {
-        let registry = Registry()
-        let made = CallCounter()
-        registry.register(ScopedSettings.self, scope: .weak) { _ in ScopedSettings(serial: made.increment()) }
+        let (registry, _) = countingRegistry(ScopedSettings.self, scope: .weak)
         let values = try Registry.withCurrent(registry) { try (0..<3).map { _ in try Holder().$settings.value() } }
         #expect(values.map(\.serial) == [1, 2, 3])
     }
@@ -145,9 +155,7 @@ struct ScopeTests {
     // MARK: graph
 
     @Test func aGraphValueIsSharedWithinOneResolutionAndNewForTheNext() throws {
-        let registry = Registry()
-        let made = CallCounter()
-        registry.register(ScopedEngine.self, scope: .graph) { _ in ScopedEngine(serial: made.increment()) }
+        let (registry, made) = countingRegistry(ScopedEngine.self, scope: .graph)
         registry.register(ScopedCar.self) { sender in
             ScopedCar(
                 engine: try registry.resolve(ScopedEngine.self, for: sender, property: "engine"),
@@ -166,9 +174,7 @@ struct ScopeTests {
     }
 
     @Test func severalGraphScopedTypesAreEachSharedWithinOneResolution() throws {
-        let registry = Registry()
-        let made = CallCounter()
-        registry.register(ScopedEngine.self, scope: .graph) { _ in ScopedEngine(serial: made.increment()) }
+        let (registry, made) = countingRegistry(ScopedEngine.self, scope: .graph)
         registry.register(ScopedSettings.self, scope: .graph) { _ in ScopedSettings(serial: made.increment()) }
         registry.register(SessionCart.self, scope: .graph) { _ in SessionCart(serial: made.increment()) }
         registry.register(ScopedCar.self) { sender in
@@ -203,9 +209,7 @@ struct ScopeTests {
     }
 
     @Test func graphValuesAreNotSharedAcrossThreads() {
-        let registry = Registry()
-        let made = CallCounter()
-        registry.register(ScopedEngine.self, scope: .graph) { _ in ScopedEngine(serial: made.increment()) }
+        let (registry, made) = countingRegistry(ScopedEngine.self, scope: .graph)
         registry.register(ScopedCar.self) { sender in
             ScopedCar(
                 engine: try registry.resolve(ScopedEngine.self, for: sender, property: "engine"),
@@ -226,9 +230,7 @@ struct ScopeTests {
     // MARK: custom scopes
 
     @Test func aCustomScopeKeepsOneValueUntilItIsReset() throws {
-        let registry = Registry()
-        let made = CallCounter()
-        registry.register(SessionCart.self, scope: .testSession) { _ in SessionCart(serial: made.increment()) }
+        let (registry, _) = countingRegistry(SessionCart.self, scope: .testSession)
         registry.register(ScopedEngine.self, scope: .singleton) { _ in ScopedEngine(serial: 9) }
         let first = try read(registry) { try $0.$cart.value() }
         let again = try read(registry) { try $0.$cart.value() }

@@ -7,8 +7,7 @@ import Testing
 @Suite("bm.resolve_all")
 struct BMResolveAllTests {
     @Test func everyRegistrationInRegistrationOrder() throws {
-        let host = try makeHost()
-        let result = try host.lua("""
+        let result = try runInNewHost("""
             bm.initializer { type = "Plugin", name = "search", init = function() return "search" end }
             bm.initializer { type = "Plugin", init = function() return "plain" end }
             bm.singleton { type = "Plugin", name = "export", init = function() return { "export" } end }

@@ -19,6 +19,7 @@ private func countingRegistry<Value: MadeWithSerial>(_ type: Value.Type, scope: 
     return (registry, made)
 }
 
+/// An object with a serial number (also the singleton slot tests' value).
 final class ScopedEngine: MadeWithSerial {
     let serial: Int
     init(serial: Int) { self.serial = serial }

@@ -310,11 +310,7 @@ int bm_host_resume(lua_State *L, lua_State *co, int nargs, int *nresults, bm_run
     bm_limits *lim = bm_limits_of(L);
     int armed = 0;
     if (lim->run_depth == 0) {
-        lim->instruction_limit_hit = 0;
-        lim->memory_limit_hit = 0;
-        lim->time_limit_hit = 0;
-        lim->refused = BM_REFUSED_NONE;
-        lim->idle_budget_started = 0;
+        bm_start_run(lim);
         long long instructions = lim->configured_instruction_limit;
         long long time_ns = lim->configured_time_limit_ns;
         if (!budget->started) {
@@ -376,10 +372,6 @@ void bm_sandbox_coroutines(lua_State *L, int co) {
 }
 
 void bm_sandbox_resumers(lua_State *L) {
-    lua_createtable(L, 0, 4);
-    lua_createtable(L, 0, 1);
-    lua_pushliteral(L, "k");
-    lua_setfield(L, -2, "__mode");
-    lua_setmetatable(L, -2);
+    bm_push_weak_table(L, 4, "k");
     lua_rawsetp(L, LUA_REGISTRYINDEX, &resumers_key);
 }

@@ -2,6 +2,7 @@
  * error_objects.c: see bm_error_objects.h.
  */
 #include "bm_error_objects.h"
+#include "bm_state.h"
 
 /* Registry keys (their addresses): the error objects' shared metatable,
    and the weak table of the objects alive, by id. */
@@ -126,11 +127,7 @@ static void push_error_metatable(lua_State *L) {
     /* The weak table { [id] = object }: an entry goes when Lua collects its
        object, as for any object without a finalizer (at once, even in an
        emergency collection). */
-    lua_createtable(L, 0, 0);
-    lua_createtable(L, 0, 1);
-    lua_pushliteral(L, "v");
-    lua_setfield(L, -2, "__mode");
-    lua_setmetatable(L, -2);
+    bm_push_weak_table(L, 0, "v");
     lua_rawsetp(L, LUA_REGISTRYINDEX, &live_objects_key);
 }
 

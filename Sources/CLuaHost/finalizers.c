@@ -143,11 +143,7 @@ static int sandbox_setmetatable(lua_State *L) {
 void bm_sandbox_finalizers(lua_State *L) {
     int globals = lua_absindex(L, -1);
     /* The ephemeron table of sentinels. */
-    lua_createtable(L, 0, 0);
-    lua_createtable(L, 0, 1);
-    lua_pushliteral(L, "k");
-    lua_setfield(L, -2, "__mode");
-    lua_setmetatable(L, -2);
+    bm_push_weak_table(L, 0, "k");
     /* The sentinels' metatable: its __gc runs the table's finalizer. */
     lua_createtable(L, 0, 2);
     lua_pushvalue(L, -2);

@@ -62,3 +62,11 @@ const char *bm_full_source(const lua_Debug *ar) {
 int bm_gc_kilobytes(lua_State *L) { return lua_gc(L, LUA_GCCOUNT); }
 
 void bm_gc_collect(lua_State *L) { lua_gc(L, LUA_GCCOLLECT); }
+
+void bm_push_weak_table(lua_State *L, int nrec, const char *mode) {
+    lua_createtable(L, 0, nrec);
+    lua_createtable(L, 0, 1);
+    lua_pushstring(L, mode);
+    lua_setfield(L, -2, "__mode");
+    lua_setmetatable(L, -2);
+}

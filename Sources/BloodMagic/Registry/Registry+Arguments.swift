@@ -126,12 +126,11 @@ extension Registry {
             guard let target = state.initializerRecord(handle) else { return }
             let key = SpellTypeKey(factory)
             _ = state.catalog.note(key)
-            let record = InitializerRecord(
-                handle: state.makeHandle(), type: key, container: target.container, scope: .instance, source: source,
-                make: { sender in made(sender) }, slot: nil, typed: typed, name: target.name, forwarded: target)
-            if state.stageInitializerIfOpen(record) { return }
-            state.insertInitializer(record)
-            state.invalidateCaches()
+            state.addInitializer { handle in
+                InitializerRecord(
+                    handle: handle, type: key, container: target.container, scope: .instance, source: source,
+                    make: { sender in made(sender) }, slot: nil, typed: typed, name: target.name, forwarded: target)
+            }
         }
     }
 

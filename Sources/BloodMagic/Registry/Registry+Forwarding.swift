@@ -39,15 +39,12 @@ extension Registry {
             // A forwarder of a forwarder serves the original's value.
             let original = target.forwarded ?? target
             _ = state.catalog.note(type)
-            let forwarding = state.makeHandle()
-            let record = InitializerRecord(
-                handle: forwarding, type: type, container: original.container, scope: original.scope, source: source,
-                make: { [original] sender in try original.produce(for: sender) }, slot: nil, typed: nil,
-                name: original.name, forwarded: original)
-            if state.stageInitializerIfOpen(record) { return forwarding }
-            state.insertInitializer(record)
-            state.invalidateCaches()
-            return forwarding
+            return state.addInitializer { forwarding in
+                InitializerRecord(
+                    handle: forwarding, type: type, container: original.container, scope: original.scope,
+                    source: source, make: { [original] sender in try original.produce(for: sender) }, slot: nil,
+                    typed: nil, name: original.name, forwarded: original)
+            }
         }
     }
 

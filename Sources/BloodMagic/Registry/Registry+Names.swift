@@ -44,11 +44,7 @@ extension Registry {
         line: Int = #line,
         initializer: @escaping @Sendable (_ sender: AnyObject) throws -> Value
     ) -> SpellHandle {
-        register(
-            type: SpellTypeKey(type), container: .any, scope: scope,
-            source: spellSource(fileID, line), initializer: { try initializer($0) },
-            typed: TypedInitializer(initializer), name: name.rawValue
-        )
+        register(type, name: name.rawValue, scope: scope, source: spellSource(fileID, line), initializer: initializer)
     }
 
     // MARK: Resolving
@@ -146,19 +142,11 @@ extension Registry {
     func lockedNamedResolution(key: FastResolutionKey, valueType: Any.Type, name: String, object: AnyObject) -> CachedResolution {
         let cacheKey = QualifiedResolutionKey(key: key, name: name)
         if let hit = withResolvingState({ $0.qualifiedCache[cacheKey] }) { return hit }
-        let optional = valueType as? any OptionalProtocol.Type
-        let typeKey = SpellTypeKey(optional?.wrappedType ?? valueType)
-        let container = ContainerDescriptor(object)
-        let observes = object is any PropertyInjectionObserving
-        let reports = log.isEnabled
-        return withResolvingState { state in
-            let found = state.lookup(type: typeKey, container: container, observes: observes, name: name)
-                .with(valueIsOptional: optional != nil, reports: reports)
+        return missedLookup(valueType: valueType, object: object, name: name) { state, found in
             if state.qualifiedCache.count >= RegistryState.maxCachedResolutions {
                 state.qualifiedCache.removeAll(keepingCapacity: true)
             }
             state.qualifiedCache[cacheKey] = found
-            return found
         }
     }
 }

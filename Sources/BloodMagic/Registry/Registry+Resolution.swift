@@ -44,6 +44,15 @@ extension Registry {
             if let failure = resolution.failure { throw failure }
             return nil
         }
+        return (try produce(record, asked: type, container: container, property: property), record.source)
+    }
+
+    /// Runs `record`'s initializer for `property` of `container` (asked as
+    /// `type`), inside the cycle tracker, and reports what served it: a
+    /// resolution by name, and each initializer of a many-of resolution.
+    func produce(
+        _ record: InitializerRecord, asked type: SpellTypeKey, container: ContainerDescriptor, property: String
+    ) throws -> Any {
         let stack = ResolutionStack.currentPointer
         let value: Any
         if let sender = container.object {
@@ -54,7 +63,7 @@ extension Registry {
             value = try ResolutionStack.whileResolving(self, on: stack) { try record.produce(for: NoSender.instance) }
         }
         if log.mayReport { log.served(container: container.key.name, property: property, type: type.name, by: record) }
-        return (value, record.source)
+        return value
     }
 
     /// What serves a spelled property of a container known by name (a
@@ -326,16 +335,28 @@ extension Registry {
     @usableFromInline
     func lockedResolution(key: FastResolutionKey, valueType: Any.Type, object: AnyObject) -> CachedResolution {
         if let hit = withResolvingState({ $0.fastCache[key] }) { return hit }
+        return missedLookup(valueType: valueType, object: object, name: nil) { state, found in
+            if state.fastCache.count >= RegistryState.maxCachedResolutions { state.fastCache.removeAll(keepingCapacity: true) }
+            state.fastCache[key] = found
+        }
+    }
+
+    /// The lookup of a registry cache miss (typed or named): `valueType`
+    /// (an optional's wrapped type) in `object`'s container, under `name`
+    /// if one is given, made under the lock, where `keep` caches it.
+    @inline(__always)
+    func missedLookup(
+        valueType: Any.Type, object: AnyObject, name: String?, keep: (inout RegistryState, CachedResolution) -> Void
+    ) -> CachedResolution {
         let optional = valueType as? any OptionalProtocol.Type
         let typeKey = SpellTypeKey(optional?.wrappedType ?? valueType)
         let container = ContainerDescriptor(object)
         let observes = object is any PropertyInjectionObserving
         let reports = log.isEnabled
         return withResolvingState { state in
-            let found = state.lookup(type: typeKey, container: container, observes: observes)
+            let found = state.lookup(type: typeKey, container: container, observes: observes, name: name)
                 .with(valueIsOptional: optional != nil, reports: reports)
-            if state.fastCache.count >= RegistryState.maxCachedResolutions { state.fastCache.removeAll(keepingCapacity: true) }
-            state.fastCache[key] = found
+            keep(&state, found)
             return found
         }
     }

@@ -87,7 +87,7 @@ extension Registry {
         var values: [(value: Any, source: String)] = []
         values.reserveCapacity(records.count)
         for record in records {
-            values.append((try produce(record, container: container, property: property), record.source))
+            values.append((try produce(record, asked: record.type, container: container, property: property), record.source))
         }
         return values
     }
@@ -104,21 +104,6 @@ extension Registry {
     /// none of them here, as a single lookup would refuse it.
     func allRecords(of type: SpellTypeKey, in container: ContainerDescriptor) -> [InitializerRecord] {
         withResolvingState { state -> [InitializerRecord] in state.allRecords(of: type, in: container) }
-    }
-
-    /// Runs one initializer for a many-of resolution, inside the cycle tracker.
-    private func produce(_ record: InitializerRecord, container: ContainerDescriptor, property: String) throws -> Any {
-        let stack = ResolutionStack.currentPointer
-        let value: Any
-        if let sender = container.object {
-            value = try Registry.trackResolution(container: container.key.name, property: property, object: sender) {
-                try ResolutionStack.whileResolving(self, on: stack) { try record.produce(for: sender) }
-            }
-        } else {
-            value = try ResolutionStack.whileResolving(self, on: stack) { try record.produce(for: NoSender.instance) }
-        }
-        if log.mayReport { log.served(container: container.key.name, property: property, type: record.type.name, by: record) }
-        return value
     }
 }
 

@@ -220,6 +220,20 @@ extension RegistryState {
         return true
     }
 
+    /// Adds a new initializer, the one `record` makes with its new handle:
+    /// to the open stage (a script host reloading its scripts stages
+    /// them), else in force, emptying the lookup caches. Returns the handle.
+    @discardableResult
+    mutating func addInitializer(_ record: (SpellHandle) -> InitializerRecord) -> SpellHandle {
+        let handle = makeHandle()
+        let made = record(handle)
+        if !stageInitializerIfOpen(made) {
+            insertInitializer(made)
+            invalidateCaches()
+        }
+        return handle
+    }
+
     /// Appends the initializers of `staged` (a stage being committed, whose
     /// initializers were indexed as they were staged) after these, as if
     /// each had been inserted in turn: the same lists, indexes and

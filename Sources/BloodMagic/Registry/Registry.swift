@@ -141,17 +141,14 @@ public final class Registry: Sendable {
             _ = state.catalog.note(type)
             if let key = container.key { _ = state.catalog.note(key) }
             if scope != .instance { state.note(scope) }
-            let handle = state.makeHandle()
-            let record = InitializerRecord(
-                handle: handle, type: type, container: container, scope: scope, source: source,
-                make: initializer, slot: scope.keepsOneValue ? SingletonSlot() : nil, typed: typed, name: name,
-                arguments: arguments
-            )
             // A script host reloading its scripts stages them (Registry+Staging).
-            if state.stageInitializerIfOpen(record) { return handle }
-            state.insertInitializer(record)
-            state.invalidateCaches()
-            return handle
+            return state.addInitializer { handle in
+                InitializerRecord(
+                    handle: handle, type: type, container: container, scope: scope, source: source,
+                    make: initializer, slot: scope.keepsOneValue ? SingletonSlot() : nil, typed: typed, name: name,
+                    arguments: arguments
+                )
+            }
         }
     }
 
@@ -166,10 +163,18 @@ public final class Registry: Sendable {
         line: Int = #line,
         initializer: @escaping @Sendable (_ sender: AnyObject) throws -> Value
     ) -> SpellHandle {
+        register(type, name: nil, scope: scope, source: spellSource(fileID, line), initializer: initializer)
+    }
+
+    /// Registers a typed initializer for `type` in any container, under
+    /// `name` if one is given (the unnamed and the named `register`).
+    func register<Value>(
+        _ type: Value.Type, name: String?, scope: SpellScope, source: String,
+        initializer: @escaping @Sendable (_ sender: AnyObject) throws -> Value
+    ) -> SpellHandle {
         register(
-            type: SpellTypeKey(type), container: .any, scope: scope,
-            source: spellSource(fileID, line), initializer: { try initializer($0) },
-            typed: TypedInitializer(initializer)
+            type: SpellTypeKey(type), container: .any, scope: scope, source: source,
+            initializer: { try initializer($0) }, typed: TypedInitializer(initializer), name: name
         )
     }
 

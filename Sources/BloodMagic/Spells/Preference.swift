@@ -27,12 +27,7 @@ public struct Preference<Value: Codable> {
         wrappedValue: Value, key: String? = nil, store: (any PreferenceStore)? = nil,
         registry: Registry? = nil, name: String? = nil
     ) {
-        self.key = key
-        self.defaultValue = wrappedValue
-        self.store = store
-        self.registry = registry
-        self.creationRegistry = registry == nil ? Registry.scopedRegistry : nil
-        self.explicitName = name
+        self.init(key: key, default: wrappedValue, store: store, registry: registry, name: name)
     }
 
     /// A preference with an explicit default (or none: reading a missing

@@ -28,20 +28,12 @@ extension BMModule {
     private func callInitializer(_ binding: LuaInitializerBinding, sender: AnyObject, arguments: [Any]) throws -> Any {
         try binding.state.withStack { (lua) throws -> Any in
             lua.ensureSpace(Int32(arguments.count) + 3)
-            let call = lua.beginCall(room: Int32(arguments.count) + 2)
-            do {
-                lua.push(binding.function)
+            return try callForValue(binding.function, room: Int32(arguments.count) + 2, on: lua) { lua in
                 try crossing.pushSender(sender, lua)
                 for argument in arguments { try crossing.push(argument, lua) }
-            } catch {
-                lua.abandon(call)
-                throw error
+            } resolved: {
+                LuaResolvedValue(value: $0, state: binding.state, source: binding.source, typeName: binding.typeName)
             }
-            try lua.finish(call, results: 1)
-            defer { lua.pop() }
-            if let object = try crossing.swiftObject(at: -1, lua) { return BMModule.boxOpened(object) }
-            return LuaResolvedValue(
-                value: LuaValue(stack: lua, at: -1), state: binding.state, source: binding.source, typeName: binding.typeName)
         }
     }
 

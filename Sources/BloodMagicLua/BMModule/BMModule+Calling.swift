@@ -89,16 +89,44 @@ extension BMModule {
     /// Calls a Lua hook with the sender and the value.
     func callHook(_ function: LuaReference, sender: AnyObject, value: Any) throws {
         try state.withStack { (lua) throws in
-            let call = lua.beginCall(room: 3)
-            do {
-                lua.push(function)
+            let call = try beginCall(function, room: 3, on: lua) { lua in
                 try crossing.pushSender(sender, lua)
                 try crossing.push(value, lua)
-            } catch {
-                lua.abandon(call)
-                throw error
             }
             try lua.finish(call, results: 0)
         }
+    }
+
+    /// Calls `function` (with what `pushArguments` pushes; `room`: the
+    /// slots the function and its arguments take) and returns its one
+    /// result: an exposed Swift object as itself, any other value as
+    /// `resolved` wraps it. The calls that are not the measured
+    /// initializer path above: decorators, initializers that take
+    /// arguments, spell hooks.
+    func callForValue(
+        _ function: LuaReference, room: Int32, on lua: LuaStack, pushing pushArguments: (LuaStack) throws -> Void,
+        resolved: (LuaValue) -> LuaResolvedValue
+    ) throws -> Any {
+        let call = try beginCall(function, room: room, on: lua, pushing: pushArguments)
+        try lua.finish(call, results: 1)
+        defer { lua.pop() }
+        if let object = try crossing.swiftObject(at: -1, lua) { return BMModule.boxOpened(object) }
+        return resolved(LuaValue(stack: lua, at: -1))
+    }
+
+    /// Pushes the message handler, `function` and its arguments; a failing
+    /// push leaves the stack as it was.
+    private func beginCall(
+        _ function: LuaReference, room: Int32, on lua: LuaStack, pushing pushArguments: (LuaStack) throws -> Void
+    ) throws -> LuaStack.PendingCall {
+        let call = lua.beginCall(room: room)
+        do {
+            lua.push(function)
+            try pushArguments(lua)
+        } catch {
+            lua.abandon(call)
+            throw error
+        }
+        return call
     }
 }

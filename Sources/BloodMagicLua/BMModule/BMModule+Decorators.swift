@@ -14,12 +14,9 @@ extension BMModule {
         let protocols: [String]? = try lua.argument(2, of: fname)
         let key = BMModule.typeKey(type: type, protocols: protocols)
         let function = lua.reference(at: 3)
-        let source = registrationSource(lua, charge: &charge)
-        let binding = LuaInitializerBinding(
-            function: function, takesSender: true, source: source, typeName: key.name,
-            token: currentLoadToken, state: retainedState)
-        try lua.chargeSwiftMemory(charge, for: fname)
-        let handle = registry.registerDecorator(type: key, source: source) { [self] value, sender in
+        let binding = try registrationBinding(
+            lua, fname, function: function, takesSender: true, typeName: key.name, charge: &charge)
+        let handle = registry.registerDecorator(type: key, source: binding.source) { [self] value, sender in
             guard !binding.token.isRevoked else {
                 throw SpellError.initializerUnloaded(type: binding.typeName, source: binding.source)
             }
@@ -33,20 +30,12 @@ extension BMModule {
     /// one); its result, as an initializer's is handed to a spell.
     private func callDecorator(_ binding: LuaInitializerBinding, value: Any, sender: AnyObject) throws -> Any {
         try binding.state.withStack { (lua) throws -> Any in
-            let call = lua.beginCall(room: 3)
-            do {
-                lua.push(binding.function)
+            try callForValue(binding.function, room: 3, on: lua) { lua in
                 try crossing.push(value, lua)
                 try crossing.pushSender(sender, lua)
-            } catch {
-                lua.abandon(call)
-                throw error
+            } resolved: {
+                LuaResolvedValue(value: $0, state: binding.state, source: binding.source, typeName: binding.typeName)
             }
-            try lua.finish(call, results: 1)
-            defer { lua.pop() }
-            if let object = try crossing.swiftObject(at: -1, lua) { return BMModule.boxOpened(object) }
-            return LuaResolvedValue(
-                value: LuaValue(stack: lua, at: -1), state: binding.state, source: binding.source, typeName: binding.typeName)
         }
     }
 }

@@ -7,17 +7,27 @@ extension BMModule {
     /// (the longest name a script may hand to bm).
     static let maxPreferenceKeyLength = BMScriptBudget.maxNameBytes
 
+    /// What registering the function argument of `fname` (`bm.resolver`,
+    /// `bm.preference_keys`) takes: the live registry, the function (else a
+    /// usage error), where it is registered, and what Swift keeps for it,
+    /// charged to the script's memory budget (to track with the handle).
+    private func functionRegistration(
+        _ lua: LuaStack, _ fname: String
+    ) throws -> (registry: Registry, function: LuaReference, source: String, charge: Int) {
+        let registry = try liveRegistry()
+        guard lua.valueType(at: 1) == .function else { throw LuaError(.usage, "\(fname): bad arguments") }
+        var charge = try registrationBytes(lua, fname, [])
+        let function = lua.reference(at: 1)
+        let source = registrationSource(lua, charge: &charge)
+        try lua.chargeSwiftMemory(charge, for: fname)
+        return (registry, function, source, charge)
+    }
+
     /// `core.register_resolver(ask, fn)`: `ask(container, property, type,
     /// protocols, spell, sender)` builds the request, calls the script's
     /// `fn` and returns its answer (nil for skip).
     func registerResolver(_ lua: LuaStack) throws -> Int32 {
-        let registry = try liveRegistry()
-        guard lua.valueType(at: 1) == .function else { throw LuaError(.usage, "bm.resolver: bad arguments") }
-        // What Swift keeps for it is charged to the script's memory budget.
-        var charge = try registrationBytes(lua, "bm.resolver", [])
-        let ask = lua.reference(at: 1)
-        let source = registrationSource(lua, charge: &charge)
-        try lua.chargeSwiftMemory(charge, for: "bm.resolver")
+        let (registry, ask, source, charge) = try functionRegistration(lua, "bm.resolver")
         // Like every registration from Lua, it holds the module and the state
         // (see BMModule's note on lifetimes) and stops once they are unloaded.
         let state = retainedState
@@ -72,12 +82,7 @@ extension BMModule {
     /// `core.register_preference_keys(fn)`: `fn(container, property)` makes
     /// preference keys for the registry.
     func registerPreferenceKeys(_ lua: LuaStack) throws -> Int32 {
-        let registry = try liveRegistry()
-        guard lua.valueType(at: 1) == .function else { throw LuaError(.usage, "bm.preference_keys: bad arguments") }
-        var charge = try registrationBytes(lua, "bm.preference_keys", [])
-        let function = lua.reference(at: 1)
-        let source = registrationSource(lua, charge: &charge)
-        try lua.chargeSwiftMemory(charge, for: "bm.preference_keys")
+        let (registry, function, source, charge) = try functionRegistration(lua, "bm.preference_keys")
         let state = retainedState
         let token = currentLoadToken
         let handle = registry.setPreferenceKeyGenerator(source: source) { [self] container, property in

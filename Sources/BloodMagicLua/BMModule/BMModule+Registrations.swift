@@ -35,13 +35,9 @@ extension BMModule {
         // A function that declares no parameter never sees the sender: then
         // none is made (a Swift container's sender is a new userdata).
         let takesSender = lua.takesArguments(at: 5)
-        let source = registrationSource(lua, charge: &charge)
-        // The registration holds the module and the state: the wiring lives
-        // as long as the registry keeps it (see the type's note on lifetimes).
-        let binding = LuaInitializerBinding(
-            function: function, takesSender: takesSender, source: source, typeName: key.name,
-            token: currentLoadToken, state: retainedState)
-        try lua.chargeSwiftMemory(charge, for: fname)
+        let binding = try registrationBinding(
+            lua, fname, function: function, takesSender: takesSender, typeName: key.name, charge: &charge)
+        let source = binding.source
         if let argumentNames {
             let handle = registerTakingArguments(
                 registry, key: key, name: name, container: container, source: source, argumentNames: argumentNames,

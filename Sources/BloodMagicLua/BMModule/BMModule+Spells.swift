@@ -61,23 +61,16 @@ extension BMModule {
     ) {
         do {
             let result = try state.withStack { (lua) throws -> Any in
-                let call = lua.beginCall(room: 5)
-                do {
-                    lua.push(function)
+                try callForValue(function, room: 5, on: lua) { lua in
                     try crossing.pushSender(context.sender, lua)
                     lua.push(context.property)
                     try crossing.push(value, lua)
                     if let old { try crossing.push(old, lua) }
-                } catch {
-                    lua.abandon(call)
-                    throw error
+                } resolved: {
+                    LuaResolvedValue(
+                        value: $0, state: state, source: source,
+                        typeName: "the value of \(context.property)", producer: "the Lua spell '\(name)'")
                 }
-                try lua.finish(call, results: 1)
-                defer { lua.pop() }
-                if let object = try crossing.swiftObject(at: -1, lua) { return BMModule.boxOpened(object) }
-                return LuaResolvedValue(
-                    value: LuaValue(stack: lua, at: -1), state: state, source: source,
-                    typeName: "the value of \(context.property)", producer: "the Lua spell '\(name)'")
             }
             value = result
         } catch {

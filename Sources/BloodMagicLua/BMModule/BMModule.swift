@@ -261,6 +261,23 @@ final class BMModule: Sendable {
         return source
     }
 
+    /// What the registry's closure for the Lua function `function` of a
+    /// registration made now for `typeName` holds (see
+    /// ``LuaInitializerBinding``): its source noted and added to `charge`,
+    /// which is then charged, every argument having been read.
+    func registrationBinding(
+        _ lua: LuaStack, _ fname: String, function: LuaReference, takesSender: Bool, typeName: String, charge: inout Int
+    ) throws -> LuaInitializerBinding {
+        let source = registrationSource(lua, charge: &charge)
+        // The registration holds the module and the state: the wiring lives
+        // as long as the registry keeps it (see the type's note on lifetimes).
+        let binding = LuaInitializerBinding(
+            function: function, takesSender: takesSender, source: source, typeName: typeName,
+            token: currentLoadToken, state: retainedState)
+        try lua.chargeSwiftMemory(charge, for: fname)
+        return binding
+    }
+
     /// The Lua function of an initializer this module registered, if it still is.
     func luaInitializer(_ handle: SpellHandle) -> LuaReference? {
         tracking.withLock { $0.handles[handle.id]?.luaInitializer }

@@ -327,17 +327,27 @@ static inline void bm_disarm_budget(lua_State *L, bm_limits *lim) {
 }
 
 /*
+ * What a top-level run starts with (a protected call's or a host-run
+ * coroutine's): no limit hit yet, nothing refused, the finalizers' idle
+ * budget renewed.
+ */
+/* Inline: part of bm_call_at's outermost call (the lua.call rows). */
+static inline void bm_start_run(bm_limits *lim) {
+    lim->instruction_limit_hit = 0;
+    lim->memory_limit_hit = 0;
+    lim->time_limit_hit = 0;
+    lim->refused = BM_REFUSED_NONE;
+    lim->idle_budget_started = 0;
+}
+
+/*
  * Starts a top-level run: clears the hit flags, renews the finalizers' idle
  * budget and arms the configured budgets. Returns whether anything was armed.
  */
 /* Inline: part of bm_call_at's outermost call (the lua.call rows). */
 static inline int bm_arm_run_budget(lua_State *L) {
     bm_limits *lim = bm_limits_of(L);
-    lim->instruction_limit_hit = 0;
-    lim->memory_limit_hit = 0;
-    lim->time_limit_hit = 0;
-    lim->refused = BM_REFUSED_NONE;
-    lim->idle_budget_started = 0;
+    bm_start_run(lim);
     long long instructions = lim->configured_instruction_limit;
     long long time_ns = lim->configured_time_limit_ns;
     if (instructions <= 0 && time_ns <= 0) return 0;

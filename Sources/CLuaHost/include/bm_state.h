@@ -18,6 +18,10 @@ const char *bm_full_source(const lua_Debug *ar);
 /* Opens a state with the counting allocator, panic and warning functions. */
 lua_State *bm_newstate(bm_limits *limits);
 
+/* Pushes a new table (room for `nrec` fields) whose keys (`mode` "k") or
+   values ("v") are weak: the host's weak tables, made as a state opens. */
+void bm_push_weak_table(lua_State *L, int nrec, const char *mode);
+
 /*
  * The protected call Swift makes, with its message handler already on the
  * stack at `handler` (an absolute index below the function): calls the

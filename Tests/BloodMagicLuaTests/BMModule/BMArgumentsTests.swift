@@ -96,10 +96,8 @@ struct BMArgumentsReloadTests {
         let folder = try ScriptFolder(["10-d.lua": """
             bm.initializer { type = "D", arguments = { "id" }, init = function(_, id) return id end }
             """])
-        let host = try ScriptHost(options: .init(
-            scriptsDirectory: folder.path, limits: .none, registry: Registry(), preferences: InMemoryPreferenceStore()))
+        let host = try loadedHost(folder)
         defer { host.unload() }
-        try host.loadStartupScripts()
         #expect(try host.lua("return bm.resolve('D', { arguments = { 5 } })") == [.integer(5)])
         try folder.write("10-d.lua", """
             bm.initializer { type = "D", arguments = { "id", "scale" }, init = function(_, id, scale) return id * scale end }

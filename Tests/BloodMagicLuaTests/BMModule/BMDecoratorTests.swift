@@ -66,10 +66,8 @@ struct BMDecoratorTests {
             bm.initializer { type = "G", init = function() return "g" end }
             bm.decorator { type = "G", fn = function(v) return v .. "1" end }
             """])
-        let host = try ScriptHost(options: .init(
-            scriptsDirectory: folder.path, limits: .none, registry: Registry(), preferences: InMemoryPreferenceStore()))
+        let host = try loadedHost(folder)
         defer { host.unload() }
-        try host.loadStartupScripts()
         #expect(try host.lua("return bm.resolve('G')") == [.string("g1")])
         try folder.write("10-d.lua", """
             bm.initializer { type = "G", init = function() return "g" end }

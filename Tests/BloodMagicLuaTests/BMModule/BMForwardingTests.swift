@@ -56,10 +56,8 @@ struct BMForwardingTests {
         let folder = try ScriptFolder(["10-store.lua": """
             bm.singleton { type = "Store", implements = { "Cache" }, init = function() return "v1" end }
             """])
-        let host = try ScriptHost(options: .init(
-            scriptsDirectory: folder.path, limits: .none, registry: Registry(), preferences: InMemoryPreferenceStore()))
+        let host = try loadedHost(folder)
         defer { host.unload() }
-        try host.loadStartupScripts()
         #expect(try host.lua("return bm.resolve('Cache')") == [.string("v1")])
         try folder.write("10-store.lua", """
             bm.singleton { type = "Store", init = function() return "v2" end }

@@ -7,8 +7,7 @@ import Testing
 @Suite("bm.resolve_all")
 struct BMResolveAllTests {
     @Test func everyRegistrationInRegistrationOrder() throws {
-        let host = try makeHost()
-        let result = try host.lua("""
+        let result = try runInNewHost("""
             bm.initializer { type = "Plugin", name = "search", init = function() return "search" end }
             bm.initializer { type = "Plugin", init = function() return "plain" end }
             bm.singleton { type = "Plugin", name = "export", init = function() return { "export" } end }
@@ -53,10 +52,8 @@ struct BMResolveAllTests {
             """, "20-b.lua": """
             bm.initializer { type = "Plugin", name = "b1", init = function() return "b1" end }
             """])
-        let host = try ScriptHost(options: .init(
-            scriptsDirectory: folder.path, limits: .none, registry: Registry(), preferences: InMemoryPreferenceStore()))
+        let host = try loadedHost(folder)
         defer { host.unload() }
-        try host.loadStartupScripts()
         host.registry.registerInitializer(type: SpellTypeKey(name: "Plugin"), source: "App.swift:1") { _ in "swift" }
         func labels() throws -> [String] {
             try host.registry.resolveAll(type: SpellTypeKey(name: "Plugin"), container: ContainerDescriptor(

@@ -22,6 +22,16 @@ private func scopeHost(scripts: String? = nil) throws -> ScriptHost {
     return host
 }
 
+/// Registers `type` in `scope` with an initializer that makes `{ n = made }`,
+/// the global `made` counting the values made (later chunks read it).
+private func countingInitializer(_ type: String, scope: String) -> String {
+    """
+    made = 0
+    bm.initializer { type = "\(type)", scope = "\(scope)", init = function() made = made + 1; return { n = made } end }
+
+    """
+}
+
 @Suite("bm scopes", .serialized)
 struct BMScopeTests {
     @Test func aWeakObjectIsSharedWhileSwiftHoldsIt() throws {
@@ -43,9 +53,7 @@ struct BMScopeTests {
     @Test func aWeakScopedLuaTableIsMadeForEachResolution() throws {
         let host = try makeHost()
         defer { host.unload() }
-        let result = try host.lua("""
-            local made = 0
-            bm.initializer { type = "Table", scope = "weak", init = function() made = made + 1; return { n = made } end }
+        let result = try host.lua(countingInitializer("Table", scope: "weak") + """
             local a, b = bm.resolve("Table"), bm.resolve("Table")
             return a.n, b.n, made
             """)
@@ -55,9 +63,7 @@ struct BMScopeTests {
     @Test func aGraphValueIsSharedWithinOneResolutionFromLua() throws {
         let host = try makeHost()
         defer { host.unload() }
-        let result = try host.lua("""
-            local made = 0
-            bm.initializer { type = "Engine", scope = "graph", init = function() made = made + 1; return { n = made } end }
+        let result = try host.lua(countingInitializer("Engine", scope: "graph") + """
             bm.initializer { type = "Car", init = function()
               return { engine = bm.resolve("Engine"), spare = bm.resolve("Engine") }
             end }
@@ -89,10 +95,7 @@ struct BMScopeTests {
         let host = try makeHost()
         defer { host.unload() }
         host.registry.declareScope(.custom("session"))
-        try host.lua("""
-            made = 0
-            bm.initializer { type = "Cart", scope = "session", init = function() made = made + 1; return { n = made } end }
-            """)
+        try host.lua(countingInitializer("Cart", scope: "session"))
         let first = try host.lua(#"return bm.resolve("Cart").n, bm.resolve("Cart").n"#)
         #expect(first == [.integer(1), .integer(1)])
         #expect(host.registry.reset(scope: .custom("session")) == 1)

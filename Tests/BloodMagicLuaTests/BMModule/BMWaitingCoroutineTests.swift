@@ -9,6 +9,15 @@ final class WaitingScreen: LuaExposable {
     @Injectable var title: String
 }
 
+/// The start of a script: `o.y`, whose initializer yields while `wait` is true.
+private let suspendingY = """
+    local wait = true
+    bm.initializer { type = "Y", init = function() if wait then coroutine.yield() end return "y" end }
+    local C = bm.class("C", { y = bm.spell.injectable("Y") })
+    local o = C.new()
+
+    """
+
 /// Coroutines that wait inside a resolution (issue 30, "Lua that can wait"):
 /// the bm calls that stay in Lua may be suspended, the ones that go through
 /// Swift refuse with a message that names the call, a suspended resolution
@@ -160,11 +169,7 @@ final class WaitingScreen: LuaExposable {
 
     @Test func aSecondReadWhileTheFirstIsSuspendedIsNoCycle() throws {
         let host = try makeHost()
-        let result = try host.lua("""
-            local wait = true
-            bm.initializer { type = "Y", init = function() if wait then coroutine.yield() end return "y" end }
-            local C = bm.class("C", { y = bm.spell.injectable("Y") })
-            local o = C.new()
+        let result = try host.lua(suspendingY + """
             local first = coroutine.create(function() return o.y end)
             coroutine.resume(first)                         -- suspended inside o.y
             local second = coroutine.create(function() return o.y end)
@@ -187,11 +192,7 @@ final class WaitingScreen: LuaExposable {
     /// closed) holds the property only until it is collected.
     @Test func aDroppedSuspendedResolutionIsReleasedOnceCollected() throws {
         let host = try makeHost()
-        let result = try host.lua("""
-            local wait = true
-            bm.initializer { type = "Y", init = function() if wait then coroutine.yield() end return "y" end }
-            local C = bm.class("C", { y = bm.spell.injectable("Y") })
-            local o = C.new()
+        let result = try host.lua(suspendingY + """
             do
               local dropped = coroutine.create(function() return o.y end)
               coroutine.resume(dropped)

@@ -28,6 +28,16 @@ private func watchingHost(_ directory: String, _ mode: ScriptWatchMode, serving 
     return try watchingHost(directory, mode)
 }
 
+/// A fresh root and its `Scripts` directory, watched with `mode`, where
+/// `10-label.lua` serves `label` first.
+private func watchingScripts(
+    _ mode: ScriptWatchMode, serving label: String
+) throws -> (root: String, scripts: String, host: ScriptHost) {
+    let root = try scratch()
+    let scripts = root + "/Scripts"
+    return (root, scripts, try watchingHost(scripts, mode, serving: label))
+}
+
 /// A fresh empty directory (its real path: the tests compare paths).
 private func scratch() throws -> String {
     let url = try scratchDirectory([:])
@@ -40,6 +50,15 @@ private let modes: [ScriptWatchMode] = [.native, .polling(interval: .millisecond
 /// How long a change may take to be in force here: the requirement is a
 /// second; the deadline leaves room for a machine shared with builds.
 private let deadline: Duration = .seconds(5)
+
+/// Writes a script serving `text` as the label to `path`, and expects
+/// `host` to serve it within the deadline.
+private func relabel(
+    _ host: ScriptHost, _ path: String, _ text: String, sourceLocation: SourceLocation = #_sourceLocation
+) throws {
+    try writeFile(path, labelScript(text))
+    #expect(eventually(within: deadline) { label(host) == text }, sourceLocation: sourceLocation)
+}
 
 @Suite("Live reload: how deployments change files")
 struct DeploymentPatternTests {
@@ -90,15 +109,12 @@ struct DeploymentPatternTests {
         try repointLink(root + "/current", to: root + "/releases/v3")
         #expect(eventually(within: deadline) { label(host) == "release 3" })
         // An edit in the release now in force.
-        try writeFile(root + "/releases/v3\(inRelease)/10-label.lua", labelScript("release 3, patched"))
-        #expect(eventually(within: deadline) { label(host) == "release 3, patched" })
+        try relabel(host, root + "/releases/v3\(inRelease)/10-label.lua", "release 3, patched")
     }
 
     @Test(arguments: modes)
     func aScriptsDirectoryRemovedThenCreatedAgain(mode: ScriptWatchMode) throws {
-        let root = try scratch()
-        let scripts = root + "/Scripts"
-        let host = try watchingHost(scripts, mode, serving: "first")
+        let (_, scripts, host) = try watchingScripts(mode, serving: "first")
         defer { host.unload() }
         let log = ReloadLog(host)
         try FileManager.default.removeItem(atPath: scripts)
@@ -107,17 +123,13 @@ struct DeploymentPatternTests {
             log.failures.contains { $0.description.contains("cannot read the scripts directory") }
         })
         #expect(label(host) == "first")
-        try writeFile(scripts + "/10-label.lua", labelScript("second"))
-        #expect(eventually(within: deadline) { label(host) == "second" })
-        try writeFile(scripts + "/10-label.lua", labelScript("third"))
-        #expect(eventually(within: deadline) { label(host) == "third" })
+        try relabel(host, scripts + "/10-label.lua", "second")
+        try relabel(host, scripts + "/10-label.lua", "third")
     }
 
     @Test(arguments: modes)
     func aScriptsDirectoryRenamedAwayAndReplaced(mode: ScriptWatchMode) throws {
-        let root = try scratch()
-        let scripts = root + "/Scripts"
-        let host = try watchingHost(scripts, mode, serving: "old tree")
+        let (root, scripts, host) = try watchingScripts(mode, serving: "old tree")
         defer { host.unload() }
         // rsync into a new tree, then swap the trees.
         try writeFile(root + "/Scripts.new/10-label.lua", labelScript("new tree"))
@@ -125,8 +137,7 @@ struct DeploymentPatternTests {
         try check(rename(root + "/Scripts.new", scripts), "rename into place")
         #expect(eventually(within: deadline) { label(host) == "new tree" })
         // Watching the new tree, not the old one.
-        try writeFile(scripts + "/10-label.lua", labelScript("new tree, edited"))
-        #expect(eventually(within: deadline) { label(host) == "new tree, edited" })
+        try relabel(host, scripts + "/10-label.lua", "new tree, edited")
         try writeFile(root + "/Scripts.old/10-label.lua", labelScript("old tree, edited"))
         try writeFile(scripts + "/20-marker.lua", "marker = true")
         #expect(eventually(within: deadline) { (try? host.run("return marker")) == [.boolean(true)] })
@@ -157,8 +168,7 @@ struct DeploymentPatternTests {
         defer { host.unload() }
         #expect(label(host) == "shared v1")
         // Written in place where the link leads.
-        try writeFile(root + "/shared/label.lua", labelScript("shared v2"))
-        #expect(eventually(within: deadline) { label(host) == "shared v2" })
+        try relabel(host, root + "/shared/label.lua", "shared v2")
         // Saved atomically there.
         try writeFile(root + "/shared/.label.lua.tmp", labelScript("shared v3"))
         try check(rename(root + "/shared/.label.lua.tmp", root + "/shared/label.lua"), "atomic save")
@@ -190,8 +200,7 @@ struct DeploymentPatternTests {
         #expect(eventually(within: deadline) { label(host) == "saved by vim" })
         try FileManager.default.removeItem(atPath: root + "/.#10-label.lua")
         try writeFile(root + "/.#10-label.lua", "bob@host.1:1")
-        try writeFile(root + "/10-label.lua", labelScript("saved by emacs"))
-        #expect(eventually(within: deadline) { label(host) == "saved by emacs" })
+        try relabel(host, root + "/10-label.lua", "saved by emacs")
         #expect(log.failures.isEmpty, "\(log.failures)")
         let named = log.successes.flatMap(\.changedFiles)
         #expect(named.allSatisfy { $0.hasSuffix("/10-label.lua") }, "\(named)")

@@ -70,6 +70,21 @@ func watchingHost(_ folder: ScriptFolder, _ mode: ScriptWatchMode) throws -> Scr
     try watchingHost(folder.path, mode)
 }
 
+/// A host on `folder` with no limits and a registry and preferences of its
+/// own, its scripts loaded after `prepare` (unloaded again if they fail).
+func loadedHost(_ folder: ScriptFolder, prepare: (ScriptHost) -> Void = { _ in }) throws -> ScriptHost {
+    let host = try ScriptHost(options: .init(
+        scriptsDirectory: folder.path, limits: .none, registry: Registry(), preferences: InMemoryPreferenceStore()))
+    prepare(host)
+    do {
+        try host.loadStartupScripts()
+    } catch {
+        host.unload()
+        throw error
+    }
+    return host
+}
+
 /// The outcomes a host's `onReload` callbacks saw, in order.
 final class ReloadLog: Sendable {
     private let outcomes = Mutex<[Result<ScriptReloadReport, ScriptLoadError>]>([])

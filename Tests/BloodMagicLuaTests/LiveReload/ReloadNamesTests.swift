@@ -12,13 +12,12 @@ struct ReloadNamesTests {
         let folder = try ScriptFolder(["10-db.lua": """
             bm.initializer { type = "NamedDatabase", name = "primary", init = function() return NamedDatabase.new("v1") end }
             """])
-        let host = try ScriptHost(options: .init(
-            scriptsDirectory: folder.path, limits: .none, registry: Registry(), preferences: InMemoryPreferenceStore()))
+        let host = try loadedHost(folder) { host in
+            host.expose(LuaExposedType(NamedDatabase.self)
+                .constructor(arguments: ["url"]) { args in NamedDatabase(url: try args.get(1)) })
+            host.registry.register(NamedDatabase.self, named: .replica) { _ in NamedDatabase(url: "swift") }
+        }
         defer { host.unload() }
-        host.expose(LuaExposedType(NamedDatabase.self)
-            .constructor(arguments: ["url"]) { args in NamedDatabase(url: try args.get(1)) })
-        host.registry.register(NamedDatabase.self, named: .replica) { _ in NamedDatabase(url: "swift") }
-        try host.loadStartupScripts()
         let before = Registry.withCurrent(host.registry) { NamedReports() }
         #expect(before.writes.url == "v1")
         try folder.write("10-db.lua", """

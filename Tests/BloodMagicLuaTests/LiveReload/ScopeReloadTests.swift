@@ -9,45 +9,53 @@ import TestSupport
 // is a new one after any reload (the next resolution makes a new object,
 // holders keep theirs); graph values never outlive their resolution.
 
-final class ScopeReloadService {
-    static let made = CallCounter()
-    let number: Int
-    init() { number = ScopeReloadService.made.increment() }
+/// A host on `folder` that exposes ``ScopedLuaService`` (BMScopeTests),
+/// its scripts loaded after `prepare`.
+private func scopeReloadHost(_ folder: ScriptFolder, prepare: (ScriptHost) -> Void = { _ in }) throws -> ScriptHost {
+    try loadedHost(folder) { host in
+        host.expose(LuaExposedType(ScopedLuaService.self).constructor(arguments: []) { _ in ScopedLuaService() })
+        prepare(host)
+    }
 }
 
-final class ScopeReloadHolder {
-    @Injectable var service: ScopeReloadService
+/// A folder with the service registered in `scope` and another script to
+/// change, and a host on it (see ``scopeReloadHost(_:prepare:)``).
+private func serviceHost(
+    scope: String, prepare: (ScriptHost) -> Void = { _ in }
+) throws -> (folder: ScriptFolder, host: ScriptHost) {
+    let folder = try ScriptFolder([
+        "10-service.lua": serviceScript(scope: scope),
+        "20-other.lua": #"bm.initializer { type = "String", init = function() return "v1" end }"#,
+    ])
+    return (folder, try scopeReloadHost(folder, prepare: prepare))
 }
 
-private func scopeReloadHost(_ folder: ScriptFolder) throws -> ScriptHost {
-    let host = try ScriptHost(options: .init(
-        scriptsDirectory: folder.path, limits: .none, registry: Registry(), preferences: InMemoryPreferenceStore()))
-    host.expose(LuaExposedType(ScopeReloadService.self).constructor(arguments: []) { _ in ScopeReloadService() })
-    return host
+/// Changes the other script, not the service's, and reloads.
+private func reloadChangingTheOtherScript(_ folder: ScriptFolder, _ host: ScriptHost) throws {
+    try folder.write("20-other.lua", #"bm.initializer { type = "String", init = function() return "v2" end }"#)
+    try host.reload()
+}
+
+/// The service `host`'s registry serves a new holder.
+private func readService(_ host: ScriptHost) throws -> ScopedLuaService {
+    try Registry.withCurrent(host.registry) { try ScopedLuaHolder().$service.value() }
 }
 
 private func serviceScript(scope: String, comment: String = "") -> String {
-    comment + #"bm.initializer { type = "ScopeReloadService", scope = ""# + scope
-        + #"", init = function() return ScopeReloadService.new() end }"#
+    comment + #"bm.initializer { type = "ScopedLuaService", scope = ""# + scope
+        + #"", init = function() return ScopedLuaService.new() end }"#
 }
 
 @Suite("Live reload: scoped values", .serialized)
 struct ScopeReloadTests {
     @Test func anUnchangedCustomScopedRegistrationKeepsItsValueAndAChangedOneStartsEmpty() throws {
-        let folder = try ScriptFolder([
-            "10-service.lua": serviceScript(scope: "session"),
-            "20-other.lua": #"bm.initializer { type = "String", init = function() return "v1" end }"#,
-        ])
-        let host = try scopeReloadHost(folder)
+        let (folder, host) = try serviceHost(scope: "session") { $0.registry.declareScope(.custom("session")) }
         defer { host.unload() }
-        host.registry.declareScope(.custom("session"))
-        try host.loadStartupScripts()
-        let read = { try Registry.withCurrent(host.registry) { try ScopeReloadHolder().$service.value() } }
+        let read = { try readService(host) }
         let before = try read()
         #expect(try read() === before)
 
-        try folder.write("20-other.lua", #"bm.initializer { type = "String", init = function() return "v2" end }"#)
-        try host.reload()
+        try reloadChangingTheOtherScript(folder, host)
         #expect(try read() === before, "an unchanged session-scoped registration lost its value")
 
         try folder.write("10-service.lua", serviceScript(scope: "session", comment: "-- changed\n"))
@@ -62,18 +70,12 @@ struct ScopeReloadTests {
     }
 
     @Test func aWeakRegistrationIsNewAfterAReloadAndHoldersKeepTheirObject() throws {
-        let folder = try ScriptFolder([
-            "10-service.lua": serviceScript(scope: "weak"),
-            "20-other.lua": #"bm.initializer { type = "String", init = function() return "v1" end }"#,
-        ])
-        let host = try scopeReloadHost(folder)
+        let (folder, host) = try serviceHost(scope: "weak")
         defer { host.unload() }
-        try host.loadStartupScripts()
-        let read = { try Registry.withCurrent(host.registry) { try ScopeReloadHolder().$service.value() } }
+        let read = { try readService(host) }
         let held = try read()
         #expect(try read() === held)
-        try folder.write("20-other.lua", #"bm.initializer { type = "String", init = function() return "v2" end }"#)
-        try host.reload()
+        try reloadChangingTheOtherScript(folder, host)
         let after = try read()
         #expect(after !== held)
         #expect(held.number < after.number)
@@ -91,7 +93,6 @@ struct ScopeReloadTests {
         ])
         let host = try scopeReloadHost(folder)
         defer { host.unload() }
-        try host.loadStartupScripts()
         #expect(try host.lua(#"return bm.resolve("Car").same"#) == [.boolean(true)])
         try folder.write("10-graph.lua", "-- changed\n" + (try String(contentsOfFile: folder.file("10-graph.lua"), encoding: .utf8)))
         try host.reload()

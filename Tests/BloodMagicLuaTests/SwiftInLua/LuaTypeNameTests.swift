@@ -5,20 +5,6 @@ import TestSupport
 // Issue 12, item 2, from Lua: scripts name Swift types by string; a name two
 // known types share is an error listing them, qualified names always work.
 
-enum Inbox {
-    final class Message {
-        let text: String
-        init(_ text: String = "in") { self.text = text }
-    }
-}
-
-enum Outbox {
-    final class Message {
-        let text: String
-        init(_ text: String = "out") { self.text = text }
-    }
-}
-
 private final class Sorter {
     @Injectable var incoming: Inbox.Message
     @Injectable var outgoing: Outbox.Message
@@ -65,9 +51,9 @@ private func mailHost(exposingOutboxAs outboxName: String? = nil) throws -> Scri
         let sorter = Registry.withCurrent(host.registry) { Sorter() }
         #expect(try sorter.$incoming.value().text == "qualified")
         #expect(try sorter.$outgoing.value().text == "exposed name")
-        try host.lua(#"bm.initializer { type = "BloodMagicLuaTests.Outbox.Message", init = function() return OutboxMessage.new("module") end }"#)
+        try host.lua(#"bm.initializer { type = "TestSupport.Outbox.Message", init = function() return OutboxMessage.new("module") end }"#)
         #expect(try Registry.withCurrent(host.registry) { Sorter() }.$outgoing.value().text == "exposed name")
-        #expect(try host.lua(#"return bm.resolve("BloodMagicLuaTests.Outbox.Message").text"#) == [.string("module")])
+        #expect(try host.lua(#"return bm.resolve("TestSupport.Outbox.Message").text"#) == [.string("module")])
     }
 
     @Test func resolvingAnAmbiguousNameFromLuaListsTheCandidates() throws {

@@ -56,12 +56,7 @@ private final class Counter: Sendable {
         registry.register(Tagged.self) { _ in Tagged([]) }
         registry.registerDecorator(type: SpellTypeKey(Tagged.self), source: "deco.lua:4") { _, _ in "not tagged" }
         let holder = Registry.withCurrent(registry) { HoldsTagged() }
-        #expect(throws: SpellError.self) { try holder.$tagged.value() }
-        do {
-            _ = try holder.$tagged.value()
-        } catch {
-            #expect("\(error)".contains("expected Tagged"), "\(error)")
-        }
+        expectSpellError(containing: "expected Tagged") { try holder.$tagged.value() }
     }
 
     @Test func explainAndEntriesListDecoratorsWithTheirSources() {

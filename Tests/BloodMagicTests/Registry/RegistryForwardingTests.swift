@@ -59,12 +59,7 @@ private final class UsesBoth {
         let handle = registry.register(NotACache.self) { _ in NotACache() }
         registry.forward((any Cache).self, to: handle, fileID: "App/Wiring.swift", line: 7)
         let user = Registry.withCurrent(registry) { UsesBoth() }
-        #expect(throws: SpellError.self) { try user.$cache.value() }
-        do {
-            _ = try user.$cache.value()
-        } catch {
-            #expect("\(error)".contains("App/Wiring.swift:7"))
-        }
+        expectSpellError(containing: "App/Wiring.swift:7") { try user.$cache.value() }
     }
 
     @Test func explainShowsTheForwarding() {

@@ -60,13 +60,8 @@ private func namedRegistry() -> Registry {
         let onlyNamed = Registry()
         onlyNamed.register(RequestManager.self, named: .primary) { _ in RequestManager(label: "primary") }
         let plain = Registry.withCurrent(onlyNamed) { TwoManagers() }
-        #expect(throws: SpellError.self) { try plain.$plain.value() }
-        do {
-            _ = try plain.$plain.value()
-        } catch {
-            // The closest registrations name the named one.
-            #expect("\(error)".contains("RequestManager named \"primary\" in any container"))
-        }
+        // The closest registrations name the named one.
+        expectSpellError(containing: "RequestManager named \"primary\" in any container") { try plain.$plain.value() }
     }
 
     @Test func anOptionalNamedPropertyWithNothingRegisteredReadsNil() {

@@ -48,12 +48,7 @@ private final class OtherHost {}
     @Test func anInitializerErrorOrAWrongTypeIsThrown() {
         let registry = Registry()
         registry.registerInitializer(type: SpellTypeKey((any Plugin).self), source: "plugins.lua:3") { _ in "not a plugin" }
-        #expect(throws: SpellError.self) { try registry.resolveAll((any Plugin).self) }
-        do {
-            _ = try registry.resolveAll((any Plugin).self)
-        } catch {
-            #expect("\(error)".contains("plugins.lua:3"))
-        }
+        expectSpellError(containing: "plugins.lua:3") { try registry.resolveAll((any Plugin).self) }
     }
 
     /// Decorators of the type run on each value, as for a single resolution;

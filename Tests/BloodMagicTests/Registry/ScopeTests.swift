@@ -5,7 +5,22 @@ import Testing
 // Issue 29, scopes: weak (one object while anyone holds it), graph (one
 // value per top-level resolution), custom scopes reset as a unit.
 
-final class ScopedEngine: Sendable {
+/// A value made with a serial number: which one a read got.
+protocol MadeWithSerial: Sendable {
+    init(serial: Int)
+}
+
+/// A registry serving `type` in `scope`, each value made with the next
+/// number of the counter returned (1, 2, ...).
+private func countingRegistry<Value: MadeWithSerial>(_ type: Value.Type, scope: SpellScope) -> (Registry, CallCounter) {
+    let registry = Registry()
+    let made = CallCounter()
+    registry.register(type, scope: scope) { _ in Value(serial: made.increment()) }
+    return (registry, made)
+}
+
+/// An object with a serial number (also the singleton slot tests' value).
+final class ScopedEngine: MadeWithSerial {
     let serial: Int
     init(serial: Int) { self.serial = serial }
 }
@@ -20,7 +35,7 @@ final class ScopedCar: Sendable {
 }
 
 /// A value made in two steps: a reader that sees `first != second` saw it half-made.
-final class SessionCart: Sendable {
+final class SessionCart: MadeWithSerial {
     let first: Int
     let second: Int
     init(serial: Int) {
@@ -31,7 +46,7 @@ final class SessionCart: Sendable {
     }
 }
 
-struct ScopedSettings: Sendable, Equatable {
+struct ScopedSettings: MadeWithSerial, Equatable {
     var serial: Int
 }
 
@@ -67,29 +82,30 @@ struct ScopeTests {
         @Injectable var settings: ScopedSettings
     }
 
+    /// What `value` reads from a new holder made and read with `registry` current.
+    private func read<Value>(_ registry: Registry, _ value: (Holder) throws -> Value) throws -> Value {
+        try Registry.withCurrent(registry) { try value(Holder()) }
+    }
+
     // MARK: weak
 
     @Test func aWeakValueIsSharedWhileHeldAndMadeAnewOnceLetGo() throws {
-        let registry = Registry()
-        let made = CallCounter()
-        registry.register(ScopedEngine.self, scope: .weak) { _ in ScopedEngine(serial: made.increment()) }
-        var first: ScopedEngine? = try Registry.withCurrent(registry) { try Holder().$engine.value() }
-        let second = try Registry.withCurrent(registry) { try Holder().$engine.value() }
+        let (registry, made) = countingRegistry(ScopedEngine.self, scope: .weak)
+        var first: ScopedEngine? = try read(registry) { try $0.$engine.value() }
+        let second = try read(registry) { try $0.$engine.value() }
         #expect(first === second)
         #expect(made.value == 1)
         let firstSerial = first?.serial
         first = nil
         _ = consume second
-        let third = try Registry.withCurrent(registry) { try Holder().$engine.value() }
+        let third = try read(registry) { try $0.$engine.value() }
         #expect(firstSerial == 1)
         #expect(third.serial == 2)
         #expect(made.value == 2)
     }
 
     @Test func aWeakScopedValueTypeIsMadeForEachResolution() throws {
-        let registry = Registry()
-        let made = CallCounter()
-        registry.register(ScopedSettings.self, scope: .weak) { _ in ScopedSettings(serial: made.increment()) }
+        let (registry, _) = countingRegistry(ScopedSettings.self, scope: .weak)
         let values = try Registry.withCurrent(registry) { try (0..<3).map { _ in try Holder().$settings.value() } }
         #expect(values.map(\.serial) == [1, 2, 3])
     }
@@ -97,7 +113,7 @@ struct ScopeTests {
     @Test func aWeakValueIsTheSameOnTheNamedPath() throws {
         let registry = Registry()
         registry.register(ScopedEngine.self, scope: .weak) { _ in ScopedEngine(serial: 1) }
-        let typed = try Registry.withCurrent(registry) { try Holder().$engine.value() }
+        let typed = try read(registry) { try $0.$engine.value() }
         let named = try registry.resolveIfRegistered(
             type: SpellTypeKey(ScopedEngine.self), container: ContainerDescriptor(Holder()), property: "engine")
         #expect((named as? ScopedEngine) === typed)
@@ -133,23 +149,21 @@ struct ScopeTests {
             try registry.resolve(ScopedEngine.self, for: sender, property: "again")
         }
         #expect(throws: SpellError.self) {
-            try Registry.withCurrent(registry) { try Holder().$engine.value() }
+            try read(registry) { try $0.$engine.value() }
         }
     }
 
     // MARK: graph
 
     @Test func aGraphValueIsSharedWithinOneResolutionAndNewForTheNext() throws {
-        let registry = Registry()
-        let made = CallCounter()
-        registry.register(ScopedEngine.self, scope: .graph) { _ in ScopedEngine(serial: made.increment()) }
+        let (registry, made) = countingRegistry(ScopedEngine.self, scope: .graph)
         registry.register(ScopedCar.self) { sender in
             ScopedCar(
                 engine: try registry.resolve(ScopedEngine.self, for: sender, property: "engine"),
                 spare: try registry.resolve(ScopedEngine.self, for: sender, property: "spare"))
         }
-        let one = try Registry.withCurrent(registry) { try Holder().$car.value() }
-        let two = try Registry.withCurrent(registry) { try Holder().$car.value() }
+        let one = try read(registry) { try $0.$car.value() }
+        let two = try read(registry) { try $0.$car.value() }
         #expect(one.engine === one.spare)
         #expect(two.engine === two.spare)
         #expect(one.engine !== two.engine)
@@ -161,9 +175,7 @@ struct ScopeTests {
     }
 
     @Test func severalGraphScopedTypesAreEachSharedWithinOneResolution() throws {
-        let registry = Registry()
-        let made = CallCounter()
-        registry.register(ScopedEngine.self, scope: .graph) { _ in ScopedEngine(serial: made.increment()) }
+        let (registry, made) = countingRegistry(ScopedEngine.self, scope: .graph)
         registry.register(ScopedSettings.self, scope: .graph) { _ in ScopedSettings(serial: made.increment()) }
         registry.register(SessionCart.self, scope: .graph) { _ in SessionCart(serial: made.increment()) }
         registry.register(ScopedCar.self) { sender in
@@ -177,7 +189,7 @@ struct ScopeTests {
                 spare: try registry.resolve(ScopedEngine.self, for: sender, property: "spare"))
         }
         for round in 0..<3 {
-            let car = try Registry.withCurrent(registry) { try Holder().$car.value() }
+            let car = try read(registry) { try $0.$car.value() }
             #expect(car.engine === car.spare)
             #expect(made.value == 3 * (round + 1))
         }
@@ -193,14 +205,12 @@ struct ScopeTests {
                 engine: try registry.resolve(ScopedEngine.self, for: sender, property: "engine"),
                 spare: named as! ScopedEngine)
         }
-        let car = try Registry.withCurrent(registry) { try Holder().$car.value() }
+        let car = try read(registry) { try $0.$car.value() }
         #expect(car.engine === car.spare)
     }
 
     @Test func graphValuesAreNotSharedAcrossThreads() {
-        let registry = Registry()
-        let made = CallCounter()
-        registry.register(ScopedEngine.self, scope: .graph) { _ in ScopedEngine(serial: made.increment()) }
+        let (registry, made) = countingRegistry(ScopedEngine.self, scope: .graph)
         registry.register(ScopedCar.self) { sender in
             ScopedCar(
                 engine: try registry.resolve(ScopedEngine.self, for: sender, property: "engine"),
@@ -221,20 +231,18 @@ struct ScopeTests {
     // MARK: custom scopes
 
     @Test func aCustomScopeKeepsOneValueUntilItIsReset() throws {
-        let registry = Registry()
-        let made = CallCounter()
-        registry.register(SessionCart.self, scope: .testSession) { _ in SessionCart(serial: made.increment()) }
+        let (registry, _) = countingRegistry(SessionCart.self, scope: .testSession)
         registry.register(ScopedEngine.self, scope: .singleton) { _ in ScopedEngine(serial: 9) }
-        let first = try Registry.withCurrent(registry) { try Holder().$cart.value() }
-        let again = try Registry.withCurrent(registry) { try Holder().$cart.value() }
-        let engine = try Registry.withCurrent(registry) { try Holder().$engine.value() }
+        let first = try read(registry) { try $0.$cart.value() }
+        let again = try read(registry) { try $0.$cart.value() }
+        let engine = try read(registry) { try $0.$engine.value() }
         #expect(first === again)
         #expect(registry.reset(scope: .testSession) == 1)
-        let afterReset = try Registry.withCurrent(registry) { try Holder().$cart.value() }
+        let afterReset = try read(registry) { try $0.$cart.value() }
         #expect(afterReset !== first)
         #expect(afterReset.first == 2)
         // Another scope's values stay; an object already holding the old one keeps it.
-        #expect(try Registry.withCurrent(registry) { try Holder().$engine.value() } === engine)
+        #expect(try read(registry) { try $0.$engine.value() } === engine)
         #expect(first.first == 1)
         // The named path sees the new value too.
         let named = try registry.resolveIfRegistered(
@@ -245,9 +253,9 @@ struct ScopeTests {
     @Test func resettingASingletonOrAScopeThatKeepsNothing() throws {
         let registry = Registry()
         registry.register(ScopedEngine.self, scope: .singleton) { _ in ScopedEngine(serial: 1) }
-        let before = try Registry.withCurrent(registry) { try Holder().$engine.value() }
+        let before = try read(registry) { try $0.$engine.value() }
         #expect(registry.reset(scope: .singleton) == 1)
-        #expect(try Registry.withCurrent(registry) { try Holder().$engine.value() } !== before)
+        #expect(try read(registry) { try $0.$engine.value() } !== before)
         #expect(registry.reset(scope: .instance) == 0)
         #expect(registry.reset(scope: .graph) == 0)
         #expect(registry.reset(scope: .weak) == 0)
@@ -270,25 +278,11 @@ struct ScopeTests {
             for _ in 0..<2_000 { yieldToOthers() }
             return SessionCart(serial: serial)
         }
-        let seen = Mutex<Set<ObjectIdentifier>>([])
-        runOnThreads(8) { thread in
-            var mine: Set<ObjectIdentifier> = []
-            for round in 0..<200 {
-                let cart: SessionCart
-                switch (thread + round) % 3 {
-                case 0: cart = SessionRaceUser().cart
-                case 1: cart = try! sessionRaceRegistry.resolve(SessionCart.self, for: SessionRaceUser(), property: "cart")
-                default:
-                    cart = try! sessionRaceRegistry.resolveIfRegistered(
-                        type: SpellTypeKey(SessionCart.self), container: ContainerDescriptor(SessionRaceUser()),
-                        property: "cart") as! SessionCart
-                }
-                mine.insert(ObjectIdentifier(cart))
-            }
-            seen.withLock { $0.formUnion(mine) }
-        }
+        let seen = distinctObjectsReadThreeWays(sessionRaceRegistry, SessionCart.self, property: "cart") {
+            SessionRaceUser()
+        } read: { $0.cart }
         #expect(sessionRaceCounter.value == 1)
-        #expect(seen.withLock { $0.count } == 1)
+        #expect(seen == 1)
     }
 
     /// Seven threads read while one resets the scope over and over: every

@@ -2,11 +2,6 @@
 import Synchronization
 import Testing
 
-final class SlotClock: Sendable {
-    let serial: Int
-    init(serial: Int) { self.serial = serial }
-}
-
 struct SlotSettings: Sendable, Equatable {
     var name: String
     var retries: Int
@@ -16,7 +11,7 @@ private let slotRaceRegistry = Registry()
 private let slotRaceCounter = CallCounter()
 
 private final class SlotRaceUser {
-    @Injectable(registry: slotRaceRegistry) var clock: SlotClock
+    @Injectable(registry: slotRaceRegistry) var clock: ScopedEngine
 }
 
 /// Issue 17: a singleton's value is published once, lock-free, in a slot
@@ -24,25 +19,25 @@ private final class SlotRaceUser {
 @Suite("Singleton slots")
 struct SingletonSlotTests {
     final class Holder {
-        @Injectable var clock: SlotClock
+        @Injectable var clock: ScopedEngine
         @Injectable var settings: SlotSettings
     }
 
     @Test func aSingletonMadeByNameIsTheOneATypedReadGets() throws {
         let registry = Registry()
         let made = CallCounter()
-        registry.register(SlotClock.self, scope: .singleton) { _ in
+        registry.register(ScopedEngine.self, scope: .singleton) { _ in
             made.increment()
-            return SlotClock(serial: made.value)
+            return ScopedEngine(serial: made.value)
         }
         // First through the type-erased path a script bridge uses...
         let byName = try #require(
             try registry.resolveIfRegistered(
-                type: SpellTypeKey(SlotClock.self), container: ContainerDescriptor(Holder()), property: "clock")
-                as? SlotClock)
+                type: SpellTypeKey(ScopedEngine.self), container: ContainerDescriptor(Holder()), property: "clock")
+                as? ScopedEngine)
         // ...then typed, through a property and through `resolve`.
         let typed = try Registry.withCurrent(registry) { try Holder().$clock.value() }
-        let resolved = try registry.resolve(SlotClock.self, for: Holder(), property: "clock")
+        let resolved = try registry.resolve(ScopedEngine.self, for: Holder(), property: "clock")
         #expect(byName === typed)
         #expect(typed === resolved)
         #expect(made.value == 1)
@@ -50,11 +45,11 @@ struct SingletonSlotTests {
 
     @Test func aSingletonMadeTypedIsTheOneTheNamedPathGets() throws {
         let registry = Registry()
-        registry.register(SlotClock.self, scope: .singleton) { _ in SlotClock(serial: 1) }
+        registry.register(ScopedEngine.self, scope: .singleton) { _ in ScopedEngine(serial: 1) }
         let typed = try Registry.withCurrent(registry) { try Holder().$clock.value() }
         let byName = try registry.resolveIfRegistered(
-            type: SpellTypeKey(SlotClock.self), container: ContainerDescriptor(Holder()), property: "clock")
-        #expect((byName as? SlotClock) === typed)
+            type: SpellTypeKey(ScopedEngine.self), container: ContainerDescriptor(Holder()), property: "clock")
+        #expect((byName as? ScopedEngine) === typed)
     }
 
     @Test func aValueTypeSingletonReadsBackTyped() throws {
@@ -71,9 +66,9 @@ struct SingletonSlotTests {
 
     @Test func aReplacingRegistrationMakesItsOwnSingleton() throws {
         let registry = Registry()
-        registry.register(SlotClock.self, scope: .singleton) { _ in SlotClock(serial: 1) }
+        registry.register(ScopedEngine.self, scope: .singleton) { _ in ScopedEngine(serial: 1) }
         let first = try Registry.withCurrent(registry) { try Holder().$clock.value() }
-        let replacement = registry.register(SlotClock.self, scope: .singleton) { _ in SlotClock(serial: 2) }
+        let replacement = registry.register(ScopedEngine.self, scope: .singleton) { _ in ScopedEngine(serial: 2) }
         let second = try Registry.withCurrent(registry) { try Holder().$clock.value() }
         #expect(first.serial == 1)
         #expect(second.serial == 2)
@@ -87,10 +82,10 @@ struct SingletonSlotTests {
         struct Refusal: Error {}
         let registry = Registry()
         let attempts = CallCounter()
-        registry.register(SlotClock.self, scope: .singleton) { _ in
+        registry.register(ScopedEngine.self, scope: .singleton) { _ in
             attempts.increment()
             if attempts.value == 1 { throw Refusal() }
-            return SlotClock(serial: attempts.value)
+            return ScopedEngine(serial: attempts.value)
         }
         let firstTry = try? Registry.withCurrent(registry) { try Holder().$clock.value() }
         let made = try Registry.withCurrent(registry) { try Holder().$clock.value() }
@@ -107,10 +102,10 @@ struct SingletonSlotTests {
     /// new registration makes its own.
     @Test func aCarriedOverValueIsReadTypedOrMadeAnew() throws {
         let registry = Registry()
-        let kept = SlotClock(serial: 41)
+        let kept = ScopedEngine(serial: 41)
         let stage = registry.openStage()
         let typed = registry.withStage(stage) {
-            registry.register(SlotClock.self, scope: .singleton) { _ in SlotClock(serial: 1) }
+            registry.register(ScopedEngine.self, scope: .singleton) { _ in ScopedEngine(serial: 1) }
         }
         let mistyped = registry.withStage(stage) {
             registry.register(SlotSettings.self, scope: .singleton) { _ in SlotSettings(name: "made", retries: 0) }
@@ -126,31 +121,17 @@ struct SingletonSlotTests {
     /// properties, the typed `resolve` and the named path, while the
     /// singleton is being made: one value, made once, seen by all.
     @Test func threadsRacingTheFirstReadsAllSeeOneValue() {
-        slotRaceRegistry.register(SlotClock.self, scope: .singleton) { _ in
+        slotRaceRegistry.register(ScopedEngine.self, scope: .singleton) { _ in
             slotRaceCounter.increment()
             // Keep the slot's lock held while the other threads arrive.
             for _ in 0..<2_000 { yieldThread() }
-            return SlotClock(serial: 7)
+            return ScopedEngine(serial: 7)
         }
-        let seen = Mutex<Set<ObjectIdentifier>>([])
-        runOnThreads(8) { thread in
-            var mine: Set<ObjectIdentifier> = []
-            for round in 0..<200 {
-                let clock: SlotClock
-                switch (thread + round) % 3 {
-                case 0: clock = SlotRaceUser().clock
-                case 1: clock = try! slotRaceRegistry.resolve(SlotClock.self, for: SlotRaceUser(), property: "clock")
-                default:
-                    clock = try! slotRaceRegistry.resolveIfRegistered(
-                        type: SpellTypeKey(SlotClock.self), container: ContainerDescriptor(SlotRaceUser()),
-                        property: "clock") as! SlotClock
-                }
-                mine.insert(ObjectIdentifier(clock))
-            }
-            seen.withLock { $0.formUnion(mine) }
-        }
+        let seen = distinctObjectsReadThreeWays(slotRaceRegistry, ScopedEngine.self, property: "clock") {
+            SlotRaceUser()
+        } read: { $0.clock }
         #expect(slotRaceCounter.value == 1)
-        #expect(seen.withLock { $0.count } == 1)
+        #expect(seen == 1)
     }
 }
 

@@ -1,21 +1,8 @@
 import BloodMagic
+import TestSupport
 import Testing
 
 // Issue 12, item 2: types are matched by identity, not by short name.
-
-enum Inbox {
-    final class Message {
-        let text: String
-        init(_ text: String = "in") { self.text = text }
-    }
-}
-
-enum Outbox {
-    final class Message {
-        let text: String
-        init(_ text: String = "out") { self.text = text }
-    }
-}
 
 private final class Mailroom {
     @Injectable var incoming: Inbox.Message
@@ -29,7 +16,7 @@ private final class Mailroom {
         #expect(inbox != outbox)
         #expect(inbox.name == "Inbox.Message")
         #expect(outbox.name == "Outbox.Message")
-        #expect(inbox.moduleQualifiedName == "BloodMagicTests.Inbox.Message")
+        #expect(inbox.moduleQualifiedName == "TestSupport.Inbox.Message")
         #expect(inbox == SpellTypeKey(Inbox.Message.self))
         #expect(Set([inbox, outbox, SpellTypeKey(Inbox.Message.self)]).count == 2)
     }

@@ -169,6 +169,20 @@ local function check(fname, def, schema)
   return fields
 end
 
+-- The length of the array in field `name` (its keys 1..n only, else it
+-- fails naming the first other key found; `what`: what the array holds).
+-- O(entries).
+local function array_length(fname, name, t, what)
+  local count = rawlen(t)
+  for key in next, t do
+    if type(key) ~= "number" or key < 1 or key > count or key % 1 ~= 0 then
+      fail_field(name, fname .. ": field '" .. name .. "' must be an array of " .. what .. " (found key "
+        .. show_key(key) .. ")")
+    end
+  end
+  return count
+end
+
 -- A protocol list: an array of names, returned sorted and without duplicates
 -- (read raw: 1..rawlen, and every key checked).
 local function protocol_list(fname, list)
@@ -176,15 +190,8 @@ local function protocol_list(fname, list)
   if type(list) ~= "table" then
     fail_field("protocols", fname .. ": field 'protocols' must be an array of protocol names, got " .. typeof(list))
   end
-  local count = rawlen(list)
-  for key in next, list do
-    if type(key) ~= "number" or key < 1 or key > count or key % 1 ~= 0 then
-      fail_field("protocols",
-        fname .. ": field 'protocols' must be an array of protocol names (found key " .. show_key(key) .. ")")
-    end
-  end
   local seen, out = {}, {}
-  for i = 1, count do
+  for i = 1, array_length(fname, "protocols", list, "protocol names") do
     local name = rawget(list, i)
     if type(name) ~= "string" or name == "" then
       fail_field("protocols", fname .. ": protocols[" .. i .. "] must be a protocol name, got " .. typeof(name))

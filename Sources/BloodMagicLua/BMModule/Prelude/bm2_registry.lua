@@ -72,15 +72,8 @@ end
 -- The `implements` field checked, as { { type, protocols }, ... } (nil for none).
 local function forwarded_types(fname, implements)
   if implements == nil then return nil end
-  local count = rawlen(implements)
-  for key in next, implements do
-    if type(key) ~= "number" or key < 1 or key > count or key % 1 ~= 0 then
-      fail_field("implements", fname .. ": field 'implements' must be an array of type names or protocol lists "
-        .. "(found key " .. show_key(key) .. ")")
-    end
-  end
   local out = {}
-  for i = 1, count do
+  for i = 1, array_length(fname, "implements", implements, "type names or protocol lists") do
     local item = rawget(implements, i)
     if type(item) == "string" and item ~= "" then
       out[i] = { item }
@@ -97,14 +90,7 @@ end
 -- The `arguments` field checked: an array of non-empty names (nil for none).
 local function argument_names(fname, names)
   if names == nil then return nil end
-  local count = rawlen(names)
-  for key in next, names do
-    if type(key) ~= "number" or key < 1 or key > count or key % 1 ~= 0 then
-      fail_field("arguments", fname .. ": field 'arguments' must be an array of argument names (found key "
-        .. show_key(key) .. ")")
-    end
-  end
-  for i = 1, count do
+  for i = 1, array_length(fname, "arguments", names, "argument names") do
     local name = rawget(names, i)
     if type(name) ~= "string" or name == "" then
       fail_field("arguments", fname .. ": arguments[" .. i .. "] must be an argument name, got " .. typeof(name))
@@ -242,6 +228,39 @@ local RESOLVE = {
 -- bm.resolve (core.cached_resolve, below) serves current entries itself and
 -- calls this function for everything else.
 local resolve_cache = {}
+
+-- The container and sender a resolution's `container` option gives: a Lua
+-- class's object (its class, itself), a Swift object (its dynamic type is
+-- the container: no name), or a container name; nil, nil without one.
+local function resolution_container(fname, c)
+  if c == nil then return nil, nil end
+  local meta = class_of(c)
+  if meta then return meta.name, c end
+  if type(c) == "userdata" then return nil, c end
+  return container_name(fname, c), nil
+end
+
+-- The arguments of `fname` (bm.resolve, bm.resolve_all) checked, its
+-- options against `schema` (one without `name` and `arguments` refuses
+-- them): protocols, container, sender, name, arguments.
+local function resolution_request(fname, type_name, options, schema)
+  if type_name ~= nil and type(type_name) ~= "string" then
+    fail(fname .. ": argument #1 must be a type name, got " .. typeof(type_name))
+  end
+  local protocols, container, sender, name, args
+  if options ~= nil then
+    options = check(fname, options, schema)
+    name = registration_name(fname, options.name)
+    args = options.arguments
+    protocols = protocol_list(fname, options.protocols)
+    container, sender = resolution_container(fname, options.container)
+  end
+  if type_name == nil and protocols == nil then
+    fail(fname .. ": argument #1 must be a type name, got nil")
+  end
+  return protocols, container, sender, name, args
+end
+
 local function resolve(type_name, options)
   -- Not while Swift resolves on this thread: a singleton being made holds
   -- its lock, which the lookup would take again to see whether it exists.
@@ -260,30 +279,7 @@ local function resolve(type_name, options)
       if value ~= nil then return value end
     end
   end
-  if type_name ~= nil and type(type_name) ~= "string" then
-    fail("bm.resolve: argument #1 must be a type name, got " .. typeof(type_name))
-  end
-  local protocols, container, sender, name, args
-  if options ~= nil then
-    options = check("bm.resolve", options, RESOLVE)
-    name = registration_name("bm.resolve", options.name)
-    args = options.arguments
-    protocols = protocol_list("bm.resolve", options.protocols)
-    local c = options.container
-    if c ~= nil then
-      local meta = class_of(c)
-      if meta then
-        container, sender = meta.name, c
-      elseif type(c) == "userdata" then
-        sender = c   -- a Swift object: its dynamic type is the container
-      else
-        container = container_name("bm.resolve", c)
-      end
-    end
-  end
-  if type_name == nil and protocols == nil then
-    fail("bm.resolve: argument #1 must be a type name, got nil")
-  end
+  local protocols, container, sender, name, args = resolution_request("bm.resolve", type_name, options, RESOLVE)
   return core.resolve(type_name, protocols, container, sender, name, args)
 end
 bm.resolve = core.cached_resolve(resolve_cache, resolve)
@@ -292,28 +288,7 @@ local RESOLVE_ALL = { container = RESOLVE.container, protocols = RESOLVE.protoco
 -- bm.resolve_all(type [, { container =, protocols = }]): every registration
 -- of the type that applies, named or not, run in registration order.
 function bm.resolve_all(type_name, options)
-  if type_name ~= nil and type(type_name) ~= "string" then
-    fail("bm.resolve_all: argument #1 must be a type name, got " .. typeof(type_name))
-  end
-  local protocols, container, sender
-  if options ~= nil then
-    options = check("bm.resolve_all", options, RESOLVE_ALL)
-    protocols = protocol_list("bm.resolve_all", options.protocols)
-    local c = options.container
-    if c ~= nil then
-      local meta = class_of(c)
-      if meta then
-        container, sender = meta.name, c
-      elseif type(c) == "userdata" then
-        sender = c
-      else
-        container = container_name("bm.resolve_all", c)
-      end
-    end
-  end
-  if type_name == nil and protocols == nil then
-    fail("bm.resolve_all: argument #1 must be a type name, got nil")
-  end
+  local protocols, container, sender = resolution_request("bm.resolve_all", type_name, options, RESOLVE_ALL)
   return core.resolve_all(type_name, protocols, container, sender)
 end
 

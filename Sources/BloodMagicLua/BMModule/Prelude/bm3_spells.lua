@@ -438,6 +438,18 @@ end
 -- registry that keeps changing cannot make the two call each other forever.
 local retry_object, retry_property
 
+-- The value `make` makes for the property (under the cycle check), stored
+-- raw in the object and its hooks run, unless it is nil. The reads the
+-- registry's cache does not serve (a tail call: no frame of its own).
+local function inject_made(object, property, meta, spell, make)
+  local value, hooks = with_cycle_check(object, property, meta, make, spell)
+  if value ~= nil then
+    rawset(object, property, value)
+    after_inject(object, property, meta, value, hooks, property .. "Injected")
+  end
+  return value
+end
+
 -- Injected spells store the value raw in the object, so later reads do not
 -- reach __index at all; assigning nil removes it and the next read injects anew.
 local function get_injected(object, property, meta, spell)
@@ -461,24 +473,10 @@ local function get_injected(object, property, meta, spell)
         after_inject(object, property, meta, value, entry.hooks, entry.injected)
         return value
       end
-      if entry.none then
-        local hooks
-        value, hooks = with_cycle_check(object, property, meta, default_value, spell)
-        if value ~= nil then
-          rawset(object, property, value)
-          after_inject(object, property, meta, value, hooks, property .. "Injected")
-        end
-        return value
-      end
+      if entry.none then return inject_made(object, property, meta, spell, default_value) end
     end
   end
-  local hooks
-  value, hooks = with_cycle_check(object, property, meta, produce[spell.kind], spell)
-  if value ~= nil then
-    rawset(object, property, value)
-    after_inject(object, property, meta, value, hooks, property .. "Injected")
-  end
-  return value
+  return inject_made(object, property, meta, spell, produce[spell.kind])
 end
 
 local NIL = setmetatable({}, { __name = "bm.nil" })

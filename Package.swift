@@ -78,12 +78,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             resources: [
-                // The prelude, one chunk in five parts (BMPreludeChunk.swift joins them).
+                // The prelude, one chunk in six parts (BMPreludeChunk.swift joins them).
                 .embedInCode("BMModule/Prelude/bm1_definitions.lua"),
                 .embedInCode("BMModule/Prelude/bm2_registry.lua"),
                 .embedInCode("BMModule/Prelude/bm3_spells.lua"),
-                .embedInCode("BMModule/Prelude/bm4_classes.lua"),
-                .embedInCode("BMModule/Prelude/bm5_api.lua"),
+                .embedInCode("BMModule/Prelude/bm4_resolution.lua"),
+                .embedInCode("BMModule/Prelude/bm5_classes.lua"),
+                .embedInCode("BMModule/Prelude/bm6_api.lua"),
                 // The Lua half of ScriptChecker (stand-ins, dry-run helpers).
                 .embedInCode("BMModule/bm_check.lua"),
                 // The API description for tools, loaded only when asked (ScriptHost.apiDescription).

@@ -4,7 +4,7 @@ import Synchronization
 /// The `bm` module in one Lua state, bound to one registry.
 ///
 /// The Lua half (the prelude: one chunk in `Prelude/bm1_definitions.lua` to
-/// `bm5_api.lua`, embedded at build time) holds the class machinery and the
+/// `bm6_api.lua`, embedded at build time) holds the class machinery and the
 /// per-access logic of spelled properties; this Swift half holds the registry
 /// side: registrations, resolution, hooks, preferences and partial templates.
 /// Registrations made while a startup script loads are recorded so that a

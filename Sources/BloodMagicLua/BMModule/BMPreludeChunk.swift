@@ -39,13 +39,13 @@ extension LuaStack {
 }
 
 extension PackageResources {
-    /// The text of the `bm` prelude: one chunk written in five files
-    /// (`BMModule/Prelude/bm1_definitions.lua` to `bm5_api.lua`, cut along
+    /// The text of the `bm` prelude: one chunk written in six files
+    /// (`BMModule/Prelude/bm1_definitions.lua` to `bm6_api.lua`, cut along
     /// its sections), joined in the order of their names. A local of an
     /// earlier part is in scope in the later ones, as in one file. Joined
     /// once per process, before the one compilation (``BMPreludeChunk``):
     /// a new state loads the same binary chunk as when it was one file.
     ///
     /// A `[bm]:N` position counts the lines of the joined text.
-    static let bm_lua: [UInt8] = bm1_definitions_lua + bm2_registry_lua + bm3_spells_lua + bm4_classes_lua + bm5_api_lua
+    static let bm_lua: [UInt8] = bm1_definitions_lua + bm2_registry_lua + bm3_spells_lua + bm4_resolution_lua + bm5_classes_lua + bm6_api_lua
 }

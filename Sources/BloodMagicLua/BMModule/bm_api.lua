@@ -4,7 +4,7 @@
 -- Its own chunk, `[bm api]`, compiled only when a tool asks: a host that
 -- never describes itself does not build these tables (they were a tenth of
 -- the cost of a new ScriptHost). It is called with the prelude's schemas and
--- helpers (internal.api_scope in Prelude/bm5_api.lua) and returns the API.
+-- helpers (internal.api_scope in Prelude/bm6_api.lua) and returns the API.
 
 local scope = ...
 local field, required, sorted_keys = scope.field, scope.required, scope.sorted_keys

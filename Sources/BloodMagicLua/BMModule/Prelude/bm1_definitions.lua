@@ -3,8 +3,8 @@
 -- once per state as the chunk `=[bm]` with the Swift core functions as its
 -- argument, and returns the module table and an internal table.
 --
--- The chunk is written in five files, this one (part 1: shared locals,
--- definition-table checks) and bm2_registry.lua to bm5_api.lua, joined in
+-- The chunk is written in six files, this one (part 1: shared locals,
+-- definition-table checks) and bm2_registry.lua to bm6_api.lua, joined in
 -- the order of their names into one text (BMPreludeChunk.swift), compiled
 -- once per process: a local of an earlier part is in scope in the later
 -- ones. `./scripts/lint` checks the joined text and names each file's lines.

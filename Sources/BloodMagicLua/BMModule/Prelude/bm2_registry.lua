@@ -1,4 +1,4 @@
--- The bm prelude, part 2 of 5: registrations, force injection and preference keys, live reload.
+-- The bm prelude, part 2 of 6: registrations, force injection and preference keys, live reload.
 -- One chunk with the other parts (bm1_definitions.lua says how): their locals are its locals.
 
 ---------------------------------------------------------------------------

@@ -1,4 +1,4 @@
--- The bm prelude, part 4 of 5: bm.class, the reports and the dry run of tools.
+-- The bm prelude, part 5 of 6: bm.class, the reports and the dry run of tools.
 -- One chunk with the other parts (bm1_definitions.lua says how): their locals are its locals.
 
 ---------------------------------------------------------------------------

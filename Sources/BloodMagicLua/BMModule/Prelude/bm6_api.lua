@@ -1,4 +1,4 @@
--- The bm prelude, part 5 of 5: what the API description for tools reads, and the chunk's results.
+-- The bm prelude, part 6 of 6: what the API description for tools reads, and the chunk's results.
 -- One chunk with the other parts (bm1_definitions.lua says how): their locals are its locals.
 
 ---------------------------------------------------------------------------

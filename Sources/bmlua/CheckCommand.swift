@@ -56,16 +56,7 @@ struct CheckCommand: ParsableCommand {
 
     func validate() throws {
         if paths.isEmpty { throw ValidationError("give a scripts directory or script files to check") }
-        var isDirectory: ObjCBool = false
-        for path in paths where !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            throw ValidationError("no such file or directory: \(path)")
-        }
-        if paths.count > 1, paths.contains(where: { path in
-            var directory: ObjCBool = false
-            return FileManager.default.fileExists(atPath: path, isDirectory: &directory) && directory.boolValue
-        }) {
-            throw ValidationError("give one directory, or script files, not both")
-        }
+        try ScriptPathArguments.validate(paths)
         if let maxInstructions, maxInstructions <= 0 {
             throw ValidationError("--max-instructions: must be a positive number, got \(maxInstructions)")
         }
@@ -90,25 +81,21 @@ struct CheckCommand: ParsableCommand {
 
     /// What `--watch` watches: every directory below DIR (any `*.lua`), or the FILES.
     private var watchTargets: WatchTargets {
-        var isDirectory: ObjCBool = false
-        if paths.count == 1, FileManager.default.fileExists(atPath: paths[0], isDirectory: &isDirectory), isDirectory.boolValue {
-            return WatchTargets(luaTrees: [paths[0]])
-        }
+        if let directory = ScriptPathArguments.directory(in: paths) { return WatchTargets(luaTrees: [directory]) }
         return WatchTargets(files: paths)
     }
 
     /// Checks once and prints the findings; false when there were any (or
     /// the check could not run).
     private func checkOnce() throws -> Bool {
-        var isDirectory: ObjCBool = false
         var limits = ScriptChecker.inspectionLimits
         if let maxInstructions { limits.maxInstructions = maxInstructions }
         if let size = maxMemory.flatMap(LuaLimits.parseSize) { limits.maxMemory = size }
         let report: ScriptCheckReport
         do {
             let checker = ScriptChecker(manifest: try manifest.map(AppManifest.read(from:)))
-            if paths.count == 1, FileManager.default.fileExists(atPath: paths[0], isDirectory: &isDirectory), isDirectory.boolValue {
-                report = try checker.report(directory: paths[0], limits: limits)
+            if let directory = ScriptPathArguments.directory(in: paths) {
+                report = try checker.report(directory: directory, limits: limits)
             } else {
                 report = try checker.report(files: paths, limits: limits)
             }

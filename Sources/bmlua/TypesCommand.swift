@@ -50,6 +50,7 @@ struct TypesCommand: ParsableCommand {
         if let manifest, !FileManager.default.fileExists(atPath: manifest) {
             throw ValidationError("--manifest: no such file: \(manifest)")
         }
+        try ScriptPathArguments.validate(scripts)
     }
 
     func run() throws {
@@ -80,11 +81,7 @@ struct TypesCommand: ParsableCommand {
     /// The directory `scripts` names (nil without scripts; a file's own directory).
     private var scriptsDirectory: String? {
         guard let first = scripts.first else { return nil }
-        var isDirectory: ObjCBool = false
-        if scripts.count == 1, FileManager.default.fileExists(atPath: first, isDirectory: &isDirectory), isDirectory.boolValue {
-            return first
-        }
-        return ScriptPath.directory(of: first)
+        return ScriptPathArguments.directory(in: scripts) ?? ScriptPath.directory(of: first)
     }
 
     /// Loads `scripts` into `host`, reporting each failure as `file:line`;
@@ -92,9 +89,7 @@ struct TypesCommand: ParsableCommand {
     private func loadScripts(into host: ScriptHost) -> Bool {
         guard !scripts.isEmpty else { return true }
         do {
-            var isDirectory: ObjCBool = false
-            if scripts.count == 1, FileManager.default.fileExists(atPath: scripts[0], isDirectory: &isDirectory),
-               isDirectory.boolValue {
+            if ScriptPathArguments.directory(in: scripts) != nil {
                 try host.loadStartupScripts()
             } else {
                 try host.load(files: scripts)

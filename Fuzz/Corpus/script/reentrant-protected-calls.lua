@@ -9,7 +9,7 @@ local fin = { __gc = function()
   assert(coroutine.close(co))
 end }
 local function garbage(n) for _ = 1, n do setmetatable({}, fin) end end
-for i = 1, 60 do
+for i = 1, 30 do
   garbage(2)
   local ok, message = pcall(function()
     return select(2, xpcall(function()

@@ -133,6 +133,8 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
+                // Lock: the package's ThreadSanitizer-visible Mutex.
+                "BloodMagic",
                 // CapturedLog: a LogHandler that records events for assertions.
                 .product(name: "Logging", package: "swift-log"),
             ],

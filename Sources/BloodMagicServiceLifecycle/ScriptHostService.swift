@@ -52,7 +52,7 @@ public final class ScriptHostService: Service, Sendable {
     public let reloadSignals: [Int32]
     /// Whether `run()` has registered its reload logging with the host
     /// (once: the host keeps its callbacks for its lifetime).
-    private let observing = Mutex(false)
+    private let observing = Lock(false)
 
     /// A service for `host`, watching it with `watchMode` while it runs.
     ///

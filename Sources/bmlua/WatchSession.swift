@@ -24,8 +24,8 @@ final class WatchSession: Sendable {
         var hungUp = false
     }
 
-    private let pending = Mutex(Pending())
-    private let targets = Mutex(WatchTargets())
+    private let pending = Lock(Pending())
+    private let targets = Lock(WatchTargets())
     /// Signalled for each change and for Ctrl-C.
     private let wake = DispatchSemaphore(value: 0)
     /// Signalled when a round after a change is over: the watcher then asks

@@ -1,6 +1,7 @@
 // Log events recorded for assertions: a logger made here is handed to a
 // registry (`registry.logger = log.logger()`), so no test needs
 // `LoggingSystem.bootstrap`, which a process may call only once.
+import BloodMagic
 import Logging
 import Synchronization
 
@@ -24,7 +25,7 @@ public final class CapturedLog: Sendable {
         }
     }
 
-    private let recorded = Mutex<[Event]>([])
+    private let recorded = Lock<[Event]>([])
 
     /// An empty log.
     public init() {}

@@ -1,6 +1,7 @@
 // Helpers shared by both test targets: threads released at once, a
 // thread-safe counter, a box for handing objects to those threads, and a
 // count of the distinct objects threads read.
+import BloodMagic
 import Foundation
 import Synchronization
 
@@ -48,7 +49,7 @@ public func runOnThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void
 /// Calls `read` on `count` threads released at the same moment (see
 /// ``runOnThreads(_:_:)``); returns how many distinct objects they read.
 public func distinctObjects(readOn count: Int, _ read: @escaping @Sendable () -> AnyObject) -> Int {
-    let seen = Mutex<Set<ObjectIdentifier>>([])
+    let seen = Lock<Set<ObjectIdentifier>>([])
     runOnThreads(count) { _ in
         let object = ObjectIdentifier(read())
         seen.withLock { _ = $0.insert(object) }
@@ -59,7 +60,7 @@ public func distinctObjects(readOn count: Int, _ read: @escaping @Sendable () ->
 /// A list any thread may append to: what callbacks (hooks, resolvers,
 /// watchers, event iterators) saw, in order.
 public final class SharedLog<Element: Sendable>: Sendable {
-    private let items = Mutex<[Element]>([])
+    private let items = Lock<[Element]>([])
     /// An empty log.
     public init() {}
     /// Appends `item`.

@@ -1,6 +1,7 @@
 // Threads that keep reading while a test reloads or commits what they read:
 // the harness of the "N threads reading during reloads" tests of both test
 // targets.
+import BloodMagic
 import Foundation
 import Synchronization
 
@@ -10,7 +11,7 @@ import Synchronization
 public final class ConcurrentReaders: Sendable {
     private let running = Atomic<Bool>(true)
     private let readCount = Atomic<Int>(0)
-    private let problems = Mutex<[String]>([])
+    private let problems = Lock<[String]>([])
     private let readers = DispatchGroup()
 
     /// Starts `count` threads. Each calls `makeReader(thread)` once, on its

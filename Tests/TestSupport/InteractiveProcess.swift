@@ -1,6 +1,7 @@
 // A child process a test talks to while it runs: reads its output as it
 // comes, waits (with a deadline) for a line, signals it, and waits for its
 // exit. For commands that keep running, such as `bmlua --watch`.
+import BloodMagic
 import Foundation
 import Synchronization
 
@@ -97,7 +98,7 @@ public final class InteractiveProcess {
 
 /// Bytes appended by a reader thread, read by the test.
 private final class OutputBuffer: Sendable {
-    private let bytes = Mutex<[UInt8]>([])
+    private let bytes = Lock<[UInt8]>([])
     func append(_ chunk: ArraySlice<UInt8>) { bytes.withLock { $0.append(contentsOf: chunk) } }
     var text: String { String(decoding: bytes.withLock { $0 }, as: UTF8.self) }
 }

@@ -15,7 +15,7 @@ package final class ResolutionLog: Sendable {
     /// ``Mode`` as its raw value: a single load tells off from the rest.
     @usableFromInline let mode = Atomic<UInt8>(Mode.unread.rawValue)
     /// The logger set with ``Registry/logger``; nil: `Diagnostics.logger`.
-    private let custom = Mutex<Logger?>(nil)
+    private let custom = Lock<Logger?>(nil)
 
     /// Whether events are reported, and whether that is known yet.
     @usableFromInline

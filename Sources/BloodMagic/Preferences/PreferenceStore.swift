@@ -12,11 +12,11 @@ public protocol PreferenceStore: Sendable {
 
 /// A preference store in memory, for tests.
 public final class InMemoryPreferenceStore: PreferenceStore {
-    private let values: Mutex<[String: PreferenceValue]>
+    private let values: Lock<[String: PreferenceValue]>
 
     /// A store holding `values` initially.
     public init(_ values: [String: PreferenceValue] = [:]) {
-        self.values = Mutex(values)
+        self.values = Lock(values)
     }
 
     /// The value stored under `key`, or nil.

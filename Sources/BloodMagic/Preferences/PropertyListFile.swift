@@ -29,8 +29,8 @@ import Darwin
 final class PropertyListFile: Sendable {
     /// The property-list file.
     let url: URL
-    private let processLock = Mutex(())
-    private let cache = Mutex<(stamp: FileStamp, values: [String: PreferenceValue])?>(nil)
+    private let processLock = Lock(())
+    private let cache = Lock<(stamp: FileStamp, values: [String: PreferenceValue])?>(nil)
 
     init(url: URL) {
         self.url = url

@@ -5,12 +5,12 @@ import Synchronization
 ///
 /// It is keyed by names (`SpellTypeKey`) so a script bridge can register
 /// for "RequestManager" or {"Client"} and serve Swift properties too.
-/// All state sits behind one `Mutex`; lookups from property wrappers are
+/// All state sits behind one `Lock`; lookups from property wrappers are
 /// cached per (property type, container type) and the caches are dropped on
 /// every change, so registering after first use affects properties not yet
 /// resolved.
 public final class Registry: Sendable {
-    let state: Mutex<RegistryState>
+    let state: Lock<RegistryState>
     /// Bumped on every change that can alter a lookup; per-thread lookup
     /// caches compare it to know whether an entry is still valid.
     @usableFromInline package let generation: GenerationCounter
@@ -29,7 +29,7 @@ public final class Registry: Sendable {
     public init() {
         let generation = GenerationCounter()
         self.generation = generation
-        state = Mutex(RegistryState(generation: generation))
+        state = Lock(RegistryState(generation: generation))
     }
 
     /// The registry the spells use when none is given explicitly.

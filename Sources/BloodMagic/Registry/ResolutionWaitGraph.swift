@@ -55,7 +55,7 @@ enum ResolutionWaitGraph {
     /// The low bits of a state word that hold the phase (see ``ResolvingCell``).
     static let producingPhaseMask: UInt = 3
 
-    private static let edges = Mutex<[UInt: Edge]>([:])
+    private static let edges = Lock<[UInt: Edge]>([:])
 
     /// Records that the thread `waiter` waits for `cell` of `object`, which
     /// the thread `producer` is producing. Returns false, recording nothing,

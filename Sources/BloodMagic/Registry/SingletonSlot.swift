@@ -18,7 +18,7 @@ final class SingletonSlot: Sendable {
     /// The published box's address (retained by the slot), or 0 until made.
     @usableFromInline let published = Atomic<UInt>(0)
     /// Held while the value is made, so that it is made once.
-    private let making = Mutex<Void>(())
+    private let making = Lock<Void>(())
 
     init() {}
 

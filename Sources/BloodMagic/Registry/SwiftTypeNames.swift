@@ -35,7 +35,7 @@ final class SwiftTypeNames: Sendable {
         return names
     }
 
-    private static let cache = Mutex<[ObjectIdentifier: SwiftTypeNames]>([:])
+    private static let cache = Lock<[ObjectIdentifier: SwiftTypeNames]>([:])
 
     /// The names of `type` (cached: deriving them parses the type's full name).
     static func of(_ type: Any.Type, existential: Bool) -> SwiftTypeNames {

@@ -11,9 +11,9 @@ import Synchronization
 @usableFromInline
 final class WeakScopeSlot: Sendable {
     /// The object last made (weakly), behind its own lock.
-    private let current = Mutex<WeakReference>(WeakReference())
+    private let current = Lock<WeakReference>(WeakReference())
     /// Held while a value is made, so that it is made once.
-    private let making = Mutex<Void>(())
+    private let making = Lock<Void>(())
     /// The step the cycle tracker shows while a value is made.
     private let label: String
 
@@ -59,7 +59,7 @@ final class WeakScopeSlot: Sendable {
     }
 }
 
-/// A weak reference, as a value a `Mutex` can hold.
+/// A weak reference, as a value a `Lock` can hold.
 ///
 /// Sendable because of what it refers to, not by checking: the object is a
 /// weak-scoped value, which the registry shares across threads by design,

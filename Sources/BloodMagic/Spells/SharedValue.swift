@@ -2,7 +2,7 @@
 /// shared, like a singleton, by every reader on every thread.
 ///
 /// `@unchecked Sendable` invariant: the wrapper itself is immutable (`let`)
-/// and the slot that holds it is protected by a `Mutex`. The payload's own
+/// and the slot that holds it is protected by a `Lock`. The payload's own
 /// thread safety is the registrant's documented promise (see
 /// ``SpellScope/singleton``): the registry cannot check it, because script
 /// bridges register type-erased values.

@@ -7,7 +7,7 @@ import Synchronization
 /// Descriptions are costly, so names are cached per key path object (the
 /// key path is kept alive by the cache, so its identity cannot be reused).
 public enum SpellNames {
-    private static let cache = Mutex<[ObjectIdentifier: (keyPath: RetainedKeyPath, name: String)]>([:])
+    private static let cache = Lock<[ObjectIdentifier: (keyPath: RetainedKeyPath, name: String)]>([:])
 
     /// The property name for a wrapper's storage key path.
     public static func propertyName(of keyPath: AnyKeyPath) -> String {

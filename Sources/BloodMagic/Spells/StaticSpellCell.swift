@@ -21,9 +21,9 @@ public final class StaticSpellCell<Value>: Sendable {
     /// `@StaticLazy`'s initial-value expression, evaluated on first read
     /// when nothing else serves the property.
     let fallback: (@Sendable () -> Value)?
-    private let slot = Mutex<SharedValue?>(nil)
+    private let slot = Lock<SharedValue?>(nil)
     /// Held while the value is made, so that it is made once.
-    private let production = Mutex<Void>(())
+    private let production = Lock<Void>(())
 
     init(container: Any.Type, name: String, spell: ResolvedSpellKind, registry: Registry?, fallback: (@Sendable () -> Value)?) {
         self.container = StaticSpellContainer.of(container)

@@ -31,7 +31,7 @@ public final class StaticSpellContainer: SpellContainerNamed, Sendable, CustomSt
         self.ancestry = ancestry
     }
 
-    private static let all = Mutex<[ObjectIdentifier: StaticSpellContainer]>([:])
+    private static let all = Lock<[ObjectIdentifier: StaticSpellContainer]>([:])
 
     /// The container of `type`'s static properties (one per type).
     public static func of(_ type: Any.Type) -> StaticSpellContainer {

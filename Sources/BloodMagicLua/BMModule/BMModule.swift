@@ -32,10 +32,10 @@ final class BMModule: Sendable {
     /// Converts values between Lua and Swift for Swift containers and types.
     let crossing: BMValueCrossing
 
-    let tracking = Mutex<Tracking>(Tracking())
+    let tracking = Lock<Tracking>(Tracking())
     /// Revoked by `unload()`: registrations made before it refuse to run
     /// (a resolution that found one just before the unload gets an error).
-    private let loadToken = Mutex<LoadToken>(LoadToken())
+    private let loadToken = Lock<LoadToken>(LoadToken())
 
     struct Tracking {
         /// Registrations made from Lua, by the id Lua holds, with the bytes

@@ -30,7 +30,7 @@ final class LuaPendingCall: Sendable {
     let name: String
     let task: Task<[LuaValue], any Error>
     /// Set by the host, taken by the coroutine (both inside the state).
-    let outcome = Mutex<Result<[LuaValue], any Error>?>(nil)
+    let outcome = Lock<Result<[LuaValue], any Error>?>(nil)
 
     init(name: String, task: Task<[LuaValue], any Error>) {
         self.name = name

@@ -32,7 +32,7 @@ final class LuaChunkNameCache: Sendable {
     /// whatever the name. Longer than any real path's display.
     static let longestShown = 960
 
-    private let last = Mutex<(bytes: [UInt8], text: String, prefix: String)?>(nil)
+    private let last = Lock<(bytes: [UInt8], text: String, prefix: String)?>(nil)
 
     /// `bytes` as text, invalid UTF-8 escaped (see `LuaDisplayText`).
     func displayName(_ bytes: UnsafeRawBufferPointer) -> String {

@@ -67,7 +67,7 @@ final class LuaReleaseQueue: Sendable {
         var limitsAddress: UInt = 0
         var limits: UnsafeMutablePointer<bm_limits>? { UnsafeMutablePointer(bitPattern: limitsAddress) }
     }
-    private let pending = Mutex<Pending>(Pending())
+    private let pending = Lock<Pending>(Pending())
     /// How many slots are queued, so that entering the state skips the lock
     /// when there is nothing to release.
     @usableFromInline let count = Atomic<Int>(0)

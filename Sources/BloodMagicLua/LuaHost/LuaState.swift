@@ -27,7 +27,10 @@ import Darwin
 /// ```
 public final class LuaState: Sendable {
     /// Serializes threads. Held for the whole outermost `withStack`.
-    @usableFromInline let gate = Mutex<Void>(())
+    /// A bare `Mutex` rather than the package's `Lock`, because inlinable
+    /// public code takes it; `owner`'s acquiring exchange gives
+    /// ThreadSanitizer the edge it cannot see in the futex (see `withStack`).
+    @usableFromInline let gate = Mutex<Void>(())  // lint: bare Mutex allowed
     /// The thread that holds `gate`, or 0. Only that thread ever stores its
     /// own id here, so "is it me?" is answered without a race.
     @usableFromInline let owner = Atomic<UInt>(0)

@@ -32,11 +32,11 @@ final class ReloadChannel: Sendable {
         var queued = false
     }
 
-    private let waiting = Mutex(Waiting())
+    private let waiting = Lock(Waiting())
     /// The signals the host reloads on, and their Dispatch sources. A
     /// source is made, resumed and cancelled inside the lock only (Dispatch
     /// sources are not `Sendable`; the lock is what lets threads share them).
-    private let signals = Mutex<[Int32: any DispatchSourceSignal]>([:])
+    private let signals = Lock<[Int32: any DispatchSourceSignal]>([:])
 
     deinit {
         stopSignals()

@@ -208,10 +208,10 @@ extension ScriptHost {
 /// them, whoever drops this box last (a box dropped only after its block
 /// ran would otherwise free them on the thread that made it).
 final class DeferredRelease: Sendable {
-    private let contents: Mutex<(any Sendable)?>
+    private let contents: Lock<(any Sendable)?>
 
     init(_ contents: any Sendable) {
-        self.contents = Mutex(contents)
+        self.contents = Lock(contents)
     }
 
     /// Drops the contents, on the calling thread.

@@ -180,7 +180,7 @@ struct ScriptSources: Sendable, Equatable {
 /// inside may come back in (a Swift function the scripts call while they
 /// load, exposing a type), where a plain lock would deadlock.
 final class HostReloadGate: Sendable {
-    private let lock = Mutex<Void>(())
+    private let lock = Lock<Void>(())
     private let owner = Atomic<UInt>(0)
 
     /// Runs `body` inside the gate.

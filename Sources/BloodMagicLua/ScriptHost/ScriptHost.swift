@@ -108,13 +108,13 @@ public final class ScriptHost: Sendable {
     /// The `bm` module of ``state``.
     var module: BMModule { wiring.withLock { $0.module } }
     /// The state in use, its module, and what was loaded into it.
-    let wiring: Mutex<HostWiring>
+    let wiring: Lock<HostWiring>
     /// Serializes loading, reloading and unloading.
     let reloadGate = HostReloadGate()
     /// `onReload` callbacks, and the watcher.
-    let liveReload = Mutex(LiveReloadRecords())
+    let liveReload = Lock(LiveReloadRecords())
     /// What the app declared for its manifest: containers and globals.
-    let manifestRecords = Mutex(ManifestRecords())
+    let manifestRecords = Lock(ManifestRecords())
     /// The queue `reload() async` and signals reload on, the signals, and
     /// the subscribers to ``reloads``.
     let reloadChannel = ReloadChannel()
@@ -127,7 +127,7 @@ public final class ScriptHost: Sendable {
         self.options = options
         self.registry = options.registry
         options.registry.defaultPreferenceStore = options.preferences
-        wiring = Mutex(try Self.makeWiring(options))
+        wiring = Lock(try Self.makeWiring(options))
     }
 
     /// A state with `bm` installed and `require` confined, its module, and

@@ -95,7 +95,7 @@ final class ReloadEventBroadcaster: Sendable {
         var finished = false
     }
 
-    private let subscribers = Mutex(Subscribers())
+    private let subscribers = Lock(Subscribers())
 
     /// A stream of the events published from now on.
     func subscribe(bufferLimit: Int) -> AsyncStream<ScriptReloadEvent> {

@@ -125,7 +125,7 @@ final class DispatchEventSource: FileEventSource {
 
 /// The paths whose sources fired since the thread last looked.
 private final class FiredPaths: Sendable {
-    private let paths = Mutex<Set<String>>([])
+    private let paths = Lock<Set<String>>([])
 
     func insert(_ path: String) {
         paths.withLock { _ = $0.insert(path) }

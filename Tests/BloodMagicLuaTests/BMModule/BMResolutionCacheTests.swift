@@ -371,7 +371,7 @@ struct BMResolutionCacheTests {
 
 /// A thread-safe counter (and a handy object identity).
 final class CacheTestCounter: Sendable {
-    private let count = Mutex<Int>(0)
+    private let count = Lock<Int>(0)
     func increment() { count.withLock { $0 += 1 } }
     var value: Int { count.withLock { $0 } }
 }

@@ -52,7 +52,7 @@ private final class ReloadHold: Sendable {
     private let entries = Atomic<Int>(0)
     private let released = DispatchSemaphore(value: 0)
     /// The Dispatch queue (by its specific value) each held reload ran on.
-    private let queues = Mutex<[String?]>([])
+    private let queues = Lock<[String?]>([])
     let queueKey = DispatchSpecificKey<String>()
 
     func arm() { armed.store(true, ordering: .releasing) }
@@ -101,7 +101,7 @@ struct AsyncReloadTests {
         })
         try host.loadStartupScripts()
         host.reloadChannel.queue.setSpecific(key: hold.queueKey, value: "reload queue")
-        let callbackQueues = Mutex<[String?]>([])
+        let callbackQueues = Lock<[String?]>([])
         host.onReload { _ in
             let queue = DispatchQueue.getSpecific(key: hold.queueKey)
             callbackQueues.withLock { $0.append(queue) }

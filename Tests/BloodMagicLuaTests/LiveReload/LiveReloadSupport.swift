@@ -87,7 +87,7 @@ func loadedHost(_ folder: ScriptFolder, prepare: (ScriptHost) -> Void = { _ in }
 
 /// The outcomes a host's `onReload` callbacks saw, in order.
 final class ReloadLog: Sendable {
-    private let outcomes = Mutex<[Result<ScriptReloadReport, ScriptLoadError>]>([])
+    private let outcomes = Lock<[Result<ScriptReloadReport, ScriptLoadError>]>([])
 
     init(_ host: ScriptHost) {
         host.onReload { [weak self] outcome in self?.record(outcome) }

@@ -11,7 +11,7 @@ import TestSupport
 /// scripts' hook records the generation it belongs to.
 final class GenerationProbe {
     @Injectable var made: String
-    private let hooked = Mutex<[String]>([])
+    private let hooked = Lock<[String]>([])
 
     func hooked(by generation: String) { hooked.withLock { $0.append(generation) } }
     var hooks: [String] { hooked.withLock { $0 } }

@@ -34,7 +34,7 @@ final class ValidatedScreen {
 /// and counts hooks.
 final class ValidationProbe: LuaExposable, Sendable {
     let registry: Registry
-    let seen = Mutex<[String]>([])
+    let seen = Lock<[String]>([])
     let hooks = Atomic<Int>(0)
 
     init(registry: Registry) { self.registry = registry }

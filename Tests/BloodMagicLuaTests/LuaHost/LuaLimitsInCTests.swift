@@ -38,7 +38,7 @@ struct LuaLimitsInCTests {
     /// The sentinel of `report(ok)` calls: whether a finalizer managed to
     /// allocate 64 MiB.
     private final class Reports: Sendable {
-        let values = Mutex<[Bool]>([])
+        let values = Lock<[Bool]>([])
     }
 
     private func stateReporting(_ reports: Reports, limits: LuaLimits) throws -> LuaState {

@@ -67,8 +67,8 @@ struct LuaStateTests {
         #expect(n == 7)
         // Drop the handle on another thread; the state frees the slot when next entered.
         final class Holder: Sendable {
-            let reference: Mutex<LuaReference?>
-            init(_ reference: LuaReference) { self.reference = Mutex(reference) }
+            let reference: Lock<LuaReference?>
+            init(_ reference: LuaReference) { self.reference = Lock(reference) }
         }
         let holder = Holder(ref)
         _ = consume ref
@@ -85,7 +85,7 @@ struct LuaStateTests {
     /// outermost call has returned.
     @Test func reentryGoesInWhileAnotherThreadWaits() throws {
         let state = try LuaState()
-        let log = Mutex<[String]>([])
+        let log = Lock<[String]>([])
         let otherStarted = Atomic<Bool>(false)
         let otherDone = Atomic<Bool>(false)
         state.withStack { lua in

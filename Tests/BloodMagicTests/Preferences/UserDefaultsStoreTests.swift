@@ -43,7 +43,7 @@ import Testing
         let suite = "bm.test.merge"
         let count = 25
         // The two writers run at the same time.
-        let statuses = Mutex<[String: Int32]>([:])
+        let statuses = Lock<[String: Int32]>([:])
         DispatchQueue.concurrentPerform(iterations: 2) { index in
             let prefix = index == 0 ? "a" : "b"
             let status = (try? probe.run(["write-many", suite, prefix, "\(count)"]))?.status ?? -1

@@ -12,7 +12,7 @@ private final class ScopedScreen {
 }
 
 private final class Made: Sendable {
-    let label = Mutex<String?>(nil)
+    let label = Lock<String?>(nil)
 }
 
 /// Runs `body` on a new thread and waits for it.

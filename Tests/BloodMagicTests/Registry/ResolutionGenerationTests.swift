@@ -17,7 +17,7 @@ private enum Templated {}
 /// template) made it, and the generation of every hook that ran after it.
 private final class Stamped<Kind>: Sendable {
     let made: Int
-    private let hooked = Mutex<[Int]>([])
+    private let hooked = Lock<[Int]>([])
 
     init(_ made: Int) { self.made = made }
 

@@ -56,7 +56,7 @@ private func onThread<T: Sendable>(stackSize: Int, _ body: @escaping @Sendable (
 }
 
 private final class ResultBox<T: Sendable>: Sendable {
-    private let stored = Mutex<T?>(nil)
+    private let stored = Lock<T?>(nil)
     func set(_ value: T) { stored.withLock { $0 = value } }
     var value: T? { stored.withLock { $0 } }
 }

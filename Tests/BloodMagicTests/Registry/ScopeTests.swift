@@ -127,7 +127,7 @@ struct ScopeTests {
             for _ in 0..<2_000 { yieldToOthers() }
             return ScopedEngine(serial: serial)
         }
-        let seen = Mutex<[ScopedEngine]>([])
+        let seen = Lock<[ScopedEngine]>([])
         runOnThreads(8) { thread in
             var mine: [ScopedEngine] = []
             for round in 0..<100 {
@@ -292,7 +292,7 @@ struct ScopeTests {
         resetRaceRegistry.register(SessionCart.self, scope: .testSession) { _ in
             SessionCart(serial: resetRaceCounter.increment())
         }
-        let seen = Mutex<[SessionCart]>([])
+        let seen = Lock<[SessionCart]>([])
         let halfMade = CallCounter()
         let resets = CallCounter()
         runOnThreads(8) { thread in

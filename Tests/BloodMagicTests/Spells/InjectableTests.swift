@@ -201,7 +201,7 @@ private let retryCounter = CallCounter()
             @Injectable(registry: retryRegistry) var manager: RequestManager
         }
         let box = UncheckedBox(value: Shared())
-        let outcomes = Mutex<[String]>([])
+        let outcomes = Lock<[String]>([])
         runOnThreads(8) { _ in
             let outcome: String
             do { outcome = try box.value.$manager.value().label } catch { outcome = "error" }

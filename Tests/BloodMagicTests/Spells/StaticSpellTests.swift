@@ -9,7 +9,7 @@ import Testing
 
 private let staticRegistry = Registry()
 private let staticStore = InMemoryPreferenceStore()
-private let staticHookLog = Mutex<[String]>([])
+private let staticHookLog = Lock<[String]>([])
 
 @MainActor private final class StaticServices {
     @StaticInjectable(in: StaticServices.self, name: "manager", registry: staticRegistry)
@@ -65,7 +65,7 @@ private class StaticBase {}
     }
 
     @Test func anInjectableStaticPropertyIsServedOnceForItsType() throws {
-        let senders = Mutex<[String]>([])
+        let senders = Lock<[String]>([])
         staticRegistry.registerInitializer(type: SpellTypeKey(RequestManager.self), container: .exactly(StaticServices.self), source: "test") { sender in
             senders.withLock { $0.append("\(sender)") }
             return RequestManager(label: "for \((sender as? StaticSpellContainer)?.spellContainerName ?? "?")")

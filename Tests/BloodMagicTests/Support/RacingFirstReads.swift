@@ -11,7 +11,7 @@ func distinctObjectsReadThreeWays<Container: AnyObject, Value: AnyObject>(
     _ registry: Registry, _ type: Value.Type, property: String,
     container make: @escaping @Sendable () -> Container, read: @escaping @Sendable (Container) -> Value
 ) -> Int {
-    let seen = Mutex<Set<ObjectIdentifier>>([])
+    let seen = Lock<Set<ObjectIdentifier>>([])
     runOnThreads(8) { thread in
         var mine: Set<ObjectIdentifier> = []
         for round in 0..<200 {

@@ -220,6 +220,40 @@ serving.measure("raw lua_pcall round trip + userdata allocation", operations: 30
         lua.pop()
     }
 }
+// Issue 31's floor: what Lua itself charges for a sender that is a new
+// object each read, all in the C API: the protected call, a userdata with a
+// `__gc` metatable (Lua keeps it one more cycle and calls its finalizer, here
+// a no-op C function) and its entry in a weak-valued identity table.
+serving.measure("  floor: lua_pcall + userdata with __gc + weak-table entry (C API)", operations: 300_000,
+                baseline: "raw lua_pcall round trip + userdata allocation") { n in
+    servingHost.state.withStack { lua in
+        let L = lua.pointer
+        lua.push(servingMake)
+        let f = lua.top
+        lua_createtable(L, 0, 0)  // the weak identity table
+        lua_createtable(L, 0, 1)
+        lua_pushstring(L, "v")
+        lua_setfield(L, -2, "__mode")
+        lua_setmetatable(L, -2)
+        let cache = lua.top
+        lua_createtable(L, 0, 1)  // the objects' metatable, with a no-op __gc
+        lua_pushcclosure(L, { _ in 0 }, 0)
+        lua_setfield(L, -2, "__gc")
+        let metatable = lua.top
+        for _ in 0..<n {
+            lua_pushvalue(L, f)
+            lua_pushnil(L)
+            _ = lua_pcallk(L, 1, 1, 0, 0, nil)
+            let block = lua_newuserdatauv(L, 16, 0)
+            lua_pushvalue(L, metatable)
+            lua_setmetatable(L, -2)
+            lua_pushvalue(L, -1)
+            lua_rawsetp(L, cache, block)
+            lua_settop(L, metatable)
+        }
+        lua_settop(L, f - 1)
+    }
+}
 serving.measure("  for scale: allocating the container alone", operations: 300_000,
                 baseline: "raw lua_pcall round trip + userdata allocation") { n in
     for _ in 0..<n { blackHole(Client()) }

@@ -8,7 +8,7 @@ extension BMModule {
     /// into a Swift property's type.
     func callInitializer(_ function: LuaReference, sender: AnyObject?, source: String, typeName: String) throws -> Any {
         let result = try state.withStack { (lua) throws -> InitializerResult in
-            try callInitializer(function, sender: sender, on: lua)
+            try callInitializer(function, sender: sender.map { Unmanaged.passUnretained($0) }, on: lua)
         }
         return BMModule.opened(result, state: state, source: source, typeName: typeName)
     }
@@ -19,9 +19,18 @@ extension BMModule {
     /// the length of the call.)
     func callInitializer(_ binding: LuaInitializerBinding, sender: AnyObject) throws -> Any {
         // The binding's strong reference to the state: reading the module's
-        // unowned one costs a strong retain and a release.
-        let result = try binding.state.withStack { (lua) throws -> InitializerResult in
-            try callInitializer(binding.function, sender: binding.takesSender ? sender : nil, on: lua)
+        // unowned one costs a strong retain and a release. The module, the
+        // binding and the sender go in unretained (`passing:`), which is
+        // sound: this call's caller holds all three until it returns.
+        // Captured by the closure instead, each cost a retain and a release
+        // per call.
+        let passed = (Unmanaged.passUnretained(self), Unmanaged.passUnretained(binding), Unmanaged.passUnretained(sender))
+        let result = try binding.state.withStack(passing: passed) { (lua, passed) throws -> InitializerResult in
+            try passed.0._withUnsafeGuaranteedRef { module in
+                try passed.1._withUnsafeGuaranteedRef { binding in
+                    try module.callInitializer(binding.function, sender: binding.takesSender ? passed.2 : nil, on: lua)
+                }
+            }
         }
         return BMModule.opened(result, state: binding.state, source: binding.source, typeName: binding.typeName)
     }
@@ -32,8 +41,9 @@ extension BMModule {
         switch result {
         case .object(let object):
             // Boxed as its own class, not as `AnyObject`, so that the spell's
-            // cast to the property's type is a plain class check.
-            return BMModule.boxOpened(object)
+            // cast to the property's type is a plain class check. The object
+            // comes retained once, for the box.
+            return BMModule.boxOpened(object.takeRetainedValue())
         case .value(let value):
             return LuaResolvedValue(value: value, state: state, source: source, typeName: typeName)
         }
@@ -42,11 +52,15 @@ extension BMModule {
     /// The call of ``callInitializer(_:sender:source:typeName:)`` inside
     /// the state: a function of its own, so that the closure `withStack`
     /// runs is small enough to inline and captures nothing it must retain.
-    private func callInitializer(_ function: LuaReference, sender: AnyObject?, on lua: LuaStack) throws -> InitializerResult {
+    /// The sender comes unretained (the caller holds it for the call):
+    /// unwrapped from an `AnyObject?`, it was retained and released here.
+    private func callInitializer(
+        _ function: LuaReference, sender: Unmanaged<AnyObject>?, on lua: LuaStack
+    ) throws -> InitializerResult {
         // The handler goes on first: nothing is moved to make room for it.
         let call = lua.beginCall(room: 2)
         lua.pushReserved(function)
-        if let sender, let problem = crossing.pushSenderOrRefuse(sender, lua) {
+        if let sender, let problem = sender._withUnsafeGuaranteedRef({ crossing.pushSenderOrRefuse($0, lua) }) {
             lua.abandon(call)
             throw problem
         }
@@ -62,14 +76,17 @@ extension BMModule {
         defer { lua.pop() }
         // An exposed Swift object comes back as itself: it serves a Swift
         // property directly, and pushing it again gives the same userdata.
-        if let object = try crossing.swiftObject(at: -1, lua) { return .object(object) }
+        if let object = try crossing.swiftObject(at: -1, lua) { return .object(Unmanaged.passRetained(object)) }
         return .value(LuaValue(stack: lua, at: -1))
     }
 
-    /// What a Lua initializer returned: a Swift object, or a Lua value to
-    /// convert once the property's type is known.
+    /// What a Lua initializer or resolver returned: a Swift object, or a
+    /// Lua value to convert once the property's type is known. The object
+    /// is held retained once, by hand (`Unmanaged`), for whoever takes it:
+    /// taking it out of a case that owned it was a copy (a retain) and the
+    /// case's destruction (a release) on every Lua-served read.
     enum InitializerResult {
-        case object(AnyObject)
+        case object(Unmanaged<AnyObject>)
         case value(LuaValue)
     }
 

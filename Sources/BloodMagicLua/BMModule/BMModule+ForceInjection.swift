@@ -65,14 +65,14 @@ extension BMModule {
             try lua.call(arguments: 6, results: 1)
             defer { lua.pop() }
             if lua.isNil(at: -1) { return nil }
-            if let object = try crossing.swiftObject(at: -1, lua) { return .object(object) }
+            if let object = try crossing.swiftObject(at: -1, lua) { return .object(Unmanaged.passRetained(object)) }
             return .value(LuaValue(stack: lua, at: -1))
         }
         switch result {
         case nil:
             return .skip
         case .object(let object):
-            return .value(BMModule.boxOpened(object))
+            return .value(BMModule.boxOpened(object.takeRetainedValue()))
         case .value(let value):
             return .value(LuaResolvedValue(
                 value: value, state: state, source: source, typeName: request.type.name, producer: "the Lua resolver"))

@@ -20,6 +20,8 @@ final class LuaExposedTypeRegistry {
     // inout access to them is open, so the dynamic check can only cost.
     @exclusivity(unchecked) private var lastClass: ObjectIdentifier?
     @exclusivity(unchecked) private var lastInfo: LuaExposedTypeInfo?
+    /// `lastInfo`, for reads that retain nothing.
+    @exclusivity(unchecked) private var lastUnretained: Unmanaged<LuaExposedTypeInfo>?
     /// A tag already found in `tags` (tags are never removed).
     @exclusivity(unchecked) private var lastTag: UnsafeRawPointer?
 
@@ -31,6 +33,7 @@ final class LuaExposedTypeRegistry {
         resolved.removeAll()
         lastClass = nil
         lastInfo = nil
+        lastUnretained = nil
     }
 
     /// Whether `tag` is the tag of a type exposed in this state.
@@ -48,7 +51,16 @@ final class LuaExposedTypeRegistry {
         guard let info = lookUp(type) else { return nil }
         lastClass = id
         lastInfo = info
+        lastUnretained = Unmanaged.passUnretained(info)
         return info
+    }
+
+    /// ``info(for:)`` without retaining the type: for a caller that reads
+    /// its fields at once (the registry keeps every type alive, see `all`).
+    @inline(__always)
+    func unretainedInfo(for type: AnyClass) -> Unmanaged<LuaExposedTypeInfo>? {
+        if ObjectIdentifier(type) == lastClass, let last = lastUnretained { return last }
+        return info(for: type).map { Unmanaged.passUnretained($0) }
     }
 
     private func lookUp(_ type: AnyClass) -> LuaExposedTypeInfo? {

@@ -4,6 +4,14 @@ import CLuaHost
 extension LuaStack {
     var exposedTypes: LuaExposedTypeRegistry { core.exposedTypes }
 
+    /// Runs `body` with the state's exposed-type registry, borrowed: no
+    /// retain and release of the core or the registry (both live as long as
+    /// the state). For the paths every exposed object crossing takes.
+    @inline(__always)
+    func withExposedTypes<R>(_ body: (LuaExposedTypeRegistry) -> R) -> R {
+        Unmanaged<LuaStateCore>.fromOpaque(limitsBlock.pointee.host)._withUnsafeGuaranteedRef { body($0.exposedTypes) }
+    }
+
     /// Exposes a Swift class to Lua: registers its metatable and sets the
     /// global table `Name` with `new` (when it has a constructor) and its
     /// methods (`Name.fetch(obj, …)` is `obj:fetch(…)`). Exposing another
@@ -132,12 +140,14 @@ extension LuaStack {
     public func push(exposed object: AnyObject, as type: LuaExposedTypeInfo) {
         precondition(type.metatableSlot != BM_LUA_NOREF, "\(type.name) is not exposed in this state")
         precondition(type.accepts(object), "\(Swift.type(of: object)) is not a \(type.name)")
-        pushExposed(object, as: type)
+        pushExposed(object, tag: type.tag, metatableSlot: type.metatableSlot)
     }
 
-    /// ``push(exposed:as:)`` once the type is known to be the object's own
-    /// exposed type (or its nearest exposed superclass's), in this state.
-    private func pushExposed(_ object: AnyObject, as type: LuaExposedTypeInfo) {
+    /// ``push(exposed:as:)`` once the type (its tag and metatable slot) is
+    /// known to be the object's own exposed type (or its nearest exposed
+    /// superclass's), in this state. It takes the type's two fields, not the
+    /// type, so that no caller retains the type for it.
+    private func pushExposed(_ object: AnyObject, tag: UnsafeRawPointer, metatableSlot: Int32) {
         ensureSpace(4)
         let address = Unmanaged.passUnretained(object).toOpaque()
         pushIdentityCache()
@@ -150,8 +160,8 @@ extension LuaStack {
         lua_settop(L, -2)
         let block = lua_newuserdatauv(L, MemoryLayout<bm_exposed_object>.size, 0)!
             .bindMemory(to: bm_exposed_object.self, capacity: 1)
-        block.initialize(to: bm_exposed_object(object: retainForLua(object), tag: type.tag))
-        lua_rawgeti(L, LUA_REGISTRYINDEX, lua_Integer(type.metatableSlot))
+        block.initialize(to: bm_exposed_object(object: retainForLua(object), tag: tag))
+        lua_rawgeti(L, LUA_REGISTRYINDEX, lua_Integer(metatableSlot))
         lua_setmetatable(L, -2)
         lua_pushvalue(L, -1)
         lua_rawsetp(L, -3, address)
@@ -162,8 +172,18 @@ extension LuaStack {
     /// superclass). A class that was never exposed is exposed on the spot
     /// under its unqualified name, with no members and no global class table.
     public func push(exposed object: AnyObject) {
-        let type = exposedTypes.info(for: Swift.type(of: object)) ?? exposeBare(Swift.type(of: object))
-        pushExposed(object, as: type)
+        // Looked up borrowed: the registry keeps every type alive for as
+        // long as the state, so neither it nor the type is retained here.
+        let found = withExposedTypes { types -> (tag: UnsafeRawPointer, slot: Int32)? in
+            guard let info = types.unretainedInfo(for: Swift.type(of: object)) else { return nil }
+            return info._withUnsafeGuaranteedRef { ($0.tag, $0.metatableSlot) }
+        }
+        if let found {
+            pushExposed(object, tag: found.tag, metatableSlot: found.slot)
+        } else {
+            let type = exposeBare(Swift.type(of: object))
+            pushExposed(object, tag: type.tag, metatableSlot: type.metatableSlot)
+        }
     }
 
     private func exposeBare(_ type: AnyClass) -> LuaExposedTypeInfo {
@@ -173,11 +193,12 @@ extension LuaStack {
 
     /// The registry's identity cache table, created on first use.
     private func pushIdentityCache() {
-        let registry = exposedTypes
-        if registry.cacheSlot != BM_LUA_NOREF {
-            lua_rawgeti(L, LUA_REGISTRYINDEX, lua_Integer(registry.cacheSlot))
+        let slot = withExposedTypes { $0.cacheSlot }
+        if slot != BM_LUA_NOREF {
+            lua_rawgeti(L, LUA_REGISTRYINDEX, lua_Integer(slot))
             return
         }
+        let registry = exposedTypes
         lua_createtable(L, 0, 0)
         lua_createtable(L, 0, 1)
         push("v")
@@ -193,7 +214,7 @@ extension LuaStack {
             let raw = lua_touserdata(L, index)
         else { return nil }
         let block = raw.assumingMemoryBound(to: bm_exposed_object.self)
-        guard let tag = block.pointee.tag, exposedTypes.isTag(tag) else { return nil }
+        guard let tag = block.pointee.tag, withExposedTypes({ $0.isTag(tag) }) else { return nil }
         return block
     }
 
@@ -203,7 +224,13 @@ extension LuaStack {
         guard let block = exposedBlock(at: index), let pointer = block.pointee.object else { return nil }
         // An object of exactly the exposed class needs no dynamic cast: it
         // was pushed as that type (push(exposed:as:) checks), so it is a T.
-        if ObjectIdentifier(LuaExposedTypeInfo.from(block.pointee.tag!).swiftType) == ObjectIdentifier(T.self) {
+        // (The type is read borrowed: the registry keeps it alive.)
+        let exact = Unmanaged<LuaExposedTypeInfo>.fromOpaque(block.pointee.tag!)._withUnsafeGuaranteedRef {
+            ObjectIdentifier($0.swiftType) == ObjectIdentifier(T.self)
+        }
+        // Any object is an AnyObject: no cast either (this is how the bm
+        // module reads every initializer's result).
+        if exact || ObjectIdentifier(T.self) == ObjectIdentifier(AnyObject.self) {
             return Unmanaged<T>.fromOpaque(pointer).takeUnretainedValue()
         }
         return Unmanaged<AnyObject>.fromOpaque(pointer).takeUnretainedValue() as? T

@@ -109,6 +109,33 @@ public final class LuaState: Sendable {
         return result.unsafelyUnwrapped
     }
 
+    /// ``withStack(_:)`` with a value for the body passed beside it rather
+    /// than captured: a capturing closure, once specialized into this
+    /// function, takes its captures owned (a retain and a release of each
+    /// on every call), where `context`, a trivial value such as a tuple of
+    /// `Unmanaged` references the caller keeps alive, costs nothing. The
+    /// path of every Swift property a Lua initializer serves.
+    @inlinable
+    func withStack<Context, Result, Failure: Error>(
+        passing context: Context, _ body: (LuaStack, Context) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        let me = currentThreadID()
+        if owner.load(ordering: .acquiring) == me {
+            return try body(LuaStack(core.currentThread), context)
+        }
+        // As in withStack(_:), which says why each step is there.
+        var result: Result?
+        try gate.withLock { (_) throws(Failure) -> Void in
+            _ = owner.exchange(me, ordering: .acquiring)
+            defer { owner.store(0, ordering: .releasing) }
+            let stack = core.enter()
+            let top = lua_gettop(stack.L)
+            defer { lua_settop(stack.L, top) }
+            result = try body(stack, context)
+        }
+        return result.unsafelyUnwrapped
+    }
+
     /// The limits in force.
     public var limits: LuaLimits {
         withStack { $0.limits }

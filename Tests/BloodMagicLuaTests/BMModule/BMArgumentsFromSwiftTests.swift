@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+@testable import BloodMagicLua
+
+// Issue 29, runtime arguments across the bridge the other way: Swift
+// resolves a Lua initializer that takes arguments (`resolve(_:arguments:)`,
+// and a factory property Swift declares with `registerFactory`); the
+// arguments cross into Lua, and a mismatch names both sides and the
+// registration's file:line.
+
+/// A Swift value that cannot cross into Lua (not exposed, not LuaPushable, not Encodable).
+struct OpaqueToken {
+    let raw: Int
+}
+
+final class FactoryScreen {
+    @Injectable var makeDetail: (Int) throws -> ArgumentDetail
+    @Injectable var makeScaled: (Int, Int) throws -> ArgumentDetail
+    @Injectable var makeSummed: (Int, Int, Int) throws -> ArgumentDetail
+}
+
+/// A host where `ArgumentDetail.new(id)` makes a Swift detail.
+private func detailHost() throws -> ScriptHost {
+    let host = try makeHost()
+    host.expose(LuaExposedType(ArgumentDetail.self).constructor(arguments: ["id"]) { args in ArgumentDetail(id: try args.get(1)) })
+    return host
+}
+
+@Suite("Swift resolves Lua initializers with arguments")
+struct BMArgumentsFromSwiftTests {
+    @Test func aWrongCountFromSwiftNamesBothSides() throws {
+        let host = try detailHost()
+        try host.lua("""
+            bm.initializer { type = "ArgumentDetail", arguments = { "id" },
+              init = function(_, id) return ArgumentDetail.new(id) end }
+            """, file: "wiring.lua")
+        #expect(throws: SpellError.argumentMismatch(
+            type: "ArgumentDetail", source: "wiring.lua:1", expected: ["id"], given: ["Int", "Int"])
+        ) { try host.registry.resolve(ArgumentDetail.self, arguments: 1, 2) }
+        #expect(throws: SpellError.argumentMismatch(
+            type: "ArgumentDetail", source: "wiring.lua:1", expected: ["id"], given: ["Int", "Int", "String"])
+        ) { try host.registry.resolve(ArgumentDetail.self, arguments: 1, 2, "three") }
+    }
+
+    /// An argument Lua cannot take: the message names its position, the
+    /// script's name for it, its Swift type and the registration.
+    @Test func anArgumentThatCannotCrossNamesBothSides() throws {
+        let host = try detailHost()
+        try host.lua("""
+            bm.initializer { type = "ArgumentDetail", arguments = { "token" },
+              init = function(_, token) return ArgumentDetail.new(1) end }
+            """, file: "wiring.lua")
+        do {
+            _ = try host.registry.resolve(ArgumentDetail.self, arguments: OpaqueToken(raw: 1))
+            Issue.record("expected an error")
+        } catch {
+            #expect("\(error)" == "wiring.lua:1: the initializer for ArgumentDetail takes arguments (token), but argument #1 "
+                + "(token) cannot be given to it: a value of Swift type OpaqueToken cannot cross into Lua (expose its type, or "
+                + "make it LuaPushable or Encodable)")
+        }
+    }
+
+    /// Factory properties of a Lua registration: Swift declares their
+    /// argument types once; each call resolves the registration in force.
+    @Test func aDeclaredFactoryIsServedByLua() throws {
+        let host = try detailHost()
+        host.registry.registerFactory(ArgumentDetail.self, arguments: Int.self)
+        host.registry.registerFactory(ArgumentDetail.self, arguments: Int.self, Int.self, Int.self)
+        try host.lua("""
+            bm.initializer { type = "ArgumentDetail", arguments = { "id" }, init = function(_, id) return ArgumentDetail.new(id * 2) end }
+            """, file: "wiring.lua")
+        let screen = Registry.withCurrent(host.registry) { FactoryScreen() }
+        #expect(try screen.makeDetail(21).id == 42)
+        // The wrong count for the registration in force: both sides named.
+        #expect(throws: SpellError.argumentMismatch(
+            type: "ArgumentDetail", source: "wiring.lua:1", expected: ["id"], given: ["Int", "Int", "Int"])
+        ) { try screen.makeSummed(1, 2, 3) }
+        // Not declared: the property says nothing serves its type.
+        #expect(throws: SpellError.self) { try screen.$makeScaled.value() }
+        try host.lua("""
+            bm.initializer { type = "ArgumentDetail", arguments = { "a", "b", "c" },
+              init = function(_, a, b, c) return ArgumentDetail.new(a + b + c) end }
+            """, file: "more.lua")
+        #expect(try screen.makeSummed(1, 2, 3).id == 6)
+    }
+}
+
+@Suite("Swift factories of Lua initializers across a reload", .serialized)
+struct BMArgumentsFromSwiftReloadTests {
+    /// The factory a container holds calls the registration in force: after
+    /// a reload, the new scripts' initializer.
+    @Test func aReloadChangesWhatTheFactoryCalls() throws {
+        let folder = try ScriptFolder(["10-d.lua": """
+            bm.initializer { type = "ArgumentDetail", arguments = { "id" }, init = function(_, id) return ArgumentDetail.new(id) end }
+            """])
+        let host = try loadedHost(folder) { host in
+            host.expose(LuaExposedType(ArgumentDetail.self).constructor(arguments: ["id"]) { args in ArgumentDetail(id: try args.get(1)) })
+            host.registry.registerFactory(ArgumentDetail.self, arguments: Int.self)
+        }
+        defer { host.unload() }
+        let screen = Registry.withCurrent(host.registry) { FactoryScreen() }
+        #expect(try screen.makeDetail(5).id == 5)
+        try folder.write("10-d.lua", """
+            bm.initializer { type = "ArgumentDetail", arguments = { "id" }, init = function(_, id) return ArgumentDetail.new(id + 100) end }
+            """)
+        try host.reload()
+        #expect(try screen.makeDetail(5).id == 105)
+        // A reload that drops the registration: the factory says nothing serves it.
+        try folder.write("10-d.lua", "-- nothing\n")
+        try host.reload()
+        #expect(throws: (any Error).self) { try screen.makeDetail(5) }
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+@testable import BloodMagicLua
+
+// Issue 29, scopes from Lua: `bm.reset_scope("session")` resets a custom
+// scope as `Registry.reset(scope:)` does; its name is checked.
+
+@Suite("bm.reset_scope", .serialized)
+struct BMResetScopeTests {
+    @Test func aScriptResetsACustomScope() throws {
+        let host = try makeHost()
+        defer { host.unload() }
+        host.registry.declareScope(.custom("session"))
+        host.registry.register(String.self, scope: .custom("session")) { _ in "swift" }
+        let result = try host.lua("""
+            made = 0
+            bm.initializer { type = "Cart", scope = "session", init = function() made = made + 1; return { n = made } end }
+            local before = bm.resolve("Cart").n + bm.resolve("Cart").n
+            local count = bm.reset_scope("session")
+            return before, count, bm.resolve("Cart").n, bm.resolve("Cart").n, made
+            """)
+        // Both registrations of the scope, the script's and Swift's.
+        #expect(result == [.integer(2), .integer(2), .integer(2), .integer(2), .integer(2)])
+        #expect(try host.lua(#"return bm.reset_scope("session")"#) == [.integer(2)])
+    }
+
+    @Test func anUnknownOrBuiltInScopeIsAnErrorListingTheDeclaredOnes() throws {
+        let host = try makeHost()
+        defer { host.unload() }
+        #expect(host.failure(#"bm.reset_scope("session")"#, file: "logout.lua")
+            == #"logout.lua:1: bm.reset_scope: argument #1 must be a custom scope the app declared (none declared), got "session""#)
+        host.registry.declareScope(.custom("session"))
+        host.registry.declareScope(.custom("checkout"))
+        #expect(host.failure("local n = 1\nbm.reset_scope('sesion')", file: "logout.lua")
+            == #"logout.lua:2: bm.reset_scope: argument #1 must be a custom scope the app declared ("checkout", "session"), got "sesion""#)
+        for builtIn in ["singleton", "instance", "weak", "graph"] {
+            #expect(host.failure("bm.reset_scope('\(builtIn)')", file: "logout.lua")
+                == #"logout.lua:1: bm.reset_scope: argument #1 must be a custom scope the app declared ("checkout", "session"), got "\#(builtIn)""#)
+        }
+        let long = String(repeating: "x", count: 5000)
+        #expect(host.failure("bm.reset_scope('\(long)')", file: "logout.lua")?.hasSuffix("got a name of 5000 bytes") == true)
+        #expect(host.failure("bm.reset_scope(3)", file: "logout.lua")
+            == "logout.lua:1: bm.reset_scope: argument #1 must be a scope name (a string), got number")
+        #expect(host.failure("bm.reset_scope()", file: "logout.lua")
+            == "logout.lua:1: bm.reset_scope: argument #1 must be a scope name (a string), got nil")
+    }
+
+    /// A reset is linear in the registrations; a script pays for them.
+    @Test func aResetIsChargedToTheScript() throws {
+        let host = try makeHost(limits: LuaLimits(maxInstructions: 1_000_000))
+        defer { host.unload() }
+        host.registry.declareScope(.custom("session"))
+        for index in 0..<2000 { host.registry.registerInitializer(type: SpellTypeKey(name: "T\(index)"), source: "s:1") { _ in 0 } }
+        // A thousand resets: a few thousand Lua instructions, two million registrations looked at.
+        #expect(host.failure("for _ = 1, 1000 do bm.reset_scope('session') end")?.contains("instruction limit exceeded") == true)
+        #expect(throws: Never.self) { try host.lua("for _ = 1, 10 do bm.reset_scope('session') end") }
+    }
+
+    @Test func theAnnotationsAndTheCheckerKnowIt() throws {
+        let host = try makeHost()
+        defer { host.unload() }
+        #expect(try host.annotations().contains("function bm.reset_scope(name)"))
+    }
+}

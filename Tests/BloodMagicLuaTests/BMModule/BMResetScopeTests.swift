@@ -62,3 +62,27 @@ struct BMResetScopeTests {
         #expect(try host.annotations().contains("function bm.reset_scope(name)"))
     }
 }
+
+@Suite("bmlua check and bm.reset_scope")
+struct ScriptCheckerResetScopeTests {
+    func check(_ files: [String: String], scopes: [String]) throws -> [String] {
+        let dir = try makeScripts(files)
+        let host = try makeHost()
+        defer { host.unload() }
+        for scope in scopes { host.registry.declareScope(.custom(scope)) }
+        let checker = ScriptChecker(manifest: host.manifest())
+        return try checker.check(directory: dir, limits: LuaLimits(maxMemory: 64 << 20, maxInstructions: 2_000_000))
+            .map { $0.description.replacingOccurrences(of: dir, with: "$") }
+    }
+
+    /// A scope the manifest declares is clean; another is an error at its line.
+    @Test func checkKnowsTheDeclaredScopes() throws {
+        let clean = try check(["logout.lua": "bm.reset_scope('session')\n"], scopes: ["session"])
+        #expect(!clean.contains { $0.contains("reset_scope") }, "\(clean)")
+        let problems = try check(["logout.lua": "local n = 0\nbm.reset_scope('sesion')\n"], scopes: ["session"])
+        #expect(problems.contains {
+            $0.hasPrefix("$/logout.lua:2: error:")
+                && $0.contains(#"bm.reset_scope: argument #1 must be a custom scope the app declared ("session"), got "sesion""#)
+        }, "\(problems)")
+    }
+}

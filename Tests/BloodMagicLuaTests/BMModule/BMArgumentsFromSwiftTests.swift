@@ -111,3 +111,26 @@ struct BMArgumentsFromSwiftReloadTests {
         #expect(throws: (any Error).self) { try screen.makeDetail(5) }
     }
 }
+
+@Suite("The manifest and registrations of three or four arguments")
+struct BMMoreArgumentsManifestTests {
+    /// The manifest lists each argument's Swift type, and a declared factory
+    /// as a registration of its function type.
+    @Test func theManifestListsTheArguments() throws {
+        let host = try makeHost()
+        defer { host.unload() }
+        host.registry.register(ArgumentDetail.self, arguments: String.self, Int.self, Bool.self, Double.self) { _, _, id, _, _ in
+            ArgumentDetail(id: id)
+        }
+        host.registry.registerFactory(ArgumentDetail.self, arguments: Int.self, Int.self, Int.self)
+        let manifest = host.manifest()
+        #expect(manifest.registrations.first { $0.type == "ArgumentDetail" }?.arguments == ["String", "Int", "Bool", "Double"])
+        #expect(manifest.registrations.contains { $0.type == "(Int, Int, Int) throws -> ArgumentDetail" },
+            "\(manifest.registrations.map { $0.type ?? "-" })")
+        // A script resolves the Swift registration with four Lua values.
+        host.expose(LuaExposedType(ArgumentDetail.self).property("id", \.id))
+        #expect(try host.lua("return bm.resolve('ArgumentDetail', { arguments = { 'a', 5, true, 1.5 } }).id") == [.integer(5)])
+        #expect(host.failure("local d = bm.resolve('ArgumentDetail', { arguments = { 'a', 5 } })")?
+            .contains("takes arguments (String, Int, Bool, Double), but it was resolved with (string, number)") == true)
+    }
+}

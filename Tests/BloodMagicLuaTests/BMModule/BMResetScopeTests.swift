@@ -60,6 +60,12 @@ struct BMResetScopeTests {
         let host = try makeHost()
         defer { host.unload() }
         #expect(try host.annotations().contains("function bm.reset_scope(name)"))
+        #expect(try host.annotations().contains("---@param name string"))
+        host.registry.declareScope(.custom("session"))
+        host.registry.declareScope(.custom("checkout"))
+        let annotations = try host.annotations()
+        #expect(annotations.contains(#"---@param name "checkout"|"session""#), "\(annotations)")
+        try expectAnnotationsRun(annotations)
     }
 }
 

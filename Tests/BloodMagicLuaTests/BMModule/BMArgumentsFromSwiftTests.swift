@@ -134,3 +134,34 @@ struct BMMoreArgumentsManifestTests {
             .contains("takes arguments (String, Int, Bool, Double), but it was resolved with (string, number)") == true)
     }
 }
+
+final class FactoryCheckScreen: DefaultConstructible {
+    @Injectable var makeDetail: (Int) throws -> ArgumentDetail
+    init() {}
+}
+
+@Suite("bmlua check and factories of scripts' initializers")
+struct BMFactoryCheckTests {
+    func check(declaringFactory: Bool) throws -> [String] {
+        let host = try makeHost()
+        defer { host.unload() }
+        if declaringFactory { host.registry.registerFactory(ArgumentDetail.self, arguments: Int.self) }
+        host.declare(FactoryCheckScreen.self)
+        let dir = try makeScripts(["wiring.lua": """
+            bm.initializer { type = "ArgumentDetail", arguments = { "id" }, init = function(_, id) return {} end }
+            """])
+        return try ScriptChecker(manifest: host.manifest())
+            .check(directory: dir, limits: LuaLimits(maxMemory: 64 << 20, maxInstructions: 2_000_000))
+            .map { $0.description.replacingOccurrences(of: dir, with: "$") }
+    }
+
+    /// The declared factory is in the manifest, so check knows the property
+    /// is served; without it, the property is a finding.
+    @Test func aDeclaredFactoryServesTheProperty() throws {
+        let served = try check(declaringFactory: true)
+        #expect(!served.contains { $0.contains("FactoryCheckScreen.makeDetail") }, "\(served)")
+        let unserved = try check(declaringFactory: false)
+        #expect(unserved.contains { $0.contains("error: FactoryCheckScreen.makeDetail: no initializer for (Int) throws -> ArgumentDetail") },
+            "\(unserved)")
+    }
+}

@@ -49,8 +49,8 @@ extension Lazy {
     }
 
     /// A lazy property made by the registration of its type under `named`
-    /// (see ``SpellName``), else, as any `@Lazy`, by a resolver or default
-    /// construction:
+    /// (see ``SpellName``), else, as any `@Lazy`, by its initial value or
+    /// default construction (resolvers are not asked for a named property):
     ///
     /// ```swift
     /// final class Reports {
@@ -89,7 +89,8 @@ extension StaticInjectable {
 
 extension StaticLazy {
     /// A static lazy property made by the registration of its type under
-    /// `named` (see ``SpellName``), else a resolver or default construction.
+    /// `named` (see ``SpellName``), else its initial value or default
+    /// construction (resolvers are not asked for a named property).
     public init(in container: Any.Type, name: String, named: SpellName<Value>, registry: Registry? = nil) {
         cell = StaticSpellCell(container: container, name: name, spell: .lazy, registry: registry, fallback: nil, qualifier: named.rawValue)
     }

@@ -92,3 +92,27 @@ struct ScriptCheckerResetScopeTests {
         }, "\(problems)")
     }
 }
+
+@Suite("bm.reset_scope from inside a resolution", .serialized)
+struct BMResetScopeReentryTests {
+    /// An initializer of the scope that resets it while its value is being
+    /// made: no deadlock; the value made goes to the reader, and the next
+    /// resolution makes another.
+    @Test func anInitializerMayResetItsOwnScope() throws {
+        let host = try makeHost()
+        defer { host.unload() }
+        host.registry.declareScope(.custom("session"))
+        let result = try host.lua("""
+            made = 0
+            bm.initializer { type = "Cart", scope = "session", init = function()
+              made = made + 1
+              local reset = bm.reset_scope("session")
+              return { n = made, reset = reset }
+            end }
+            local first = bm.resolve("Cart")
+            local second = bm.resolve("Cart")
+            return first.n, first.reset, second.n
+            """)
+        #expect(result == [.integer(1), .integer(1), .integer(2)])
+    }
+}

@@ -99,6 +99,7 @@ final class ScriptCheckRun {
         checkPreferenceDefaults()
         checkLuaProperties(report)
         checkSwiftContainers()
+        checkFactoryArguments()
         checkInitializerContainers(containers)
         checkClassDeclarations()
         try dryRun(report)

@@ -140,6 +140,11 @@ final class FactoryCheckScreen: DefaultConstructible {
     init() {}
 }
 
+final class PairFactoryCheckScreen: DefaultConstructible {
+    @Injectable var makePair: (Int, Int) throws -> ArgumentDetail
+    init() {}
+}
+
 @Suite("bmlua check and factories of scripts' initializers")
 struct BMFactoryCheckTests {
     func check(declaringFactory: Bool) throws -> [String] {
@@ -163,5 +168,43 @@ struct BMFactoryCheckTests {
         let unserved = try check(declaringFactory: false)
         #expect(unserved.contains { $0.contains("error: FactoryCheckScreen.makeDetail: no initializer for (Int) throws -> ArgumentDetail") },
             "\(unserved)")
+    }
+
+    /// A declared factory of two arguments for a script initializer taking
+    /// one: an error at the initializer's line naming both sides.
+    @Test func aFactoryOfAnotherCountIsAnErrorAtTheInitializer() throws {
+        let host = try makeHost()
+        defer { host.unload() }
+        host.registry.registerFactory(ArgumentDetail.self, arguments: Int.self, Int.self)
+        host.declare(PairFactoryCheckScreen.self)
+        let dir = try makeScripts(["wiring.lua": """
+            local unused = 0
+            bm.initializer { type = "ArgumentDetail", arguments = { "id" }, init = function(_, id) return {} end }
+            """])
+        let problems = try ScriptChecker(manifest: host.manifest())
+            .check(directory: dir, limits: LuaLimits(maxMemory: 64 << 20, maxInstructions: 2_000_000))
+            .map { $0.description.replacingOccurrences(of: dir, with: "$") }
+        #expect(problems.contains("$/wiring.lua:2: error: the initializer for ArgumentDetail takes arguments (id), but "
+            + "PairFactoryCheckScreen.makePair, its factory (Int, Int) throws -> ArgumentDetail, calls it with (Int, Int)"),
+            "\(problems)")
+        // The same count is clean.
+        let clean = try check(declaringFactory: true)
+        #expect(!clean.contains { $0.contains("calls it with") }, "\(clean)")
+    }
+
+    @Test func factoryTypeShapes() {
+        /// "arguments | separated => result", or nil.
+        func shape(_ spelling: String) -> String? {
+            FactoryTypeShape(spelling).map { $0.arguments.joined(separator: " | ") + " => " + $0.result }
+        }
+        #expect(shape("(Int) throws -> ArgumentDetail") == "Int => ArgumentDetail")
+        #expect(shape("(Int, Dictionary<String, Int>, (Int) -> Void) -> Outbox.Message")
+            == "Int | Dictionary<String, Int> | (Int) -> Void => Outbox.Message")
+        #expect(shape("() async throws -> A") == " => A")
+        #expect(shape("ArgumentDetail") == nil)
+        #expect(shape("(Int, String)") == nil)
+        #expect(shape("(Int, ) -> A") == nil)
+        #expect(shape("((((") == nil)
+        #expect(shape("Optional<(Int) -> A>") == nil)
     }
 }

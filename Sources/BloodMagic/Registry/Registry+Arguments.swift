@@ -113,7 +113,7 @@ extension Registry {
     /// holds no reference to the registry (no cycle), and none is weak: a
     /// weak reference would move the registry's reference count to a side
     /// table and slow down every retain of it.
-    private func registerFactory<Factory>(
+    func registerFactory<Factory>(
         _ factory: Factory.Type, of handle: SpellHandle, source: String,
         make: @escaping @Sendable (_ registry: @escaping @Sendable () throws -> Registry, _ sender: AnyObject) -> Factory
     ) {

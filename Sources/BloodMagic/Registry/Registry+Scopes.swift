@@ -133,3 +133,13 @@ extension SpellEntry {
         return " (\(scope) scope)"
     }
 }
+
+extension Registry {
+    /// ``reset(scope:)`` for a script bridge: `charge` is first given the
+    /// number of registrations the reset looks at (it is linear in them),
+    /// and may throw to refuse it.
+    package func reset(scope: SpellScope, charging charge: (Int) throws -> Void) throws -> Int {
+        try charge(withResolvingState { $0.initializers.count })
+        return reset(scope: scope)
+    }
+}

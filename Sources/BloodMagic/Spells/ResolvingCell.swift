@@ -315,6 +315,10 @@ final class ResolvingCell<Value>: SpellCellNaming, ProducedCell {
                 if registry.log.mayReport { reportServed(object: object, keyPath: keyPath, registry: registry, resolution: nil) }
                 return made
             }
+            if let qualifier {
+                throw registry.unknownNameError(
+                    type: SpellTypeKey(wrapped), name: qualifier, container: ContainerDescriptor(object), property: propertyName(keyPath, in: object))
+            }
             throw SpellError.notConstructible(
                 property: propertyName(keyPath, in: object), container: SpellNames.containerName(of: object), type: SpellTypeKey(wrapped).name
             )

@@ -18,6 +18,9 @@ public struct SpelledPropertyInfo: Sendable, Equatable {
         case custom
         /// `@Provider`: a new value on every read.
         case provider
+        /// `@Resolved`: a struct's value, resolved when the struct is made,
+        /// with no sender.
+        case resolved
     }
 
     /// The property's name (without the wrapper's leading underscore, or the
@@ -110,6 +113,22 @@ public enum SpellReflection {
         return found
     }
 
+    /// Every spelled property of `value`, a struct (or enum) instance, in
+    /// declaration order: its `@Resolved` properties, say. A class instance
+    /// is read as ``properties(of:)`` reads it.
+    public static func properties(ofValue value: Any) -> [SpelledPropertyInfo] {
+        if type(of: value) is AnyClass { return properties(of: value as AnyObject) }
+        let declaring = SpellTypeKey(type(of: value)).name
+        var found: [SpelledPropertyInfo] = []
+        for child in Mirror(reflecting: value).children {
+            guard let label = child.label, let wrapper = child.value as? any SpellDescribing else { continue }
+            var info = wrapper.spelledProperty(named: label.first == "_" ? String(label.dropFirst()) : label)
+            info.declaringClass = declaring
+            found.append(info)
+        }
+        return found
+    }
+
     /// The superclasses of `object`'s class by registry name, nearest first.
     public static func superclasses(of object: AnyObject) -> [String] {
         var names: [String] = []
@@ -184,5 +203,12 @@ extension Spelled: SpellDescribing {
             customSpell: String(describing: Spell.self))
         info.registeredSpellName = (spell as? any RegistrySpellNaming)?.registeredSpellName
         return info
+    }
+}
+
+extension Resolved: SpellDescribing {
+    /// The property, as a struct's resolved one.
+    public func spelledProperty(named name: String) -> SpelledPropertyInfo {
+        SpelledPropertyInfo(name: name, spell: .resolved, valueType: Value.self)
     }
 }

@@ -21,11 +21,18 @@ public final class StaticSpellCell<Value>: Sendable {
     /// `@StaticLazy`'s initial-value expression, evaluated on first read
     /// when nothing else serves the property.
     let fallback: (@Sendable () -> Value)?
+    /// The registration name the property asks for (`named:`, see
+    /// ``SpellName``); nil for the unnamed registrations.
+    let qualifier: String?
     private let slot = Lock<SharedValue?>(nil)
     /// Held while the value is made, so that it is made once.
     private let production = Lock<Void>(())
 
-    init(container: Any.Type, name: String, spell: ResolvedSpellKind, registry: Registry?, fallback: (@Sendable () -> Value)?) {
+    init(
+        container: Any.Type, name: String, spell: ResolvedSpellKind, registry: Registry?, fallback: (@Sendable () -> Value)?,
+        qualifier: String? = nil
+    ) {
+        self.qualifier = qualifier
         self.container = StaticSpellContainer.of(container)
         self.propertyName = name
         self.spell = spell
@@ -53,7 +60,7 @@ public final class StaticSpellCell<Value>: Sendable {
                 let registry = registryInUse
                 // One lookup: the initializer, resolvers and hooks of one generation.
                 let wrapped = (Value.self as? any OptionalProtocol.Type)?.wrappedType ?? Value.self
-                let resolution = registry.namedResolution(type: SpellTypeKey(wrapped), container: container.descriptor)
+                let resolution = registry.namedResolution(type: SpellTypeKey(wrapped), container: container.descriptor, name: qualifier)
                 // Objects the initializer makes resolve through this registry too.
                 let made = try ResolutionStack.whileResolving(registry, on: ResolutionStack.currentPointer) {
                     try produce(registry: registry, resolution: resolution)
@@ -136,11 +143,17 @@ public final class StaticSpellCell<Value>: Sendable {
                 report(.defaultConstruction)
                 return made
             }
+            if let qualifier {
+                throw registry.unknownNameError(type: type, name: qualifier, container: descriptor, property: propertyName)
+            }
             throw SpellError.notConstructible(property: propertyName, container: container.spellContainerName, type: type.name)
         case .injectable:
             if Value.self is any OptionalProtocol.Type {
                 report(.none)
                 return nil
+            }
+            if let qualifier {
+                throw registry.unknownNameError(type: type, name: qualifier, container: descriptor, property: propertyName)
             }
             throw registry.noInitializerError(type: type, container: descriptor, property: propertyName)
         }

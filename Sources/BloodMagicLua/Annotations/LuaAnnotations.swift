@@ -99,7 +99,10 @@ public struct LuaAnnotations: Sendable {
         for function in api.functions {
             guard let path = out.entry(function.name, doc: function.doc) else { continue }
             let parameters = function.params.map {
-                LuaParameterDescription(name: $0.name, type: $0.lua, optional: $0.optional)
+                // bm.reset_scope takes one of the app's custom scopes.
+                LuaParameterDescription(
+                    name: $0.name, type: function.name == "bm.reset_scope" ? customScopeType($0.lua) : $0.lua,
+                    optional: $0.optional)
             }
             out.function(path, parameters: parameters, returns: function.returns)
         }
@@ -111,6 +114,13 @@ public struct LuaAnnotations: Sendable {
         let names = scopes.filter(SpellScope.isValidCustomName)
         guard !names.isEmpty, lua.hasSuffix("|string") else { return lua }
         return lua.dropLast("|string".count) + names.map { "|\"\($0)\"" }.joined()
+    }
+
+    /// The app's custom scope names as a union (`"checkout"|"session"`),
+    /// else `lua` (a `string`).
+    private func customScopeType(_ lua: String) -> String {
+        let names = scopes.filter(SpellScope.isValidCustomName)
+        return names.isEmpty ? lua : names.map { "\"\($0)\"" }.joined(separator: "|")
     }
 
     // MARK: - Exposed types

@@ -19,18 +19,30 @@ extension BMModule {
             guard !binding.token.isRevoked else {
                 throw SpellError.initializerUnloaded(type: binding.typeName, source: binding.source)
             }
-            return try self.callInitializer(binding, sender: sender, arguments: arguments)
+            return try self.callInitializer(binding, sender: sender, arguments: arguments, names: argumentNames)
         }
     }
 
     /// Calls a Lua initializer with the sender (nil without one: the
-    /// arguments keep their places) and `arguments`.
-    private func callInitializer(_ binding: LuaInitializerBinding, sender: AnyObject, arguments: [Any]) throws -> Any {
+    /// arguments keep their places) and `arguments` (as many as `names`:
+    /// the registry checked). An argument that cannot cross into Lua (a
+    /// Swift value of a type never exposed, say) is an error naming its
+    /// place, the script's name for it and the registration.
+    private func callInitializer(_ binding: LuaInitializerBinding, sender: AnyObject, arguments: [Any], names: [String]) throws -> Any {
         try binding.state.withStack { (lua) throws -> Any in
             lua.ensureSpace(Int32(arguments.count) + 3)
             return try callForValue(binding.function, room: Int32(arguments.count) + 2, on: lua) { lua in
                 try crossing.pushSender(sender, lua)
-                for argument in arguments { try crossing.push(argument, lua) }
+                for (position, argument) in arguments.enumerated() {
+                    do {
+                        try crossing.push(argument, lua)
+                    } catch {
+                        let name = position < names.count ? " (\(names[position]))" : ""
+                        throw LuaError(.conversion, "\(binding.source): the initializer for \(binding.typeName) takes arguments "
+                            + "(" + names.joined(separator: ", ") + "), but argument #\(position + 1)\(name) cannot be given to it: "
+                            + ((error as? LuaError)?.message ?? "\(error)"))
+                    }
+                }
             } resolved: {
                 LuaResolvedValue(value: $0, state: binding.state, source: binding.source, typeName: binding.typeName)
             }

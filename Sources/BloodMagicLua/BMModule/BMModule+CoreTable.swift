@@ -28,6 +28,7 @@ extension BMModule {
             }),
             ("register_initializer", { lua in try self.registerInitializer(lua) }),
             ("unknown_scope", { lua in try self.unknownScope(lua) }),
+            ("reset_scope", { lua in try self.resetScope(lua) }),
             ("register_hook", { lua in try self.registerHook(lua) }),
             ("register_preference", { lua in try self.registerPreference(lua) }),
             ("register_partial", { lua in try self.registerPartial(lua) }),

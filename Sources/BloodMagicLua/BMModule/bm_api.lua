@@ -113,6 +113,9 @@ local FUNCTIONS = {
   { "bm.resolve_all", "Runs every registration of the type that applies (named or not), in registration order, "
     .. "and returns their values.",
     { { "type", "string|nil" }, { "options", "bm.ResolveAllOptions", true } }, "any[]" },
+  { "bm.reset_scope", "Forgets the values kept by every registration of a custom scope the app declared (the next "
+    .. "resolution of each makes a new one), and returns how many registrations it reset.",
+    { { "name", "string" } }, "integer" },
   { "bm.entries", "Lists every registration.", {}, "bm.Entry[]" },
   { "bm.define_spell", "Defines a custom spell, usable as bm.spell.<name>(...).",
     { { "def", "bm.SpellDef" } }, "bm.CustomSpell" },

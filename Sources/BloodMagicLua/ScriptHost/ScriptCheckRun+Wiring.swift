@@ -238,6 +238,15 @@ extension ScriptCheckRun {
                         reportUnserved("\(label): no initializer for \(key.name) in \(container.name)" + closest(to: key),
                             at: container.source, .init(container: container.name, property: property.name, key: key, kind: "injectable", isSwift: true))
                     }
+                case .resolved where registry.initializerEntry(for: key, in: descriptor)?.arguments != nil:
+                    let entry = registry.initializerEntry(for: key, in: descriptor)
+                    add(.error, "\(label): " + takesArguments(key, entry?.arguments ?? [], at: entry?.source ?? "?"),
+                        at: container.source)
+                case .resolved where !property.optional:
+                    if registry.initializerEntry(for: key, in: descriptor) == nil, !servedButForATypo(key, in: container.name) {
+                        reportUnserved("\(label): no initializer for \(key.name) in \(container.name)" + closest(to: key),
+                            at: container.source, .init(container: container.name, property: property.name, key: key, kind: "resolved", isSwift: true))
+                    }
                 case .provider where !property.optional:
                     if registry.initializerEntry(for: key, in: descriptor) == nil, !servedButForATypo(key, in: container.name) {
                         reportUnserved("\(label): no initializer for \(key.name) in \(container.name)" + closest(to: key),
@@ -311,7 +320,7 @@ extension ScriptCheckRun {
             guard let name = typo.entry.container.key?.name else { continue }
             let closest = typo.closest.flatMap { containers[$0] }
             let stranded = closest.flatMap { container in
-                container.properties.first { ["lazy", "injectable", "provider"].contains($0.kind) && $0.key == typo.type && !$0.optional }
+                container.properties.first { ["lazy", "injectable", "provider", "resolved"].contains($0.kind) && $0.key == typo.type && !$0.optional }
                     .flatMap { property in
                         registry.initializerEntry(for: typo.type, in: module.container(named: container.name, object: nil)) == nil
                             ? property : nil
@@ -333,7 +342,7 @@ extension ScriptCheckRun {
             guard let name = entry.container.key?.name, let type = entry.type else { continue }
             let typeField = type.protocols == nil ? "type" : "protocols"
             guard let container = containers[name] else { continue }
-            let served = container.properties.filter { ["lazy", "injectable", "provider"].contains($0.kind) }
+            let served = container.properties.filter { ["lazy", "injectable", "provider", "resolved"].contains($0.kind) }
             if !served.contains(where: { $0.key == type }) {
                 let near = served.first { Set($0.key.protocols ?? [$0.key.name]) == Set(type.protocols ?? [type.name]) }
                     ?? ClosestNames.closest(to: type.name, in: served.map(\.key.name)).first.flatMap { best in

@@ -62,7 +62,7 @@ final class ScriptCheckRun {
     lazy var manifestInjectedByType: [SpellTypeKey: [(container: String, property: AppManifest.ContainerProperty)]] = {
         var byType: [SpellTypeKey: [(container: String, property: AppManifest.ContainerProperty)]] = [:]
         for container in manifest?.containers ?? [] {
-            for property in container.properties where [.lazy, .injectable, .provider].contains(property.spell) {
+            for property in container.properties where [.lazy, .injectable, .provider, .resolved].contains(property.spell) {
                 byType[property.typeKey, default: []].append((container.name, property))
             }
         }
@@ -99,6 +99,7 @@ final class ScriptCheckRun {
         checkPreferenceDefaults()
         checkLuaProperties(report)
         checkSwiftContainers()
+        checkFactoryArguments()
         checkInitializerContainers(containers)
         checkClassDeclarations()
         try dryRun(report)

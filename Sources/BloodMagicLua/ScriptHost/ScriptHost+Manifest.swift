@@ -48,6 +48,35 @@ extension ScriptHost {
         record(declaring: instance, source: spellSource(fileID, line))
     }
 
+    /// Declares the struct `sample` is a value of, for the manifest: its
+    /// ``Resolved`` properties (what it resolves when it is made, with no
+    /// sender) join the containers, so that `bmlua check --manifest` reports
+    /// a type nothing registers (an error at this call's line, as for a
+    /// class's injectable property) and a registration that takes arguments.
+    ///
+    /// ```swift
+    /// host.declare(value: CheckoutForm(pricing: Resolved(wrappedValue: .preview)))   // a sample: no resolution
+    /// ```
+    ///
+    /// Make the sample without resolving: with the memberwise initializer
+    /// (a `@Resolved var pricing: PricingService` takes
+    /// `pricing: Resolved<PricingService>`, given as `Resolved(wrappedValue:)`),
+    /// or once the wiring is in force. A struct has no instance for validations to
+    /// resolve into: ``validate()`` and reloads leave it out. A class
+    /// instance is declared as ``declare(instance:fileID:line:)`` declares it.
+    public func declare(value sample: Any, fileID: String = #fileID, line: Int = #line) {
+        let source = spellSource(fileID, line)
+        if Swift.type(of: sample) is AnyClass {
+            record(declaring: sample as AnyObject, source: source)
+            return
+        }
+        let container = AppManifest.Container(
+            name: SpellTypeKey(Swift.type(of: sample)).name, superclasses: [], source: source,
+            properties: SpellReflection.properties(ofValue: sample).map(AppManifest.ContainerProperty.init)
+                .sorted { $0.name < $1.name })
+        manifestRecords.withLock { $0.containers[container.name] = container }
+    }
+
     /// Records the container `sample` is an instance of, for the manifest
     /// and for validations (which resolve its properties on `sample`).
     private func record(declaring sample: AnyObject, source: String) {

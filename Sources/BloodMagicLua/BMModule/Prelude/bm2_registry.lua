@@ -292,6 +292,13 @@ function bm.resolve_all(type_name, options)
   return core.resolve_all(type_name, protocols, container, sender)
 end
 
+-- bm.reset_scope(name): forgets the values kept by every registration of
+-- the custom scope `name` (a user session's objects, at logout); returns how
+-- many registrations it reset. Swift checks the name.
+function bm.reset_scope(name)
+  return core.reset_scope(name)
+end
+
 function bm.entries()
   return core.entries()
 end

@@ -111,10 +111,10 @@ private final class Counter: Sendable {
 
     @Test func layeredOverridesLeaveTheRegistryAsItIs() throws {
         let app = appRegistry()
-        let label = try app.withLayeredOverrides({ $0.register(LayerClock.self) { _ in LayerClock("fake") } }, run: {
-            try LayerScreen().$clock.value().label
+        let labels = try app.withLayeredOverrides({ $0.register(LayerClock.self) { _ in LayerClock("fake") } }, run: {
+            [try LayerScreen().$clock.value().label, try LayerScreen().$manager.value().label]
         })
-        #expect(label == "fake")
+        #expect(labels == ["fake", "app"])
         #expect(app.entries.count == 3)
         #expect(try Registry.withCurrent(app) { try LayerScreen().$clock.value().label } == "real")
     }
@@ -126,14 +126,14 @@ private final class Counter: Sendable {
         let barrier = AsyncBarrier(parties: 2)
         async let first = app.withLayeredOverrides({ $0.register(LayerClock.self) { _ in LayerClock("first") } }) {
             await barrier.arrive()
-            return try LayerScreen().$clock.value().label
+            return try LayerScreen().$clock.value().label + " " + LayerScreen().$manager.value().label
         }
         async let second = app.withLayeredOverrides({ $0.register(LayerClock.self) { _ in LayerClock("second") } }) {
             await barrier.arrive()
-            return try LayerScreen().$clock.value().label
+            return try LayerScreen().$clock.value().label + " " + LayerScreen().$manager.value().label
         }
         let labels = try await [first, second]
-        #expect(labels == ["first", "second"])
+        #expect(labels == ["first app", "second app"])
     }
 
     @Test func theReadFailureHandlerHearsOfAFailedReadWithItsNames() throws {

@@ -65,11 +65,6 @@ private let suspendingY = """
             bm.singleton { type = "S", init = function() coroutine.yield() return 1 end }
             return bm.resolve("S")
             """),
-        ("a resolver", """
-            bm.resolver(function(request) coroutine.yield() end)
-            local C = bm.class("C", { r = bm.spell.injectable("Nothing") })
-            return C.new().r
-            """),
         ("a Swift function calling back", """
             return each(function() coroutine.yield() end)
             """),
@@ -274,6 +269,31 @@ private let suspendingY = """
         #expect(result[1] == .boolean(false))
         #expect(result[2].stringValue?.contains("test.lua:3: first failed") == true, "\(result[2])")
         #expect(result[3] == .string("first,second"))
+    }
+
+    /// A resolver cannot wait (Swift asks it mid-resolution): a yield in one
+    /// is an error that names the resolver and says why, whether the read
+    /// comes from Lua or from Swift, and the next read asks it again.
+    @Test func aResolverThatYieldsIsRefusedWithTheResolverNamed() throws {
+        let host = try makeHost()
+        let result = try host.lua("""
+            local wait = true
+            bm.resolver(function(request)
+              if wait then coroutine.yield() end
+              return "resolved " .. request.property
+            end)
+            local C = bm.class("C", { r = bm.spell.injectable("Nothing") })
+            local co = coroutine.create(function() return C.new().r end)
+            local ok, message = coroutine.resume(co)
+            wait = false
+            return ok, message, C.new().r
+            """)
+        #expect(result.first == .boolean(false))
+        let message = result[1].stringValue ?? ""
+        #expect(message.hasPrefix("test.lua:7: bm.resolver registered at test.lua:2 yielded, but a resolver cannot wait"),
+                "\(message)")
+        #expect(message.contains("a call from Swift cannot be suspended"), "\(message)")
+        #expect(result.last == .string("resolved r"))
     }
 
     /// A hook that awaits an async Swift function, in a coroutine the host runs.

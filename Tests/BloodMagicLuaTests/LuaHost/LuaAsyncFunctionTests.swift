@@ -226,7 +226,7 @@ struct LuaAsyncFunctionTests {
         try state.withStack { (lua) throws(LuaError) in
             lua.register("nap", asyncFunction: { _ in
                 do {
-                    try await Task.sleep(for: .seconds(20))
+                    try await Task.sleep(for: .seconds(60))
                 } catch {
                     cancelled.set()
                     throw error
@@ -235,10 +235,10 @@ struct LuaAsyncFunctionTests {
             })
         }
         _ = try state.run("function main() nap() return 'late' end", name: "@test.lua")
-        let started = ContinuousClock.now
         let error = try await #require(throws: LuaError.self) { try await state.callAsync("main") }
-        // Failed when the limit ran out, not when the task would have ended.
-        #expect(ContinuousClock.now - started < .seconds(10))
+        // Failed when the limit ran out, not once the task ended: the task
+        // was cancelled (no bound on the elapsed time: a loaded machine may
+        // run the timer late, never as late as the task's end).
         #expect(error.kind == .timeLimit, "\(error)")
         #expect(error.message.contains("nap: time limit exceeded (0.1 s) while waiting for the async Swift function"),
                 "\(error.message)")

@@ -27,6 +27,10 @@ let package = Package(
         // stops watching on graceful shutdown). A product of its own, so an
         // app that does not use it neither builds nor links ServiceLifecycle.
         .library(name: "BloodMagicServiceLifecycle", targets: ["BloodMagicServiceLifecycle"]),
+        // Swift Testing's `.registry { ... }` trait: each test its own
+        // task-local registry layered over the app's. A product of its own,
+        // so an app links neither it nor Testing.
+        .library(name: "BloodMagicTesting", targets: ["BloodMagicTesting"]),
         .executable(name: "bmlua", targets: ["bmlua"]),
     ],
     dependencies: [
@@ -90,6 +94,11 @@ let package = Package(
                 // The API description for tools, loaded only when asked (ScriptHost.apiDescription).
                 .embedInCode("BMModule/bm_api.lua"),
             ]
+        ),
+        // The test trait (imports Testing; only test targets depend on it).
+        .target(
+            name: "BloodMagicTesting",
+            dependencies: ["BloodMagic"]
         ),
         // ScriptHostService: the Service a server's ServiceGroup runs.
         .target(
@@ -164,6 +173,10 @@ let package = Package(
                 // Live reload's tests capture what a failed reload logs.
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        .testTarget(
+            name: "BloodMagicTestingTests",
+            dependencies: ["BloodMagicTesting", "BloodMagic", "TestSupport"]
         ),
         .testTarget(
             name: "BloodMagicServiceLifecycleTests",

@@ -45,6 +45,24 @@ extension Registry {
         set { failurePolicy.store(newValue == .trap ? 0 : 1, ordering: .relaxed) }
     }
 
+    /// Called with every failed read of a spelled property's getter that
+    /// resolves through this registry, before the ``readFailurePolicy``
+    /// applies (so also just before a trap). Nil by default. A test
+    /// registry sets it to fail the test (`BloodMagicTesting`'s strict
+    /// `.registry` records an `Issue`); it runs on the reading thread,
+    /// and must not read spelled properties of this registry.
+    /// `try $property.value()` throws instead and calls nothing.
+    public var readFailureHandler: (@Sendable (ReadFailure) -> Void)? {
+        get { failureHandler.withLock { $0 } }
+        set { failureHandler.withLock { $0 = newValue } }
+    }
+
+    /// Tells the ``readFailureHandler``, if any, of a failed read.
+    func reportReadFailure(_ error: any Error, container: String, property: String, type: String) {
+        guard let handler = failureHandler.withLock({ $0 }) else { return }
+        handler(ReadFailure(container: container, property: property, type: type, error: error))
+    }
+
     /// Logs a failed read the policy recovers from (`fallback` says how).
     func logReadFailure(_ error: any Error, container: String, property: String, type: String, fallback: String) {
         log.logger.error(
@@ -54,4 +72,19 @@ extension Registry {
                 "error": .string("\(error)"), "fallback": .string(fallback),
             ])
     }
+}
+
+/// A spelled property's read that failed (see ``Registry/readFailureHandler``).
+public struct ReadFailure: Sendable, CustomStringConvertible {
+    /// The container's type name.
+    public let container: String
+    /// The property's name.
+    public let property: String
+    /// The property's type name (an Optional's wrapped type).
+    public let type: String
+    /// Why it failed (usually a ``SpellError``).
+    public let error: any Error
+
+    /// "reading Container.property (Type) failed: error".
+    public var description: String { "reading \(container).\(property) (\(type)) failed: \(error)" }
 }

@@ -13,6 +13,11 @@ struct HookRecord: Sendable {
     /// holds it weakly (a script's hook: its Lua state), so that a copy of
     /// the record without it (``detached``) keeps nothing alive.
     var keepAlive: (any AnyObject & Sendable)?
+    /// What a script bridge may run itself instead of `run` (a script's
+    /// hook: its function, so that the script calls it and it can wait);
+    /// kept by ``detached`` copies, so it must hold nothing strongly that
+    /// `keepAlive` holds.
+    var script: (any Sendable)? = nil
 
     var entry: SpellEntry {
         SpellEntry(handle: handle, kind: .hook, type: nil, container: container, property: property, scope: nil, source: source)

@@ -30,11 +30,14 @@ extension Registry {
     @discardableResult
     package func addHook(
         container: ContainerMatch = .any, property: String, source: String, keepingAlive keeper: (any AnyObject & Sendable)?,
+        script: (any Sendable)? = nil,
         _ hook: @escaping @Sendable (_ sender: AnyObject, _ property: String, _ value: Any) -> Void
     ) -> SpellHandle {
         state.withLock { state in
             state.add(into: \.hooks, invalidatingCaches: true) { handle in
-                HookRecord(handle: handle, container: container, property: property, source: source, run: hook, keepAlive: keeper)
+                HookRecord(
+                    handle: handle, container: container, property: property, source: source, run: hook, keepAlive: keeper,
+                    script: script)
             }
         }
     }

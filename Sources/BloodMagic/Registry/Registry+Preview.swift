@@ -87,7 +87,11 @@ extension Registry {
         _ body: (inout RegistryState) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         if let preview = previewOnThisThread { return try body(&preview.state) }
-        return try state.withLock { (state) throws(Failure) -> Result in try body(&state) }
+        return try state.withLock { (state) throws(Failure) -> Result in
+            // A layer's caches hold its parent's records (Registry+Layers).
+            syncWithParent(&state)
+            return try body(&state)
+        }
     }
 }
 

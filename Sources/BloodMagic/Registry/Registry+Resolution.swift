@@ -93,7 +93,7 @@ extension Registry {
         // The conformance check is costly: only on a miss.
         let observes = container.object is any PropertyInjectionObserving
         return withResolvingState { state -> CachedResolution in
-            let found = state.lookup(type: type, container: container, observes: observes, name: name)
+            let found = lookup(in: &state, type: type, container: container, observes: observes, name: name)
             if state.namedCache.count >= RegistryState.maxCachedResolutions { state.namedCache.removeAll(keepingCapacity: true) }
             state.namedCache[key] = found
             return found
@@ -354,7 +354,7 @@ extension Registry {
         let observes = object is any PropertyInjectionObserving
         let reports = log.isEnabled
         return withResolvingState { state in
-            let found = state.lookup(type: typeKey, container: container, observes: observes, name: name)
+            let found = lookup(in: &state, type: typeKey, container: container, observes: observes, name: name)
                 .with(valueIsOptional: optional != nil, reports: reports)
             keep(&state, found)
             return found

@@ -24,12 +24,26 @@ public final class Registry: Sendable {
     let previewsOpen = Atomic<Int>(0)
     /// The ``readFailurePolicy`` (0: trap, 1: log and use the fallback).
     let failurePolicy = Atomic<UInt8>(0)
+    /// What is told of each failed read (``readFailureHandler``).
+    let failureHandler = Lock<(@Sendable (ReadFailure) -> Void)?>(nil)
+    /// The registry this one is layered over (Registry+Layers): asked for
+    /// what this one does not register. Read only on a lookup cache miss.
+    let parent: Registry?
+    /// How many `withOverrides` are running on this registry now, for the
+    /// check that stops two tasks' overrides from overlapping.
+    let overridesRunning = Atomic<Int>(0)
 
     /// Makes an empty registry.
-    public init() {
+    public convenience init() {
+        self.init(parent: nil)
+    }
+
+    init(parent: Registry?) {
         let generation = GenerationCounter()
         self.generation = generation
+        self.parent = parent
         state = Lock(RegistryState(generation: generation))
+        parent?.generation.addDependent(generation)
     }
 
     /// The registry the spells use when none is given explicitly.
@@ -321,16 +335,29 @@ public final class Registry: Sendable {
     /// replacements last for the length of the closure.
     ///
     /// Registrations are restored, singletons already made by the original
-    /// registrations are kept. Other threads using the registry meanwhile see
-    /// the overrides too: give each test its own registry, or serialize.
+    /// registrations are kept.
+    ///
+    /// The overrides change this registry itself, so every thread and task
+    /// using it meanwhile sees them. Tests that run in parallel (Swift
+    /// Testing's default) must not share it: give each test a registry
+    /// layered over this one instead, with ``withLayeredOverrides(_:run:)``
+    /// or the `BloodMagicTesting` trait `.registry { ... }`. A use that
+    /// starts while another task's (or thread's) use of this registry is
+    /// running is a programming error and traps with a message that says
+    /// so (nested uses in one task are fine: each restores what it found).
     public func withOverrides<Result>(
         _ overrides: (Registry) throws -> Void,
         run body: () throws -> Result
     ) rethrows -> Result {
-        let snapshot = state.withLock { $0.snapshot() }
-        defer { state.withLock { $0.restore(snapshot) } }
-        try overrides(self)
-        return try body()
+        try Registry.$overridesEntered.withValue(enterOverrides()) {
+            let snapshot = state.withLock { $0.snapshot() }
+            defer {
+                state.withLock { $0.restore(snapshot) }
+                overridesRunning.subtract(1, ordering: .releasing)
+            }
+            try overrides(self)
+            return try body()
+        }
     }
 
     /// Async form of `withOverrides(_:run:)`.
@@ -339,9 +366,14 @@ public final class Registry: Sendable {
         isolation: isolated (any Actor)? = #isolation,
         run body: () async throws -> Result
     ) async rethrows -> Result {
-        let snapshot = state.withLock { $0.snapshot() }
-        defer { state.withLock { $0.restore(snapshot) } }
-        try overrides(self)
-        return try await body()
+        try await Registry.$overridesEntered.withValue(enterOverrides(), operation: {
+            let snapshot = state.withLock { $0.snapshot() }
+            defer {
+                state.withLock { $0.restore(snapshot) }
+                overridesRunning.subtract(1, ordering: .releasing)
+            }
+            try overrides(self)
+            return try await body()
+        }, isolation: isolation)
     }
 }

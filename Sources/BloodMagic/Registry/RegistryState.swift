@@ -54,6 +54,12 @@ struct RegistryState {
     /// Whether this is a reload's preview of the registrations after a
     /// commit (see Registry+Preview), not the registry's own state.
     var isPreview = false
+    /// For a layer (Registry+Layers): the parent's generation its caches
+    /// were filled in, and its own copies of the parent's singletons.
+    var parentGeneration: UInt64 = 0
+    /// Keyed by the parent's record (kept alive here, so its identity is
+    /// not reused): handles are per registry and may collide.
+    var inheritedSingletons: [ObjectIdentifier: (parent: InitializerRecord, copy: InitializerRecord)] = [:]
 
     /// Appends an initializer, noting (as a diagnostic) the equally specific
     /// registration it overrides.
@@ -100,6 +106,7 @@ struct RegistryState {
         decorators.removeAll()
         diagnostics.removeAll()
         stages.removeAll()
+        inheritedSingletons.removeAll()
         invalidateCaches()
     }
 

@@ -41,7 +41,30 @@ package final class SpellHookList: Sendable {
     }
 }
 
+extension SpellHookList {
+    /// Each hook, in order: its `script` payload (see `addHook(…script:…)`),
+    /// for a bridge to run itself, and a list of that one hook, for
+    /// ``Registry/runHooks(_:sender:containerName:property:value:)``.
+    package var steps: [(script: (any Sendable)?, hook: SpellHookList)] {
+        hooks.map { ($0.script, SpellHookList([$0])) }
+    }
+}
+
 extension Registry {
+    /// The hooks in force now for `property` of `container` (detached, as
+    /// ``SpellLookup/hooks(for:)`` hands them out); nil when there are none.
+    package func hookList(matching container: ContainerDescriptor, property: String) -> SpellHookList? {
+        let hooks = withResolvingState { Array($0.hooks(matching: container, property: property)) }
+        return hooks.isEmpty ? nil : SpellHookList(hooks.map(\.detached))
+    }
+
+    /// Reports `list`'s hooks as run (the `hook` event), for the hooks a
+    /// bridge runs itself (see ``SpellHookList/steps``).
+    package func reportHooksRan(_ list: SpellHookList, containerName: String, property: String) {
+        guard log.mayReport else { return }
+        for hook in list.hooks { log.hookRan(container: containerName, property: property, source: hook.source) }
+    }
+
     /// Runs `list`'s hooks (and the sender's `propertyInjected`, if it
     /// observes), as the spells run a lookup's hooks after an injection.
     package func runHooks(_ list: SpellHookList?, sender: AnyObject, containerName: String, property: String, value: Any) {

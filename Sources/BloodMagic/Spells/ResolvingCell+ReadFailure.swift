@@ -12,11 +12,12 @@ extension ResolvingCell {
     @inline(never)
     func recover(from error: any Error, object: AnyObject, keyPath: AnyKeyPath?) -> ResolvedValue<Value> {
         let registry = resolvingRegistry
-        guard registry.readFailurePolicy == .logAndUseFallback else { trap(error) }
         let property = propertyName(keyPath, in: object)
         let container = SpellNames.containerName(of: object)
         let wrapped = (Value.self as? any OptionalProtocol.Type)?.wrappedType ?? Value.self
         let type = SpellTypeKey(wrapped).name
+        registry.reportReadFailure(error, container: container, property: property, type: type)
+        guard registry.readFailurePolicy == .logAndUseFallback else { trap(error) }
         if Value.self is any OptionalProtocol.Type {
             registry.logReadFailure(error, container: container, property: property, type: type, fallback: "nil")
             return .absent
@@ -64,10 +65,11 @@ extension StaticSpellCell {
     /// the fallback is returned, not stored (the next read tries again).
     func recover(from error: any Error) -> Value {
         let registry = registryInUse
-        guard registry.readFailurePolicy == .logAndUseFallback else { fatalError("\(error)") }
         let wrapped = (Value.self as? any OptionalProtocol.Type)?.wrappedType ?? Value.self
         let type = SpellTypeKey(wrapped).name
         let container = self.container.spellContainerName
+        registry.reportReadFailure(error, container: container, property: propertyName, type: type)
+        guard registry.readFailurePolicy == .logAndUseFallback else { fatalError("\(error)") }
         if let none = (Value.self as? any OptionalProtocol.Type)?.nilValue as? Value {
             registry.logReadFailure(error, container: container, property: propertyName, type: type, fallback: "nil")
             return none

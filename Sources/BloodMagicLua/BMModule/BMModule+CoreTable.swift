@@ -45,6 +45,7 @@ extension BMModule {
             ("cached_resolve", { lua in try self.makeCachedResolve(lua) }),
             ("partial", { lua in try self.partial(lua) }),
             ("run_hooks", { lua in try self.runHooks(lua) }),
+            ("hook_steps", { lua in try self.hookSteps(lua) }),
             ("preference_get", { lua in try self.preferenceGet(lua) }),
             ("preference_set", { lua in try self.preferenceSet(lua) }),
             ("entries", { lua in try self.entries(lua) }),

@@ -118,7 +118,9 @@ extension BMModule {
             container: container.map { .exactly(SpellTypeKey(name: $0)) } ?? .any,
             property: property,
             source: source,
-            keepingAlive: HookKeeper(module: self, state: state)
+            keepingAlive: HookKeeper(module: self, state: state),
+            // The prelude calls it from Lua after a Lua class's injection (BMModule+HookSteps).
+            script: BMScriptHook(module: self, function: function, token: token)
         ) { [weak self, weak state] sender, _, value in
             guard let self, let state, !token.isRevoked else { return }
             do {

@@ -92,6 +92,7 @@ private let asyncFunctionTake: bm_swift_box_entry = { L, _ in
     switch outcome {
     case .success(let values):
         do throws(LuaError) {
+            try stack.chargeAsyncResults(values, of: pending.name)
             try stack.requireSpace(Int32(clamping: values.count))
             for value in values { stack.push(value) }
             return Int32(clamping: values.count)
@@ -100,12 +101,42 @@ private let asyncFunctionTake: bm_swift_box_entry = { L, _ in
         }
     case .failure(let error) where error is CancellationError:
         return stack.raise(LuaError(.usage, "\(pending.name): cancelled", cause: error))
+    case .failure(let error as LuaError) where error.kind == .timeLimit:
+        // The host's deadline ran out during the wait (LuaState+Async):
+        // marked as the count hook marks it, so the run ends with the limit's kind.
+        stack.limitsBlock.pointee.time_limit_hit = 1
+        return stack.raise(error)
     case .failure(let error):
         return stack.raise(error)
     }
 }
 
 extension LuaStack {
+    /// Charges what pushing an async function's `values` costs before they
+    /// are pushed (Swift pushes are never refused by the allocator): their
+    /// bytes must fit in the memory limit, and they are charged as work, as
+    /// the arguments are (one unit per 64 bytes). O(values).
+    fileprivate func chargeAsyncResults(_ values: [LuaValue], of name: String) throws(LuaError) {
+        var bytes = 0
+        for value in values {
+            switch value {
+            case .string(let string): bytes += string.utf8.count + 32
+            case .bytes(let raw): bytes += raw.count + 32
+            default: bytes += 16
+            }
+        }
+        // A check, not a charge: the pushes themselves count the bytes.
+        guard chargeSwiftMemoryWithinLimit(bytes) else {
+            throw LuaError(.memoryLimit, callerPrefix() + "\(name): memory limit exceeded (limit "
+                + "\(LuaLimits.formatSize(limits.maxMemory ?? 0))): the results of the async Swift function "
+                + "(\(LuaLimits.formatSize(bytes))) do not fit")
+        }
+        releaseSwiftMemory(bytes)
+        if let refused = chargeSwiftWorkWithinLimits(1 + bytes / 64) {
+            throw LuaError(refused.hasPrefix("time limit") ? .timeLimit : .instructionLimit, callerPrefix() + refused)
+        }
+    }
+
     /// Pushes a Swift `async` function as a Lua function named `name` (in
     /// its messages).
     ///

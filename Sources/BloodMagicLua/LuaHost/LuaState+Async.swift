@@ -1,5 +1,6 @@
 import CLua
 import CLuaHost
+import Synchronization
 
 // Running Lua that waits: a coroutine the host drives, in which (and in the
 // coroutines it resumes) async Swift functions suspend the code until
@@ -69,9 +70,20 @@ extension LuaState {
             case .waiting(let pending):
                 let task = pending.task
                 let result = await withTaskCancellationHandler {
-                    await task.result
+                    await Self.result(of: task, before: budget.deadline_ns)
                 } onCancel: {
                     task.cancel()
+                }
+                guard let result else {
+                    // The time limit ran out while the task ran: it is
+                    // cancelled, and the coroutine gets the limit's error.
+                    task.cancel()
+                    let limit = withStack { lua in LuaLimits.formatSeconds(lua.limitsBlock.pointee.configured_time_limit_ns) }
+                    pending.outcome.withLock {
+                        $0 = .failure(LuaError(.timeLimit, "\(pending.name): time limit exceeded (\(limit) s) "
+                            + "while waiting for the async Swift function (its task was cancelled)"))
+                    }
+                    continue
                 }
                 pending.outcome.withLock { $0 = result }
             case .paused:
@@ -81,6 +93,64 @@ extension LuaState {
                 await Task.yield()
             }
         }
+    }
+}
+
+extension LuaState {
+    /// The outcome of `task`, or nil once the monotonic clock passes
+    /// `deadline` (nanoseconds, `bm_now_ns`; 0: none) first. A task that
+    /// ignores its cancellation is not waited for.
+    fileprivate static func result(
+        of task: Task<[LuaValue], any Error>, before deadline: Int64
+    ) async -> Result<[LuaValue], any Error>? {
+        guard deadline != 0 else { return await task.result }
+        let remaining = deadline - bm_now_ns()
+        guard remaining > 0 else { return nil }
+        let race = FirstOutcome()
+        return await withCheckedContinuation { continuation in
+            race.start(continuation)
+            let waiter = Task { race.finish(await task.result) }
+            let timer = Task {
+                try? await Task.sleep(nanoseconds: UInt64(remaining))
+                race.finish(nil)
+            }
+            race.onFinish { waiter.cancel(); timer.cancel() }
+        }
+    }
+}
+
+/// Whichever of a task's outcome and a deadline comes first resumes the
+/// waiting continuation, once.
+private final class FirstOutcome: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<Result<[LuaValue], any Error>?, Never>?
+        var done = false
+        var cleanup: (@Sendable () -> Void)?
+    }
+    private let state = Mutex(State())
+
+    func start(_ continuation: CheckedContinuation<Result<[LuaValue], any Error>?, Never>) {
+        state.withLock { $0.continuation = continuation }
+    }
+
+    func onFinish(_ cleanup: @escaping @Sendable () -> Void) {
+        let run = state.withLock { state -> Bool in
+            if state.done { return true }
+            state.cleanup = cleanup
+            return false
+        }
+        if run { cleanup() }
+    }
+
+    func finish(_ outcome: Result<[LuaValue], any Error>?) {
+        let (continuation, cleanup) = state.withLock { state in
+            if state.done { return (nil, nil) as (CheckedContinuation<Result<[LuaValue], any Error>?, Never>?, (@Sendable () -> Void)?) }
+            state.done = true
+            defer { state.continuation = nil; state.cleanup = nil }
+            return (state.continuation, state.cleanup)
+        }
+        continuation?.resume(returning: outcome)
+        cleanup?()
     }
 }
 

@@ -65,17 +65,6 @@ private let suspendingY = """
             bm.singleton { type = "S", init = function() coroutine.yield() return 1 end }
             return bm.resolve("S")
             """),
-        ("a resolver", """
-            bm.resolver(function(request) coroutine.yield() end)
-            local C = bm.class("C", { r = bm.spell.injectable("Nothing") })
-            return C.new().r
-            """),
-        ("a hook", """
-            bm.initializer { type = "H", init = function() return 1 end }
-            bm.hook { property = "h", fn = function() coroutine.yield() end }
-            local C = bm.class("C", { h = bm.spell.injectable("H") })
-            return C.new().h
-            """),
         ("a Swift function calling back", """
             return each(function() coroutine.yield() end)
             """),
@@ -224,5 +213,105 @@ private let suspendingY = """
             return o.y, o.inner.tag
             """)
         #expect(result == [.string("y"), .string("inner")])
+    }
+}
+
+/// Hooks run from Lua (issue 30): after a Lua class's property is injected,
+/// the prelude calls the script's hooks itself, so a hook may yield, and a
+/// coroutine scheduler written in Lua works across it.
+@Suite struct BMWaitingHookTests {
+    @Test func aHookYieldsInsideACoroutineScheduler() throws {
+        let host = try makeHost()
+        let result = try host.lua("""
+            bm.initializer { type = "H", init = function() return "value" end }
+            local log = {}
+            bm.hook { container = "C", property = "h", fn = function(object, value)
+              log[#log + 1] = object.name .. " hook start " .. value
+              coroutine.yield()
+              log[#log + 1] = object.name .. " hook end"
+            end }
+            local C = bm.class("C", { h = bm.spell.injectable("H") })
+            -- A round-robin scheduler: each task runs until it yields.
+            local tasks = {}
+            for _, name in ipairs({ "a", "b" }) do
+              tasks[#tasks + 1] = coroutine.create(function()
+                local o = C.new(); o.name = name
+                local v = o.h
+                log[#log + 1] = name .. " read " .. v
+              end)
+            end
+            while #tasks > 0 do
+              local co = table.remove(tasks, 1)
+              assert(coroutine.resume(co))
+              if coroutine.status(co) ~= "dead" then tasks[#tasks + 1] = co end
+            end
+            return table.concat(log, "; ")
+            """)
+        #expect(result == [.string(
+            "a hook start value; b hook start value; a hook end; a read value; b hook end; b read value")])
+    }
+
+    @Test func everyHookRunsAndTheFirstErrorIsRaisedAfterTheLast() throws {
+        let host = try makeHost()
+        let result = try host.lua("""
+            bm.initializer { type = "H", init = function() return 1 end }
+            local ran = {}
+            bm.hook { property = "h", fn = function() ran[#ran + 1] = "first"; error("first failed") end }
+            bm.hook { property = "h", fn = function() coroutine.yield(); ran[#ran + 1] = "second" end }
+            local C = bm.class("C", { h = bm.spell.injectable("H") })
+            local co = coroutine.create(function() return C.new().h end)
+            local waited = coroutine.resume(co)
+            local ok, message = coroutine.resume(co)
+            return waited, ok, message, table.concat(ran, ",")
+            """)
+        #expect(result.count == 4)
+        #expect(result.first == .boolean(true))
+        #expect(result[1] == .boolean(false))
+        #expect(result[2].stringValue?.contains("test.lua:3: first failed") == true, "\(result[2])")
+        #expect(result[3] == .string("first,second"))
+    }
+
+    /// A resolver cannot wait (Swift asks it mid-resolution): a yield in one
+    /// is an error that names the resolver and says why, whether the read
+    /// comes from Lua or from Swift, and the next read asks it again.
+    @Test func aResolverThatYieldsIsRefusedWithTheResolverNamed() throws {
+        let host = try makeHost()
+        let result = try host.lua("""
+            local wait = true
+            bm.resolver(function(request)
+              if wait then coroutine.yield() end
+              return "resolved " .. request.property
+            end)
+            local C = bm.class("C", { r = bm.spell.injectable("Nothing") })
+            local co = coroutine.create(function() return C.new().r end)
+            local ok, message = coroutine.resume(co)
+            wait = false
+            return ok, message, C.new().r
+            """)
+        #expect(result.first == .boolean(false))
+        let message = result[1].stringValue ?? ""
+        #expect(message.hasPrefix("test.lua:7: bm.resolver registered at test.lua:2 yielded, but a resolver cannot wait"),
+                "\(message)")
+        #expect(message.contains("a call from Swift cannot be suspended"), "\(message)")
+        #expect(result.last == .string("resolved r"))
+    }
+
+    /// A hook that awaits an async Swift function, in a coroutine the host runs.
+    @Test func aHookAwaitsAnAsyncSwiftFunction() async throws {
+        let host = try makeHost()
+        try host.state.withStack { (lua) throws(LuaError) in
+            lua.register("lookUp", asyncFunction: { arguments in
+                try await Task.sleep(for: .milliseconds(2))
+                return [.string("looked up " + (arguments.first?.stringValue ?? "?"))]
+            })
+        }
+        try host.lua("""
+            bm.initializer { type = "H", init = function() return "key" end }
+            bm.hook { property = "h", fn = function(object, value) object.seen = lookUp(value) end }
+            local C = bm.class("C", { h = bm.spell.injectable("H") })
+            function main() local o = C.new(); local v = o.h; return v, o.seen end
+            """)
+        let result = try await host.state.callAsync("main")
+        #expect(result == [.string("key"), .string("looked up key")])
     }
 }

@@ -208,3 +208,53 @@ struct LuaAsyncFunctionTests {
         #expect(counter.live == 0)
     }
 }
+
+/// The limits against async Swift functions (issue 30): a time limit that
+/// runs out during the wait cancels the task and fails the coroutine then,
+/// and the results a task hands back are charged before they are pushed.
+@Suite struct LuaAsyncFunctionLimitTests {
+    /// Whether a task saw its cancellation.
+    final class Flag: Sendable {
+        private let value = Lock(false)
+        func set() { value.withLock { $0 = true } }
+        var isSet: Bool { value.withLock { $0 } }
+    }
+
+    @Test func aTimeLimitThatRunsOutDuringTheWaitCancelsTheTask() async throws {
+        let state = try LuaState(limits: LuaLimits(maxTime: .milliseconds(100)))
+        let cancelled = Flag()
+        try state.withStack { (lua) throws(LuaError) in
+            lua.register("nap", asyncFunction: { _ in
+                do {
+                    try await Task.sleep(for: .seconds(60))
+                } catch {
+                    cancelled.set()
+                    throw error
+                }
+                return []
+            })
+        }
+        _ = try state.run("function main() nap() return 'late' end", name: "@test.lua")
+        let error = try await #require(throws: LuaError.self) { try await state.callAsync("main") }
+        // Failed when the limit ran out, not once the task ended: the task
+        // was cancelled (no bound on the elapsed time: a loaded machine may
+        // run the timer late, never as late as the task's end).
+        #expect(error.kind == .timeLimit, "\(error)")
+        #expect(error.message.contains("nap: time limit exceeded (0.1 s) while waiting for the async Swift function"),
+                "\(error.message)")
+        for _ in 0..<200 where !cancelled.isSet { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(cancelled.isSet)
+    }
+
+    @Test func resultsThatDoNotFitTheMemoryLimitAreRefusedBeforeTheyArePushed() async throws {
+        let state = try LuaState(limits: LuaLimits(maxMemory: 4 << 20))
+        try state.withStack { (lua) throws(LuaError) in
+            lua.register("download", asyncFunction: { _ in [.string(String(repeating: "x", count: 8 << 20))] })
+        }
+        _ = try state.run("function main() local page = download() return #page end", name: "@test.lua")
+        let error = try await #require(throws: LuaError.self) { try await state.callAsync("main") }
+        #expect(error.kind == .memoryLimit, "\(error)")
+        #expect(error.message.contains("download: memory limit exceeded"), "\(error.message)")
+        #expect(state.withStack { $0.memoryInUse } < 4 << 20)
+    }
+}

@@ -327,14 +327,43 @@ bm.skip = setmetatable({}, { __name = "bm.skip", __tostring = function() return 
 -- bm.resolver(fn): fn(request) is asked for every lazy or injectable
 -- property (Lua or Swift) that no initializer serves; it returns the value,
 -- or bm.skip / nil for "not this one" (then the usual default applies).
+--
+-- Swift asks resolvers in the middle of a resolution, and a call from Swift
+-- cannot be suspended: `fn` runs in a coroutine of its own, so that a
+-- resolver that yields gets an error that names it and says why, instead of
+-- one that names the Swift call it is under. (Without the coroutine library
+-- nothing can yield, and `fn` is called directly.)
+local cocreate = type(coroutine) == "table" and coroutine.create or nil
+local coresume = type(coroutine) == "table" and coroutine.resume or nil
+local coclose = type(coroutine) == "table" and coroutine.close or nil
+local resolver_status = type(coroutine) == "table" and coroutine.status or nil
+
+local function refuse_resolver_wait(co, registered)
+  if coclose ~= nil then coclose(co) end
+  fail("bm.resolver registered at " .. registered .. " yielded, but a resolver cannot wait: Swift asks it in "
+    .. "the middle of a resolution, and a call from Swift cannot be suspended (serve the type with "
+    .. "bm.initializer instead: a Lua initializer read from Lua may wait)")
+end
+
 function bm.resolver(fn)
   if type(fn) ~= "function" then
     fail("bm.resolver: argument #1 must be a function(request), got " .. typeof(fn))
   end
   local skip = bm.skip
+  local registered = core.location()
   local function ask(container, property, type_name, protocols, spell, sender)
-    local answer = fn({ container = container, property = property, type = type_name, protocols = protocols,
-                        spell = spell, sender = sender })
+    local request = { container = container, property = property, type = type_name, protocols = protocols,
+                      spell = spell, sender = sender }
+    local answer
+    if cocreate ~= nil then
+      local co = cocreate(fn)
+      local ok, result = coresume(co, request)
+      if not ok then error(result, 0) end
+      if resolver_status(co) ~= "dead" then refuse_resolver_wait(co, registered) end
+      answer = result
+    else
+      answer = fn(request)
+    end
     if rawequal(answer, skip) then return nil end
     return answer
   end

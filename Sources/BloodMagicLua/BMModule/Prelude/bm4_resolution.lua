@@ -185,6 +185,27 @@ local function with_cycle_check(object, property, meta, produce, spell)
   return value, hooks
 end
 
+-- The registry's hooks after an injection, one step each (core.hook_steps):
+-- this script's Lua hooks are called here, from Lua, so that they may yield
+-- (a coroutine scheduler works across them); the rest run through Swift.
+-- Every hook runs; the first error is raised after the last, as
+-- core.run_hooks does.
+local function run_hooks(name, property, object, value, hooks)
+  local steps = core.hook_steps(name, property, hooks)
+  local failure
+  for i = 1, #steps do
+    local step = steps[i]
+    local ok, err
+    if type(step) == "function" then
+      ok, err = pcall(step, object, value)
+    else
+      ok, err = pcall(core.run_hooks, name, property, object, value, step)
+    end
+    if not ok and failure == nil then failure = err end
+  end
+  if failure ~= nil then error(failure, 0) end
+end
+
 -- What runs once a value is stored in an injected property: the registry's
 -- hooks, then the class's method named `injected` (`<property>Injected`) and
 -- its `propertyInjected`. `hooks` is the registry's hooks of the generation
@@ -193,7 +214,7 @@ end
 -- registry made), or nil/false for none. Returns whether there was nothing
 -- at all to run (see entry.plain).
 local function after_inject(object, property, meta, value, hooks, injected)
-  if hooks then core.run_hooks(meta.name, property, object, value, hooks) end
+  if hooks then run_hooks(meta.name, property, object, value, hooks) end
   local class = meta.class
   local specific = class[injected]
   if specific ~= nil and type(specific) == "function" then specific(object, value) end

@@ -9,7 +9,7 @@ package final class GenerationCounter: Sendable {
     /// bumped with it so that their lookup caches, which may hold this
     /// registry's records, are dropped too. Weak: a test's registry goes
     /// away with its test.
-    private let dependents = Mutex<[WeakGenerationCounter]>([])
+    private let dependents = Lock<[WeakGenerationCounter]>([])
     /// Whether `dependents` was ever non-empty (one relaxed load per bump
     /// for a registry nothing is layered over).
     private let hasDependents = Atomic<Bool>(false)

@@ -127,7 +127,7 @@ private final class FirstOutcome: Sendable {
         var done = false
         var cleanup: (@Sendable () -> Void)?
     }
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     func start(_ continuation: CheckedContinuation<Result<[LuaValue], any Error>?, Never>) {
         state.withLock { $0.continuation = continuation }

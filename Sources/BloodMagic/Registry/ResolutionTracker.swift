@@ -106,12 +106,12 @@ final class ResolutionStack {
     /// the end of a top-level resolution has nothing to forget.
     @usableFromInline @exclusivity(unchecked) var graphCount = 0
     /// The graph-scoped values made during the top-level resolution, by
-    /// their registration's key (the first in `graphFirstKey` and
-    /// `graphFirstValue`, the others in `graphValues`); forgotten when it
-    /// ends (`endGraph`, with `graphSpare` and `endingGraph`). Only the
-    /// owning thread touches them.
-    @exclusivity(unchecked) var graphFirstKey: GraphScopeKey?
-    @exclusivity(unchecked) var graphFirstValue: Any?
+    /// their registration's key (the first, when it is an object, in
+    /// `graphFirstKey` and `graphFirstObject`, the others in `graphValues`);
+    /// forgotten when it ends (`endGraph`, with `graphSpare` and
+    /// `endingGraph`). Only the owning thread touches them.
+    @usableFromInline @exclusivity(unchecked) var graphFirstKey: GraphScopeKey?
+    @usableFromInline @exclusivity(unchecked) var graphFirstObject: AnyObject?
     @exclusivity(unchecked) var graphValues: [(key: GraphScopeKey, value: Any)] = []
     @exclusivity(unchecked) var graphSpare: [(key: GraphScopeKey, value: Any)] = []
     @exclusivity(unchecked) var endingGraph = false

@@ -107,9 +107,12 @@ final class CachedResolution: Sendable {
     /// downcasts exact).
     @inlinable
     func makeTyped<Value>(_: Value.Type, for sender: AnyObject) throws -> Value {
-        if let typedSingleton {
-            // A made singleton: one acquire load, no lock, no cast.
-            if let made = typedSingleton.typedValue(Value.self) { return made }
+        if typedSingleton != nil {
+            // A made singleton: one acquire load, no lock, no cast; the slot
+            // is borrowed (a `let` of this lookup, which the caller holds),
+            // so the read retains nothing but the value it returns.
+            let slot = Unmanaged.passUnretained(typedSingleton.unsafelyUnwrapped)
+            if let made = slot._withUnsafeGuaranteedRef({ $0.typedValue(Value.self) }) { return made }
             return try record.unsafelyUnwrapped.produceTypedSingleton(Value.self, for: sender)
         }
         if typedGraph {

@@ -99,7 +99,17 @@ final class GraphTypedInitializer<Value>: TypedInitializing {
     /// type-erased path uses with the same key).
     @inlinable
     func value(for sender: AnyObject) throws -> Value {
-        try key.value(objects: objects) { try make(sender) }
+        // The key and the initializer are borrowed from `self`, which the
+        // caller holds: nothing is retained for the call.
+        try Unmanaged.passUnretained(key)._withUnsafeGuaranteedRef { key in
+            try key.value(objects: objects) { try call(sender) }
+        }
+    }
+
+    /// Calls the initializer, its closure borrowed from `self`.
+    @inlinable
+    func call(_ sender: AnyObject) throws -> Value {
+        try make(sender)
     }
 
     @usableFromInline

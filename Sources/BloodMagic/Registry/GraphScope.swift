@@ -30,8 +30,10 @@ final class GraphScopeKey: Sendable {
 
     /// ``value(_:)``; with `objects`, `Value` is a class type (see
     /// `GraphTypedInitializer.objects`), and the first value is kept as an
-    /// object: retained, with no existential box to copy.
-    @inlinable
+    /// object: retained, with no existential box to copy. Always inlined,
+    /// so that `make` is too: a closure passed out of line had its
+    /// captures (the sender, the initializer) retained for the call.
+    @inlinable @inline(__always)
     func value<Value>(objects: Bool, _ make: () throws -> Value) throws -> Value {
         try ResolutionStack.borrow(ResolutionStack.currentPointer) { stack in
             guard stack.resolvingRegistry != nil else { return try make() }

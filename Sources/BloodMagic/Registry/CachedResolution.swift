@@ -48,6 +48,13 @@ final class CachedResolution: Sendable {
     /// The name this lookup was made for (nil: unnamed registrations only);
     /// a thread's cache checks it for a named property (Registry+Names).
     @usableFromInline let name: String?
+    /// The winner's typed initializer taking arguments (a
+    /// `TypedArgumentInitializer1`/`2`, see ``InitializerArguments/typed``)
+    /// and its class, so that a Swift resolution with arguments reaches it
+    /// from the lookup it borrows, with no reference counting of the
+    /// record's parts (see `withTypedArguments`).
+    @usableFromInline let typedArguments: (any AnyObject & Sendable)?
+    @usableFromInline let typedArgumentsKind: ObjectIdentifier?
 
     init(
         record: InitializerRecord?, generation: UInt64, hooks: [HookRecord] = [], resolvers: [ResolverRecord] = [],
@@ -72,6 +79,21 @@ final class CachedResolution: Sendable {
         self.typedValueType = typed?.valueType
         self.typedSingleton = typed == nil ? nil : record?.slot
         self.typedGraph = typed?.isGraphScoped ?? false
+        let taking = record?.arguments
+        self.typedArguments = taking?.typed
+        self.typedArgumentsKind = taking?.typedKind
+    }
+
+    /// `body` run with the winner's typed initializer taking arguments,
+    /// borrowed (the caller holds this lookup), when it is an
+    /// `Initializer` (the resolution's own argument types); else nil.
+    @inlinable
+    func withTypedArguments<Initializer: AnyObject, Result>(
+        _: Initializer.Type, _ body: (Initializer) throws -> Result
+    ) rethrows -> Result? {
+        guard typedArgumentsKind == ObjectIdentifier(Initializer.self) else { return nil }
+        let initializer = Unmanaged.passUnretained(unsafeDowncast(typedArguments.unsafelyUnwrapped, to: Initializer.self))
+        return try initializer._withUnsafeGuaranteedRef(body)
     }
 
     /// Whether the winning initializer can be called directly for a `Value`.
@@ -85,9 +107,12 @@ final class CachedResolution: Sendable {
     /// downcasts exact).
     @inlinable
     func makeTyped<Value>(_: Value.Type, for sender: AnyObject) throws -> Value {
-        if let typedSingleton {
-            // A made singleton: one acquire load, no lock, no cast.
-            if let made = typedSingleton.typedValue(Value.self) { return made }
+        if typedSingleton != nil {
+            // A made singleton: one acquire load, no lock, no cast; the slot
+            // is borrowed (a `let` of this lookup, which the caller holds),
+            // so the read retains nothing but the value it returns.
+            let slot = Unmanaged.passUnretained(typedSingleton.unsafelyUnwrapped)
+            if let made = slot._withUnsafeGuaranteedRef({ $0.typedValue(Value.self) }) { return made }
             return try record.unsafelyUnwrapped.produceTypedSingleton(Value.self, for: sender)
         }
         if typedGraph {

@@ -14,65 +14,66 @@ final class GraphScopeKey: Sendable {
     /// resolution ends. Outside any resolution (nothing to share with), a
     /// value made by `make` and not kept.
     ///
-    /// A top-level resolution makes few graph-scoped values: they are kept
-    /// in a list scanned linearly (O(n) per read, n the graph-scoped
-    /// registrations that resolution used), which costs less than hashing
-    /// for the handful a resolution makes.
+    /// A top-level resolution makes few graph-scoped values: the first is
+    /// kept in two fields of the thread's stack (no list, no allocation),
+    /// the others in a list scanned linearly (O(n) per read, n the
+    /// graph-scoped registrations that resolution used), which costs less
+    /// than hashing for the handful a resolution makes.
+    ///
+    /// Inlinable, so that the value is stored and read back specialized to
+    /// `Value` in the caller (`GraphTypedInitializer`): no `Any` is copied
+    /// on the way, and the stack is borrowed for the whole read.
+    @inlinable
     func value<Value>(_ make: () throws -> Value) throws -> Value {
-        // The generic part is kept thin (callers are often unspecialized:
-        // a typed initializer wrapped at registration); the list is worked
-        // on by the non-generic helpers below.
-        let stack = ResolutionStack.currentPointer
-        switch lookUp(on: stack) {
-        case .outside:
-            return try make()
-        case .found(let kept):
-            if let value = kept as? Value { return value }
-            return try make()
-        case .missing:
+        try value(objects: false, make)
+    }
+
+    /// ``value(_:)``; with `objects`, `Value` is a class type (see
+    /// `GraphTypedInitializer.objects`), and the first value is kept as an
+    /// object: retained, with no existential box to copy. Always inlined,
+    /// so that `make` is too: a closure passed out of line had its
+    /// captures (the sender, the initializer) retained for the call.
+    @inlinable @inline(__always)
+    func value<Value>(objects: Bool, _ make: () throws -> Value) throws -> Value {
+        try ResolutionStack.borrow(ResolutionStack.currentPointer) { stack in
+            guard stack.resolvingRegistry != nil else { return try make() }
+            if stack.graphCount != 0 {
+                if objects, stack.graphFirstKey === self, let object = stack.graphFirstObject {
+                    return unsafeBitCast(object, to: Value.self)
+                }
+                if let kept = stack.graphValue(of: self) {
+                    if let value = Registry.exactly(kept, as: Value.self) ?? (kept as? Value) { return value }
+                }
+            }
             let value = try make()
-            keep(value, on: stack)
+            if objects && stack.graphCount == 0 {
+                // Most resolutions make one graph value: it needs no list.
+                stack.graphFirstKey = self
+                stack.graphFirstObject = unsafeBitCast(value, to: AnyObject.self)
+                stack.graphCount = 1
+            } else {
+                stack.keepGraphValue(value, of: self)
+            }
             return value
         }
     }
+}
 
-    /// What the thread's top-level resolution holds for this registration.
+extension ResolutionStack {
+    /// The graph-scoped value `key`'s registration made in the thread's
+    /// top-level resolution, if any.
     @usableFromInline
-    enum Lookup {
-        /// No resolution runs on the thread: nothing to share with.
-        case outside
-        /// None made yet in this resolution.
-        case missing
-        /// The value made earlier in this resolution.
-        case found(Any)
+    func graphValue(of key: GraphScopeKey) -> Any? {
+        if graphFirstKey === key, let object = graphFirstObject { return object }
+        for entry in graphValues where entry.key === key { return entry.value }
+        return nil
     }
 
+    /// Keeps a graph-scoped value in the list (see `GraphScopeKey.value`).
     @usableFromInline
-    func lookUp(on pointer: UnsafeMutableRawPointer) -> Lookup {
-        ResolutionStack.borrow(pointer) { stack in
-            guard stack.resolvingRegistry != nil else { return .outside }
-            guard stack.graphCount != 0 else { return .missing }
-            if stack.graphFirstKey === self, let first = stack.graphFirstValue { return .found(first) }
-            for entry in stack.graphValues where entry.key === self { return .found(entry.value) }
-            return .missing
-        }
-    }
-
-    /// Keeps `value` until the top-level resolution, still running (its end
-    /// is what empties the list), ends.
-    @usableFromInline
-    func keep(_ value: Any, on pointer: UnsafeMutableRawPointer) {
-        ResolutionStack.borrow(pointer) { stack in
-            guard stack.resolvingRegistry != nil else { return }
-            // Most resolutions make one graph value: it needs no list.
-            if stack.graphCount == 0 {
-                stack.graphFirstKey = self
-                stack.graphFirstValue = value
-            } else {
-                stack.graphValues.append((self, value))
-            }
-            stack.graphCount += 1
-        }
+    func keepGraphValue(_ value: Any, of key: GraphScopeKey) {
+        graphValues.append((key, value))
+        graphCount += 1
     }
 }
 
@@ -86,6 +87,9 @@ final class GraphTypedInitializer<Value>: TypedInitializing {
     @usableFromInline let key: GraphScopeKey
     @usableFromInline let make: @Sendable (AnyObject) throws -> Value
     @usableFromInline let valueType = ObjectIdentifier(Value.self)
+    /// Whether `Value` is a class type (a reference, one word), whose
+    /// values the thread's stack keeps as objects (see `GraphScopeKey.value(objects:_:)`).
+    @usableFromInline let objects = Value.self is AnyObject.Type && MemoryLayout<Value>.size == MemoryLayout<AnyObject>.size
 
     init(key: GraphScopeKey, make: @escaping @Sendable (AnyObject) throws -> Value) {
         self.key = key
@@ -97,18 +101,17 @@ final class GraphTypedInitializer<Value>: TypedInitializing {
     /// type-erased path uses with the same key).
     @inlinable
     func value(for sender: AnyObject) throws -> Value {
-        let stack = ResolutionStack.currentPointer
-        switch key.lookUp(on: stack) {
-        case .outside:
-            return try make(sender)
-        case .found(let kept):
-            if let value = Registry.exactly(kept, as: Value.self) ?? (kept as? Value) { return value }
-            return try make(sender)
-        case .missing:
-            let value = try make(sender)
-            key.keep(value, on: stack)
-            return value
+        // The key and the initializer are borrowed from `self`, which the
+        // caller holds: nothing is retained for the call.
+        try Unmanaged.passUnretained(key)._withUnsafeGuaranteedRef { key in
+            try key.value(objects: objects) { try call(sender) }
         }
+    }
+
+    /// Calls the initializer, its closure borrowed from `self`.
+    @inlinable
+    func call(_ sender: AnyObject) throws -> Value {
+        try make(sender)
     }
 
     @usableFromInline
@@ -146,8 +149,8 @@ extension ResolutionStack {
         graphCount = 0
         // The first value leaves its slot before it is released.
         graphFirstKey = nil
-        _ = graphFirstValue.take()
-        guard count > 1 else { return }
+        _ = graphFirstObject.take()
+        guard count > 1 || !graphValues.isEmpty else { return }
         if endingGraph {
             var ended: [(key: GraphScopeKey, value: Any)] = []
             swap(&ended, &graphValues)

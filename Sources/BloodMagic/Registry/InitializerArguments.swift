@@ -46,6 +46,12 @@ final class TypedArgumentInitializer1<Value, A1>: Sendable {
     init(_ make: @escaping @Sendable (AnyObject, A1) throws -> Value) {
         self.make = make
     }
+
+    /// Calls the initializer, its closure borrowed from `self`.
+    @inlinable
+    func call(_ sender: AnyObject, _ a1: A1) throws -> Value {
+        try make(sender, a1)
+    }
 }
 
 /// A Swift initializer taking two arguments, with its static types.
@@ -55,5 +61,11 @@ final class TypedArgumentInitializer2<Value, A1, A2>: Sendable {
 
     init(_ make: @escaping @Sendable (AnyObject, A1, A2) throws -> Value) {
         self.make = make
+    }
+
+    /// Calls the initializer, its closure borrowed from `self`.
+    @inlinable
+    func call(_ sender: AnyObject, _ a1: A1, _ a2: A2) throws -> Value {
+        try make(sender, a1, a2)
     }
 }

@@ -148,13 +148,12 @@ extension Registry {
     ) throws -> Value {
         let sender = sender ?? Registry.noSender
         let stack = ResolutionStack.currentPointer
-        let kind = ObjectIdentifier(TypedArgumentInitializer1<Value, A1>.self)
         // The registration's own types: called directly, no boxing.
         let typed = try withCachedResolution(valueType: Value.self, object: sender, stack: stack) { resolution -> Value? in
-            guard let record = resolution.record, let arguments = record.arguments, arguments.typedKind == kind else { return nil }
-            let initializer = unsafeDowncast(arguments.typed.unsafelyUnwrapped, to: TypedArgumentInitializer1<Value, A1>.self)
-            return try Registry.trackTypedResolution(object: sender, property: property, on: stack) {
-                try ResolutionStack.whileResolving(self, on: stack) { try initializer.make(sender, a1) }
+            try resolution.withTypedArguments(TypedArgumentInitializer1<Value, A1>.self) { initializer in
+                try Registry.trackTypedResolution(object: sender, property: property, on: stack) {
+                    try ResolutionStack.whileResolving(self, on: stack) { try initializer.call(sender, a1) }
+                }
             }
         }
         if let typed { return typed }
@@ -171,12 +170,11 @@ extension Registry {
     ) throws -> Value {
         let sender = sender ?? Registry.noSender
         let stack = ResolutionStack.currentPointer
-        let kind = ObjectIdentifier(TypedArgumentInitializer2<Value, A1, A2>.self)
         let typed = try withCachedResolution(valueType: Value.self, object: sender, stack: stack) { resolution -> Value? in
-            guard let record = resolution.record, let arguments = record.arguments, arguments.typedKind == kind else { return nil }
-            let initializer = unsafeDowncast(arguments.typed.unsafelyUnwrapped, to: TypedArgumentInitializer2<Value, A1, A2>.self)
-            return try Registry.trackTypedResolution(object: sender, property: property, on: stack) {
-                try ResolutionStack.whileResolving(self, on: stack) { try initializer.make(sender, a1, a2) }
+            try resolution.withTypedArguments(TypedArgumentInitializer2<Value, A1, A2>.self) { initializer in
+                try Registry.trackTypedResolution(object: sender, property: property, on: stack) {
+                    try ResolutionStack.whileResolving(self, on: stack) { try initializer.call(sender, a1, a2) }
+                }
             }
         }
         if let typed { return typed }

@@ -59,14 +59,15 @@ extension Registry {
     ) throws -> Value {
         let stack = ResolutionStack.currentPointer
         return try withCachedNamedResolution(valueType: Value.self, name: name.rawValue, object: sender, stack: stack) { resolution in
-            guard let record = resolution.record else {
-                throw resolution.failure
-                    ?? unknownNameError(type: SpellTypeKey(Value.self), name: name.rawValue, container: ContainerDescriptor(sender), property: property)
-            }
+            // The typed path first: it needs no reference to the record.
             if resolution.makesTyped(Value.self) {
                 return try Registry.trackTypedResolution(object: sender, property: property, on: stack) {
                     try ResolutionStack.whileResolving(self, on: stack) { try resolution.makeTyped(Value.self, for: sender) }
                 }
+            }
+            guard let record = resolution.record else {
+                throw resolution.failure
+                    ?? unknownNameError(type: SpellTypeKey(Value.self), name: name.rawValue, container: ContainerDescriptor(sender), property: property)
             }
             let value = try Registry.trackTypedResolution(object: sender, property: property, on: stack) {
                 try ResolutionStack.whileResolving(self, on: stack) { try record.produce(for: sender) }

@@ -254,10 +254,12 @@ extension RegistryState {
             initializers = staged.initializers
             latestInitializer = staged.latestInitializer
             initializersByType = staged.initializersByType
+            initializerByHandle = staged.initializerByHandle
         } else {
             initializers += staged.initializers
             latestInitializer.merge(staged.latestInitializer) { _, staged in staged }
             initializersByType.merge(staged.initializersByType) { inForce, staged in inForce + staged }
+            initializerByHandle.merge(staged.initializerByHandle) { _, staged in staged }
         }
         // In the order the overriding registrations were made (handles grow).
         let noted = shadowings.isEmpty ? staged.diagnostics : (shadowings + staged.diagnostics).sorted {

@@ -234,7 +234,7 @@ public final class Registry: Sendable {
     public func unregisterInitializer(_ handle: SpellHandle) -> Bool {
         // Handles are never reused: one that names an initializer now names
         // that initializer or nothing when `unregister` runs.
-        guard state.withLock({ $0.initializers.contains { $0.handle == handle } }) else { return false }
+        guard state.withLock({ $0.initializerByHandle[handle] != nil }) else { return false }
         return unregister(handle)
     }
 

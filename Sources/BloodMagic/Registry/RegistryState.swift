@@ -38,6 +38,13 @@ struct RegistryState {
     /// catalog knows no Swift type, only equal keys match, so a lookup
     /// scans the candidates for its type, not every registration.
     var initializersByType: [SpellTypeKey: [InitializerRecord]] = [:]
+    /// The initializers by handle, so that finding the one a forwarding or
+    /// a factory registration names costs one hash lookup, not a scan
+    /// (a script forwarding N times would otherwise cost O(N²)).
+    var initializerByHandle: [SpellHandle: InitializerRecord] = [:]
+    /// How many records the handle lookups (`initializerRecord(_:)`) looked
+    /// at, for tests that check they do not scan the registry.
+    var recordsVisited = 0
     /// The Swift types known by name, to match script names to them. Kept
     /// by `removeAll`: it describes types, not registrations.
     var catalog = TypeCatalog()
@@ -70,6 +77,7 @@ struct RegistryState {
         }
         initializers.append(record)
         initializersByType[record.type, default: []].append(record)
+        initializerByHandle[record.handle] = record
     }
 
     /// The diagnostic of `record` overriding the equally specific `shadowed`.
@@ -84,9 +92,11 @@ struct RegistryState {
     mutating func indexInitializers() {
         latestInitializer.removeAll(keepingCapacity: true)
         initializersByType.removeAll(keepingCapacity: true)
+        initializerByHandle.removeAll(keepingCapacity: true)
         for record in initializers {
             latestInitializer[InitializerSlotKey(type: record.type, rule: record.container.rule, name: record.name)] = record
             initializersByType[record.type, default: []].append(record)
+            initializerByHandle[record.handle] = record
         }
     }
 
@@ -97,6 +107,7 @@ struct RegistryState {
         initializers.removeAll()
         initializersByType.removeAll()
         latestInitializer.removeAll()
+        initializerByHandle.removeAll()
         hooks.removeAll()
         preferenceOverrides.removeAll()
         templateProviders.removeAll()

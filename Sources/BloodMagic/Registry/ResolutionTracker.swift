@@ -51,6 +51,7 @@ struct ResolutionFrame {
 }
 
 /// The names of a named or typed resolution step.
+@usableFromInline
 enum ResolutionFrameDetail {
     case named(container: String, property: String)
     case typed(containerType: Any.Type, property: String)
@@ -106,12 +107,12 @@ final class ResolutionStack {
     /// the end of a top-level resolution has nothing to forget.
     @usableFromInline @exclusivity(unchecked) var graphCount = 0
     /// The graph-scoped values made during the top-level resolution, by
-    /// their registration's key (the first in `graphFirstKey` and
-    /// `graphFirstValue`, the others in `graphValues`); forgotten when it
-    /// ends (`endGraph`, with `graphSpare` and `endingGraph`). Only the
-    /// owning thread touches them.
-    @exclusivity(unchecked) var graphFirstKey: GraphScopeKey?
-    @exclusivity(unchecked) var graphFirstValue: Any?
+    /// their registration's key (the first, when it is an object, in
+    /// `graphFirstKey` and `graphFirstObject`, the others in `graphValues`);
+    /// forgotten when it ends (`endGraph`, with `graphSpare` and
+    /// `endingGraph`). Only the owning thread touches them.
+    @usableFromInline @exclusivity(unchecked) var graphFirstKey: GraphScopeKey?
+    @usableFromInline @exclusivity(unchecked) var graphFirstObject: AnyObject?
     @exclusivity(unchecked) var graphValues: [(key: GraphScopeKey, value: Any)] = []
     @exclusivity(unchecked) var graphSpare: [(key: GraphScopeKey, value: Any)] = []
     @exclusivity(unchecked) var endingGraph = false
@@ -213,6 +214,7 @@ final class ResolutionStack {
 
     /// Pushes a named or typed step, or throws the cycle error.
     /// `detail` must stay valid until the matching `pop`.
+    @usableFromInline
     func pushDetail(_ detail: UnsafePointer<ResolutionFrameDetail>, kind: ResolutionFrame.Kind, object: AnyObject?) throws {
         let address = object.map { Unmanaged.passUnretained($0).toOpaque() }
         let frame = ResolutionFrame(kind: kind, object: address, cell: nil, keyPath: nil, detail: UnsafeRawPointer(detail))
@@ -398,7 +400,13 @@ extension Registry {
     }
 
     /// Tracks a resolution of a named property of a Swift object.
-    @usableFromInline
+    ///
+    /// Inlinable, so that `body` is inlined into the caller's specialized
+    /// code (`resolve(_:for:property:)` and its named and argument forms)
+    /// instead of going through a closure context and reabstraction thunks,
+    /// which LLVM's function merging had made shared between the plain and
+    /// the named resolution.
+    @inlinable
     static func trackTypedResolution<Result>(
         object: AnyObject, property: String, on stackPointer: UnsafeMutableRawPointer, _ body: () throws -> Result
     ) throws -> Result {
@@ -409,8 +417,8 @@ extension Registry {
 
     /// Runs `body` with a frame for `detail` on the tracker at `stackPointer`;
     /// the frame points at `detail`, which lives on this call's stack.
-    @inline(__always)
-    private static func track<Result>(
+    @inlinable @inline(__always)
+    static func track<Result>(
         _ detail: ResolutionFrameDetail, kind: ResolutionFrame.Kind, object: AnyObject?,
         on stackPointer: UnsafeMutableRawPointer, _ body: () throws -> Result
     ) throws -> Result {

@@ -52,6 +52,26 @@ private final class UsesBoth {
         #expect(registry.forward((any Cache).self, to: handle) == nil)
     }
 
+    /// A forwarding finds the registration it names by its handle with one
+    /// lookup, not by scanning the registry from its newest record (a
+    /// script forwarding N times would cost O(N²)): the records looked at
+    /// are counted, not timed.
+    @Test func forwardingFindsItsRegistrationWithoutScanningTheRegistry() {
+        let registry = Registry()
+        let handle = registry.register(SQLStore.self) { _ in SQLStore() }
+        let before = registry.recordsVisitedByHandleLookups
+        let forwardings = 300
+        for _ in 0..<forwardings {
+            #expect(registry.forward((any Cache).self, to: handle) != nil)
+        }
+        // One index per forwarding (no stage is open); a scan from the end
+        // would look at every forwarder made before: about 45,000 records.
+        #expect(registry.recordsVisitedByHandleLookups - before == forwardings)
+        #expect(registry.entries.count == forwardings + 1)
+        #expect(registry.unregister(handle))
+        #expect(registry.entries.isEmpty)
+    }
+
     /// A value that is not of the forwarded type fails where it is read,
     /// naming the forwarding call.
     @Test func aValueOfTheWrongTypeNamesTheForwardingCall() {

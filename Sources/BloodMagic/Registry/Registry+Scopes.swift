@@ -120,7 +120,7 @@ extension InitializerRecord {
     func withEmptySlot() -> InitializerRecord {
         InitializerRecord(
             handle: handle, type: type, container: container, scope: scope, source: source, make: make,
-            slot: slot == nil ? nil : SingletonSlot(), typed: typed)
+            slot: slot == nil ? nil : SingletonSlot(), typed: typed, asynchronous: asynchronous)
     }
 }
 

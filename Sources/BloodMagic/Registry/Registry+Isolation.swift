@@ -43,8 +43,7 @@ extension Registry {
         let key = SpellTypeKey(type)
         let source = spellSource(fileID, line)
         let inPlace: @Sendable (AnyObject) throws -> Value = { _ in
-            // The main actor runs on the main thread: there, this code is on it.
-            guard Thread.isMainThread else { throw Registry.notOnMainActor(type: key, scope: scope, source: source) }
+            guard MainActorCheck.isOnMainActor else { throw Registry.notOnMainActor(type: key, scope: scope, source: source) }
             return try MainActor.assumeIsolated { try initializer() }
         }
         let hop: @Sendable (SingletonSlot?) async throws -> Value? = { @MainActor slot in
@@ -58,5 +57,30 @@ extension Registry {
         return register(
             type: key, container: .any, scope: scope, source: source, initializer: { try inPlace($0) },
             typed: TypedInitializer(inPlace), asynchronous: asynchronous)
+    }
+}
+
+/// Whether the calling code runs on the main actor, asked without trapping
+/// (`MainActor.assertIsolated` traps; the runtime has no public question).
+///
+/// The main actor's executor is the main dispatch queue: code runs on the
+/// main actor when it runs on the main thread (where that queue's jobs run
+/// on Darwin, and where top-level code runs), or when it runs in a job of
+/// the main queue (on Linux a worker thread may drain it while the main
+/// thread waits, as the test runner does), which the queue-specific value
+/// set on the main queue says.
+enum MainActorCheck {
+    /// The key of the value marking the main queue.
+    private static let mainQueueKey = DispatchSpecificKey<Bool>()
+    /// Sets the value, once.
+    private static let marked: Bool = {
+        DispatchQueue.main.setSpecific(key: mainQueueKey, value: true)
+        return true
+    }()
+
+    static var isOnMainActor: Bool {
+        if Thread.isMainThread { return true }
+        guard marked else { return false }
+        return DispatchQueue.getSpecific(key: mainQueueKey) ?? false
     }
 }

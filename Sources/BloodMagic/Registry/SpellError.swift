@@ -136,8 +136,11 @@ public enum SpellError: Error, Equatable, Sendable, CustomStringConvertible {
                 : "(\(given.joined(separator: ", ")))"
             return "\(source): the initializer for \(type) \(takes), but it was resolved with \(with)"
         case let .asyncValueNotReady(property, container, type, source):
-            return "\(container).\(property): \(type) is registered with an async initializer at \(source) and is not made yet; "
-                + "a synchronous read cannot wait for it: read it with `try await` (registry.resolve, $\(property).asyncValue()) "
+            let (read, awaited) = container == "(none)"
+                ? (type, "registry.resolve(\(type).self)")
+                : ("\(container).\(property)", "$\(property).asyncValue()")
+            return "\(read): \(type) is registered with an async initializer at \(source) and is not made yet; "
+                + "a synchronous read cannot wait for it: read it with `try await \(awaited)`, "
                 + "or make it at start-up with `try await registry.prepare()`"
         case let .isolatedInitializer(property, container, type, actor, source):
             return "\(container).\(property): the initializer for \(type) registered at \(source) is isolated to \(actor), "

@@ -6,7 +6,7 @@ import Synchronization
 /// A value is made where it will be published, its *place*: a singleton's
 /// ``SingletonSlot`` (the one the synchronous path reads, so a made value is
 /// read with no `await` and no lock), or a property's cell for an
-/// instance-scoped registration read through ``ResolvingProjection/asyncValue()``.
+/// instance-scoped registration read through ``ResolvingProjection/asyncValue(isolation:)``.
 /// A place is keyed by its identity, which stays unique while it is being
 /// made: the maker holds the place for the length of the making.
 ///

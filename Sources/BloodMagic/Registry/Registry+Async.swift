@@ -23,7 +23,7 @@ extension Registry {
     ///     once, which synchronous reads see once it is made), a custom
     ///     scope (the same, until ``reset(scope:)``), or
     ///     ``SpellScope/instance`` (a new value per resolution, per property
-    ///     read through ``ResolvingProjection/asyncValue()``; never ready
+    ///     read through ``ResolvingProjection/asyncValue(isolation:)``; never ready
     ///     for a synchronous read). ``SpellScope/weak`` and
     ///     ``SpellScope/graph`` keep values around a synchronous
     ///     resolution and are not supported: a precondition failure.
@@ -32,7 +32,7 @@ extension Registry {
     /// A synchronous read of the property before its value is made throws
     /// (or traps, as any read failure does) with
     /// ``SpellError/asyncValueNotReady(property:container:type:source:)``;
-    /// ``prepare()`` makes every such singleton at start-up.
+    /// ``prepare(isolation:)`` makes every such singleton at start-up.
     @discardableResult
     public func registerAsync<Value>(
         _ type: Value.Type,

@@ -21,8 +21,8 @@ extension Registry {
     /// read elsewhere cannot hop: it fails with
     /// ``SpellError/isolatedInitializer(property:container:type:actor:source:)``
     /// unless its singleton is made. `await` reads
-    /// (``resolve(_:isolation:)``, ``ResolvingProjection/asyncValue()``,
-    /// ``prepare()`` for a singleton) hop to the main actor to make it.
+    /// (``resolve(_:isolation:)``, ``ResolvingProjection/asyncValue(isolation:)``,
+    /// ``prepare(isolation:)`` for a singleton) hop to the main actor to make it.
     ///
     /// The initializer takes no sender (a container is not `Sendable`) and
     /// its value must be `Sendable` (it crosses from the main actor to the

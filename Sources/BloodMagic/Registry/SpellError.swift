@@ -66,9 +66,9 @@ public enum SpellError: Error, Equatable, Sendable, CustomStringConvertible {
     case argumentMismatch(type: String, source: String, expected: [String], given: [String])
     /// A synchronous read of `container.property` found an `async`
     /// registration of `type` (registered at `source`) whose value is not
-    /// made yet: read it with `await` (``Registry/resolve(_:)``,
-    /// ``ResolvingProjection/asyncValue()``), or make it at start-up with
-    /// ``Registry/prepare()``.
+    /// made yet: read it with `await` (``Registry/resolve(_:isolation:)``,
+    /// ``ResolvingProjection/asyncValue(isolation:)``), or make it at start-up with
+    /// ``Registry/prepare(isolation:)``.
     case asyncValueNotReady(property: String, container: String, type: String, source: String)
     /// A synchronous read of `container.property` off `actor` needed the
     /// registration of `type` (registered at `source`) isolated to that

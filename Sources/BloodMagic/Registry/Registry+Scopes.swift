@@ -132,4 +132,12 @@ extension SpellEntry {
         guard let scope, scope != .instance, scope != .singleton else { return "" }
         return " (\(scope) scope)"
     }
+
+    /// " (async)", " (on MainActor)", " (async, on MainActor)" for an
+    /// initializer that is `async` or isolated to an actor (see
+    /// AsyncWiring.md); else empty (what `bmlua explain` prints after the scope).
+    public var asyncNote: String {
+        let notes = (isAsync ? ["async"] : []) + (isolation.map { ["on \($0)"] } ?? [])
+        return notes.isEmpty ? "" : " (\(notes.joined(separator: ", ")))"
+    }
 }

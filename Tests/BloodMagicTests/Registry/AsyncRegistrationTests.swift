@@ -250,6 +250,9 @@ private func eventually(_ condition: () -> Bool) async {
         #expect(entries.map(\.isAsync) == [true, false])
         #expect(entries[0].description.contains("(singleton) async at"))
         #expect(entries[0].isolation == nil)
+        let explanation = registry.explain(SpellTypeKey(AsyncDatabase.self), in: nil).description
+        #expect(explanation.contains("* singleton (async) AsyncDatabase in any container"), "\(explanation)")
+        #expect(explanation.contains("wins: the singleton (async) registered at"), "\(explanation)")
     }
 
     @Test func aSynchronousRegistrationIsResolvedWithAwaitToo() async throws {

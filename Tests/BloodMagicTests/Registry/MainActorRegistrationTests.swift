@@ -99,5 +99,7 @@ private func mainActorRegistry(scope: SpellScope = .instance, _ made: MadeCount)
         #expect(model.attempt == 1)
         #expect(registry.entries.first?.isolation == "MainActor")
         #expect(registry.entries.first?.isAsync == true)
+        #expect(registry.explain(SpellTypeKey(ScreenModel.self), in: nil).description
+            .contains("wins: the singleton (async, on MainActor) registered at"))
     }
 }

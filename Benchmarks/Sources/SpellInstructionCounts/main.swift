@@ -22,6 +22,10 @@
 // custom-scoped value made beforehand: as `singleton-first-read`),
 // `weak-first-read` (a weak-scoped object held meanwhile) and
 // `provider-read` (a @Provider read, a new value each time).
+// Issue 30: `async-resolve-ready` (`try await registry.resolve(T.self)` of an
+// async singleton made beforehand) against `resolve-singleton`
+// (`registry.resolve(T.self, for:property:)` of a synchronous singleton made
+// beforehand): goal <= 1.5x.
 import BenchSupport
 import BloodMagic
 import Foundation
@@ -119,6 +123,15 @@ countRegistry.register(WeakService.self, scope: .weak) { _ in WeakService() }
 blackHole(SingletonContainer().clock)
 blackHole(CustomScopeContainer().cart)
 let heldWeak = WeakContainer().service
+
+final class AsyncPool: Sendable {}
+countRegistry.registerAsync(AsyncPool.self) { AsyncPool() }
+
+/// `count` awaited resolutions of the async singleton (made before).
+func resolveReadyAsync(_ count: Int, reads: Bool) async {
+    blackHole(try! await countRegistry.resolve(AsyncPool.self))
+    if reads { for _ in 0..<count { blackHole(try! await countRegistry.resolve(AsyncPool.self)) } }
+}
 Registry.shared.register(RequestManager.self) { _ in RequestManager() }
 
 /// A Car whose initializer resolves its Engine twice, graph- or instance-scoped.
@@ -136,7 +149,7 @@ let instanceRegistry = carRegistry(engineScope: .instance)
 
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let count = Int(arguments[2]) else {
-    print("usage: SpellInstructionCounts first-read|singleton-first-read|new-and-read|warm-read|resolve|first-read-current|named-first-read|resolve-named|resolve-all-10|resolve-arguments|graph-first-read|graph-shared-first-read|instance-shared-first-read|custom-first-read|weak-first-read|provider-read COUNT read|skip")
+    print("usage: SpellInstructionCounts first-read|singleton-first-read|new-and-read|warm-read|resolve|first-read-current|named-first-read|resolve-named|resolve-all-10|resolve-arguments|graph-first-read|graph-shared-first-read|instance-shared-first-read|custom-first-read|weak-first-read|provider-read|resolve-singleton|async-resolve-ready COUNT read|skip")
     exit(2)
 }
 let reads = arguments[3] == "read"
@@ -209,6 +222,19 @@ case "weak-first-read":
 case "provider-read":
     let container = identity(ProviderContainer())
     if reads { for _ in 0..<count { blackHole(container.manager) } }
+case "resolve-singleton":
+    let sender = identity(RequestManager())
+    if reads { for _ in 0..<count { blackHole(try! countRegistry.resolve(SharedClock.self, for: sender, property: "clock")) } }
+case "async-resolve-ready":
+    // In a task, the main thread waiting: a top-level `await` would make
+    // every mode's main async (and callgrind crashes in dispatch's main);
+    // detached: a task of the main actor would wait for this thread.
+    let done = DispatchSemaphore(value: 0)
+    Task.detached {
+        await resolveReadyAsync(count, reads: reads)
+        done.signal()
+    }
+    done.wait()
 default:
     print("unknown mode \(arguments[1])")
     exit(2)

@@ -27,13 +27,19 @@ final class InitializerRecord: Sendable {
     /// nil: then `make` is what a resolution without arguments runs, and
     /// for one that takes arguments, `make` throws the mismatch.
     @usableFromInline let arguments: InitializerArguments?
+    /// For an `async` or actor-isolated registration (Registry+Async,
+    /// Registry+Isolation): how an `await` makes its value. Never read on
+    /// the synchronous path: there, `make` and `typed` throw while the
+    /// value cannot be made synchronously.
+    let asynchronous: AsyncInitialization?
 
     init(
         handle: SpellHandle, type: SpellTypeKey, container: ContainerMatch, scope: SpellScope, source: String,
         make: @escaping @Sendable (AnyObject) throws -> Any, slot: SingletonSlot?, typed: (any TypedInitializing)? = nil,
         name: String? = nil, forwarded: InitializerRecord? = nil, undecorated: InitializerRecord? = nil,
-        arguments: InitializerArguments? = nil
+        arguments: InitializerArguments? = nil, asynchronous: AsyncInitialization? = nil
     ) {
+        self.asynchronous = asynchronous
         self.arguments = arguments
         self.undecorated = undecorated
         self.name = name
@@ -54,7 +60,8 @@ final class InitializerRecord: Sendable {
             container: container, property: nil, scope: scope, source: source, name: name,
             forwardsTo: forwarded?.handle,
             forwardedRegistration: forwarded.map { "\($0.type.name) registered at \($0.source)" },
-            arguments: arguments?.names
+            arguments: arguments?.names,
+            isAsync: asynchronous?.isAsync ?? false, isolation: asynchronous?.isolation
         )
     }
 

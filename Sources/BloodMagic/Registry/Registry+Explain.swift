@@ -70,11 +70,11 @@ public struct ResolutionExplanation: Sendable, CustomStringConvertible {
                 let entryName = (candidate.entry.name.map { " named \"\($0)\"" } ?? "")
                     + (candidate.entry.arguments.map { " taking (\($0.joined(separator: ", ")))" } ?? "")
                     + (candidate.entry.forwardedRegistration.map { " (forwarding to \($0))" } ?? "")
-                lines.append("  \(mark) \(candidate.entry.kind)\(candidate.entry.scopeNote) \(candidate.entry.type?.name ?? type.name)\(entryName) in \(candidate.entry.container) at \(candidate.entry.source): \(score), \(candidate.reason)")
+                lines.append("  \(mark) \(candidate.entry.kind)\(candidate.entry.scopeNote)\(candidate.entry.asyncNote) \(candidate.entry.type?.name ?? type.name)\(entryName) in \(candidate.entry.container) at \(candidate.entry.source): \(score), \(candidate.reason)")
             }
         }
         if let winner {
-            lines.append("wins: the \(winner.kind)\(winner.scopeNote) registered at \(winner.source): \(reason)")
+            lines.append("wins: the \(winner.kind)\(winner.scopeNote)\(winner.asyncNote) registered at \(winner.source): \(reason)")
         } else if let failure {
             lines.append("fails: \(failure)")
         } else {

@@ -363,6 +363,7 @@ extension Registry {
 }
 
 /// The sender handed to initializers when a resolution has no container object.
+@usableFromInline
 package final class NoSender: Sendable {
-    package static let instance = NoSender()
+    @usableFromInline package static let instance = NoSender()
 }

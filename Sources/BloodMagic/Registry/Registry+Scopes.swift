@@ -120,7 +120,7 @@ extension InitializerRecord {
     func withEmptySlot() -> InitializerRecord {
         InitializerRecord(
             handle: handle, type: type, container: container, scope: scope, source: source, make: make,
-            slot: slot == nil ? nil : SingletonSlot(), typed: typed)
+            slot: slot == nil ? nil : SingletonSlot(), typed: typed, asynchronous: asynchronous)
     }
 }
 
@@ -131,6 +131,14 @@ extension SpellEntry {
     public var scopeNote: String {
         guard let scope, scope != .instance, scope != .singleton else { return "" }
         return " (\(scope) scope)"
+    }
+
+    /// " (async)", " (on MainActor)", " (async, on MainActor)" for an
+    /// initializer that is `async` or isolated to an actor (see
+    /// AsyncWiring.md); else empty (what `bmlua explain` prints after the scope).
+    public var asyncNote: String {
+        let notes = (isAsync ? ["async"] : []) + (isolation.map { ["on \($0)"] } ?? [])
+        return notes.isEmpty ? "" : " (\(notes.joined(separator: ", ")))"
     }
 }
 

@@ -147,7 +147,7 @@ public final class Registry: Sendable {
     func register(
         type: SpellTypeKey, container: ContainerMatch, scope: SpellScope, source: String,
         initializer: @escaping @Sendable (AnyObject) throws -> Any, typed: (any TypedInitializing)?,
-        name: String? = nil, arguments: InitializerArguments? = nil
+        name: String? = nil, arguments: InitializerArguments? = nil, asynchronous: AsyncInitialization? = nil
     ) -> SpellHandle {
         // A weak or graph scope keeps its values around the initializer.
         let (initializer, typed) = Self.keeping(initializer, typed, scope: scope, type: type)
@@ -160,7 +160,7 @@ public final class Registry: Sendable {
                 InitializerRecord(
                     handle: handle, type: type, container: container, scope: scope, source: source,
                     make: initializer, slot: scope.keepsOneValue ? SingletonSlot() : nil, typed: typed, name: name,
-                    arguments: arguments
+                    arguments: arguments, asynchronous: asynchronous
                 )
             }
         }

@@ -60,6 +60,11 @@ public struct SpellEntry: Sendable, CustomStringConvertible {
     /// For an initializer that takes arguments besides the sender: their
     /// Swift types, or the names a script gave them.
     public internal(set) var arguments: [String]? = nil
+    /// Whether its initializer is `async` (``Registry/registerAsync(_:scope:fileID:line:initializer:)``):
+    /// its value is read with `await` until it is made.
+    public internal(set) var isAsync: Bool = false
+    /// The global actor its initializer is isolated to ("MainActor"), if any.
+    public internal(set) var isolation: String? = nil
 
     /// "initializer RequestManager in ViewController (instance) at File.swift:12".
     public var description: String {
@@ -70,6 +75,8 @@ public struct SpellEntry: Sendable, CustomStringConvertible {
         if let property { parts.append(kind == .customSpell ? "\"\(property)\"" : ".\(property)") }
         parts.append("in \(container)")
         if let scope { parts.append("(\(scope))") }
+        if isAsync { parts.append("async") }
+        if let isolation { parts.append("on \(isolation)") }
         if let forwardedRegistration { parts.append("forwarding to \(forwardedRegistration)") }
         parts.append("at \(source)")
         return parts.joined(separator: " ")

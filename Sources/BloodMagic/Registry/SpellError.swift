@@ -64,6 +64,16 @@ public enum SpellError: Error, Equatable, Sendable, CustomStringConvertible {
     /// takes (their count or types): `expected` as registered (Swift types,
     /// or a script's argument names), `given` the types given.
     case argumentMismatch(type: String, source: String, expected: [String], given: [String])
+    /// A synchronous read of `container.property` found an `async`
+    /// registration of `type` (registered at `source`) whose value is not
+    /// made yet: read it with `await` (``Registry/resolve(_:isolation:)``,
+    /// ``ResolvingProjection/asyncValue(isolation:)``), or make it at start-up with
+    /// ``Registry/prepare(isolation:)``.
+    case asyncValueNotReady(property: String, container: String, type: String, source: String)
+    /// A synchronous read of `container.property` off `actor` needed the
+    /// registration of `type` (registered at `source`) isolated to that
+    /// global actor: read it from the actor, or with `await`.
+    case isolatedInitializer(property: String, container: String, type: String, actor: String, source: String)
 
     /// The human message.
     public var description: String {
@@ -125,6 +135,16 @@ public enum SpellError: Error, Equatable, Sendable, CustomStringConvertible {
                 ? "none (resolve it with arguments, or declare the property as its factory, a function of them)"
                 : "(\(given.joined(separator: ", ")))"
             return "\(source): the initializer for \(type) \(takes), but it was resolved with \(with)"
+        case let .asyncValueNotReady(property, container, type, source):
+            let (read, awaited) = container == "(none)"
+                ? (type, "registry.resolve(\(type).self)")
+                : ("\(container).\(property)", "$\(property).asyncValue()")
+            return "\(read): \(type) is registered with an async initializer at \(source) and is not made yet; "
+                + "a synchronous read cannot wait for it: read it with `try await \(awaited)`, "
+                + "or make it at start-up with `try await registry.prepare()`"
+        case let .isolatedInitializer(property, container, type, actor, source):
+            return "\(container).\(property): the initializer for \(type) registered at \(source) is isolated to \(actor), "
+                + "and this synchronous read is not on \(actor): read it on \(actor), or with `try await`"
         }
     }
 }

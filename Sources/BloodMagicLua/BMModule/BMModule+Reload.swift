@@ -114,6 +114,8 @@ extension BMModule {
         set("name", entry.name)
         set("forwarding", entry.forwardedRegistration)
         set("arguments", entry.arguments)
+        if entry.isAsync { set("async", true) }
+        set("isolation", entry.isolation)
         set("source", entry.source)
     }
 }

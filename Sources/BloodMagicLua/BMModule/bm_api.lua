@@ -34,6 +34,8 @@ local ENTRY = {
   name = field(STRING, "a named initializer's name"),
   forwarding = field(STRING, "for a type an initializer `implements`: the type and place of that initializer"),
   arguments = field(TABLE, "the arguments an initializer takes besides the sender", "string[]"),
+  async = field(BOOLEAN, "true for a Swift initializer that is async: read before it is made, it fails"),
+  isolation = field(STRING, "the global actor a Swift initializer is isolated to (\"MainActor\")"),
   source = field(required(STRING), "where it was registered, as file:line"),
 }
 local SPELL = {

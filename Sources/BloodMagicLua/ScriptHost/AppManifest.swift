@@ -197,6 +197,11 @@ public struct AppManifest: Codable, Sendable, Equatable {
         /// For a type an initializer serves too (forwarding): that
         /// initializer's type and place.
         public var forwarding: String?
+        /// True for an `async` Swift initializer (``Registry/registerAsync(_:scope:fileID:line:initializer:)``):
+        /// a script's read of it is synchronous, and fails until the value is made.
+        public var async: Bool?
+        /// The global actor the initializer is isolated to ("MainActor"), if any.
+        public var isolation: String?
 
         /// Describes a registration.
         public init(

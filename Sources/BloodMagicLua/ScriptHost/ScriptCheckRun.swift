@@ -75,6 +75,13 @@ final class ScriptCheckRun {
     /// initializers, which the check cannot run.
     static let swiftPlaceholderMarker = "(served by the app's Swift code, which the check does not run)"
 
+    /// What a script's (synchronous) read of an `async` Swift registration
+    /// is, in the dry run.
+    static func asyncReadMessage(_ type: String, _ source: String) -> String {
+        "\(type) is registered in Swift with an async initializer at \(source): a script reads it synchronously, "
+            + "which fails until it is made (call `try await registry.prepare()` before the scripts read it)"
+    }
+
     init(host: ScriptHost, manifest: AppManifest?, files: [String], directory: String?) {
         self.host = host
         self.manifest = manifest
@@ -228,11 +235,15 @@ final class ScriptCheckRun {
                     }
                     continue
                 }
+                let isAsync = registration.async == true
                 registry.registerInitializer(
                     type: key, name: registration.named, container: container,
                     scope: registration.kind == "singleton" ? .singleton : registration.scope.flatMap(SpellScope.init) ?? .instance,
                     source: source
                 ) { _ in
+                    // A script's read is synchronous: of an async
+                    // registration, a finding (it fails until the value is made).
+                    if isAsync { throw LuaError(.usage, Self.asyncReadMessage(key.name, source)) }
                     throw LuaError(.usage, "\(key.name) at \(source) \(ScriptCheckRun.swiftPlaceholderMarker)")
                 }
             case "partial":

@@ -212,6 +212,8 @@ extension AppManifest.Registration {
         named = entry.name
         arguments = entry.arguments
         forwarding = entry.forwardedRegistration
+        async = entry.isAsync ? true : nil
+        isolation = entry.isolation
     }
 }
 

@@ -209,6 +209,27 @@ struct ScriptCheckerManifestTests {
             """], manifest: manifest)
         #expect(lines == [])
     }
+
+    /// Issue 30: a script's read is synchronous, so one of an async Swift
+    /// registration (made only with `await`) is a finding; the manifest says
+    /// which registrations are async.
+    @Test func aScriptReadingAnAsyncSwiftRegistrationIsAFinding() throws {
+        let host = try manifestAppHost()
+        host.registry.registerAsync(ManifestCache.self) { ManifestCache(capacity: 1) }
+        let manifest = host.manifest()
+        #expect(manifest.registrations.map(\.async) == [true])
+        #expect(try JSONDecoder().decode(AppManifest.self, from: manifest.jsonData()) == manifest)
+        let lines = try check(["wiring.lua": """
+            bm.initializer {
+              protocols = { "ManifestLoader" }, container = "ManifestScreen",
+              init = function() local cache = bm.resolve("ManifestCache"); return ManifestHTTPLoader.new() end,
+            }
+            bm.partial { type = "ManifestHeader", init = function() return { title = "x" } end }
+            """], manifest: manifest)
+        #expect(lines.count == 1)
+        #expect(lines.first?.contains("ManifestCache is registered in Swift with an async initializer at ") == true, "\(lines)")
+        #expect(lines.first?.contains("registry.prepare()") == true)
+    }
 }
 
 extension AppManifest {

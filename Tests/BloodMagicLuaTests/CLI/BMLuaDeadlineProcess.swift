@@ -11,7 +11,7 @@ struct DeadlineProcessResult {
 }
 
 /// Runs `bmlua` of this build and kills it if it has not ended `seconds`
-/// after it started, for tests of scripts that could otherwise hang (or
+/// after it started (times `TestTime.scale`), for tests of scripts that could otherwise hang (or
 /// crash) the test process. The child's Swift backtracer is off, so that a
 /// child that dies does not keep its pipes open (see ``Subprocess``).
 func bmlua(_ arguments: [String], deadline seconds: Double) throws -> DeadlineProcessResult {
@@ -22,7 +22,7 @@ func bmlua(_ arguments: [String], deadline seconds: Double) throws -> DeadlinePr
     var environment = ProcessInfo.processInfo.environment
     environment["XDG_CONFIG_HOME"] = FileManager.default.temporaryDirectory.appendingPathComponent("bm-cli-prefs").path
     let result = try Subprocess.run(
-        binary, arguments, environment: environment, expectation: .crashes, deadline: .milliseconds(Int(seconds * 1000)))
+        binary, arguments, environment: environment, expectation: .crashes, deadline: .milliseconds(Int(TestTime.bound(seconds: seconds) * 1000)))
     return DeadlineProcessResult(
         stdout: result.stdout, stderr: result.stderr, status: result.timedOut ? -1 : result.status, timedOut: result.timedOut)
 }

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import BloodMagicLua
 
 /// Issue 25, "Every CPU cost a script causes is charged to the instruction
@@ -20,7 +21,7 @@ struct ChargedWorkTests {
         """
 
     /// The most a run may take here (it takes well under a tenth of that).
-    static let bound: Duration = .seconds(2)
+    static let bound: Duration = TestTime.bound(.seconds(2))
 
     /// Runs `code` (after the prelude) in a fresh state with `limits`; the run
     /// must fail with the instruction limit's error within `bound`.

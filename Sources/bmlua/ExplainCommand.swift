@@ -13,10 +13,15 @@ struct ExplainCommand: ParsableCommand {
             and says why, then the hooks that would run after the injection.
             Nothing is run. TYPE is a type name or a protocol set, `any P & Q`.
 
+            With --manifest, TYPE may be a struct the app declared with \
+            declare(value:): its @Resolved properties are listed, each with \
+            what serves it (a script's registration, else the app's Swift one).
+
             Examples:
               bmlua explain Cache --scripts Scripts
               bmlua explain 'any FeedLoader' --container DigestController --scripts Scripts
               bmlua explain Database --name primary --scripts Scripts
+              bmlua explain CheckoutForm --manifest app.json --scripts Scripts
             """
     )
 
@@ -34,6 +39,11 @@ struct ExplainCommand: ParsableCommand {
         valueName: "N"))
     var name: String?
 
+    @Option(help: ArgumentHelp(
+        "The app's manifest (JSON), written by ScriptHost.manifest(): explains its structs' @Resolved properties.",
+        valueName: "FILE"))
+    var manifest: String?
+
     @OptionGroup var host: HostOptions
 
     /// "any P & Q" as a protocol set, anything else as a type name.
@@ -49,6 +59,9 @@ struct ExplainCommand: ParsableCommand {
         if key.name.isEmpty || key.name == "any" || (key.protocols?.isEmpty ?? false) {
             throw ValidationError("explain: '\(type)' is not a type name (give e.g. Cache or 'any FeedLoader')")
         }
+        if let manifest, !FileManager.default.fileExists(atPath: manifest) {
+            throw ValidationError("--manifest: no such file: \(manifest)")
+        }
     }
 
     func run() throws {
@@ -56,6 +69,17 @@ struct ExplainCommand: ParsableCommand {
         let reporter = ErrorReporter()
         guard host.loadStartupScripts(into: scriptHost, reporter: reporter) else { throw ExitCode.failure }
         let key = typeKey
+        let appManifest: AppManifest?
+        do {
+            appManifest = try manifest.map(AppManifest.read(from:))
+        } catch {
+            report("explain: --manifest: \(error)")
+            throw ExitCode.failure
+        }
+        if container == nil, key.protocols == nil, let value = scriptHost.explain(value: key.name, manifest: appManifest) {
+            print(value.description)
+            return
+        }
         let explanation = scriptHost.explain(key, container: container, property: property, name: name)
         let entries = scriptHost.registry.entries
         if !explanation.typeIsKnown {

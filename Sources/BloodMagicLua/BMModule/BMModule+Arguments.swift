@@ -12,24 +12,37 @@ extension BMModule {
         _ registry: Registry, key: SpellTypeKey, name: String?, container: String?, source: String, argumentNames: [String],
         binding: LuaInitializerBinding
     ) -> SpellHandle {
-        registry.registerInitializer(
+        let declarations = LuaArgumentDeclaration.parse(argumentNames)
+        // Messages list the arguments as declared, spaces normalized ("id: integer").
+        let shown = declarations.map(\.shown)
+        return registry.registerInitializer(
             type: key, name: name, container: container.map { .exactly(SpellTypeKey(name: $0)) } ?? .any, source: source,
-            argumentNames: argumentNames
+            argumentNames: shown
         ) { [self] sender, arguments in
             guard !binding.token.isRevoked else {
                 throw SpellError.initializerUnloaded(type: binding.typeName, source: binding.source)
             }
-            return try self.callInitializer(binding, sender: sender, arguments: arguments, names: argumentNames)
+            return try self.callInitializer(binding, sender: sender, arguments: arguments, declarations: declarations, shown: shown)
         }
     }
 
     /// Calls a Lua initializer with the sender (nil without one: the
-    /// arguments keep their places) and `arguments` (as many as `names`:
-    /// the registry checked). An argument that cannot cross into Lua (a
-    /// Swift value of a type never exposed, say) is an error naming its
-    /// place, the script's name for it and the registration.
-    private func callInitializer(_ binding: LuaInitializerBinding, sender: AnyObject, arguments: [Any], names: [String]) throws -> Any {
-        try binding.state.withStack { (lua) throws -> Any in
+    /// arguments keep their places) and `arguments` (as many as
+    /// `declarations`: the registry checked). An argument that cannot cross
+    /// into Lua (a Swift value of a type never exposed, say), or whose Lua
+    /// value is not of the type the script declared for it, is an error
+    /// naming its place, the script's name for it and the registration.
+    /// O(arguments): each is checked once, after it crossed.
+    private func callInitializer(
+        _ binding: LuaInitializerBinding, sender: AnyObject, arguments: [Any], declarations: [LuaArgumentDeclaration],
+        shown: [String]
+    ) throws -> Any {
+        func failure(_ position: Int, _ detail: String) -> LuaError {
+            let name = position < declarations.count ? " (\(declarations[position].name))" : ""
+            return LuaError(.conversion, "\(binding.source): the initializer for \(binding.typeName) takes arguments "
+                + "(" + shown.joined(separator: ", ") + "), but argument #\(position + 1)\(name) " + detail)
+        }
+        return try binding.state.withStack { (lua) throws -> Any in
             lua.ensureSpace(Int32(arguments.count) + 3)
             return try callForValue(binding.function, room: Int32(arguments.count) + 2, on: lua) { lua in
                 try crossing.pushSender(sender, lua)
@@ -37,15 +50,42 @@ extension BMModule {
                     do {
                         try crossing.push(argument, lua)
                     } catch {
-                        let name = position < names.count ? " (\(names[position]))" : ""
-                        throw LuaError(.conversion, "\(binding.source): the initializer for \(binding.typeName) takes arguments "
-                            + "(" + names.joined(separator: ", ") + "), but argument #\(position + 1)\(name) cannot be given to it: "
-                            + ((error as? LuaError)?.message ?? "\(error)"))
+                        throw failure(position, "cannot be given to it: " + ((error as? LuaError)?.message ?? "\(error)"))
                     }
+                    guard position < declarations.count, declarations[position].kind != nil else { continue }
+                    try checkDeclared(declarations[position], given: argument, lua) { failure(position, $0) }
                 }
             } resolved: {
                 LuaResolvedValue(value: $0, state: binding.state, source: binding.source, typeName: binding.typeName)
             }
+        }
+    }
+
+    /// Checks the argument just pushed (at the top) against its declared
+    /// type; an integral float declared `integer` becomes an integer, as
+    /// `luaL_checkinteger` reads it. `failure` makes the error from the
+    /// mismatch's detail: "must be integer, got String" (a Swift value by
+    /// its Swift type, a script's by its Lua type).
+    private func checkDeclared(
+        _ declaration: LuaArgumentDeclaration, given argument: Any, _ lua: LuaStack, failure: (String) -> LuaError
+    ) throws {
+        let luaType = lua.valueType(at: -1)
+        let typeName = luaType.name
+        let integer = declaration.kind == .integer ? lua.exactInteger(at: -1) : nil
+        guard declaration.accepts(luaType: typeName, isInteger: integer != nil) else {
+            let got: String
+            if let script = argument as? LuaResolvedValue {
+                got = script.typeName
+            } else if luaType == .nil {
+                got = "nil"
+            } else {
+                got = SpellTypeKey(type(of: argument)).name
+            }
+            throw failure("must be \(declaration.expected), got \(got)")
+        }
+        if let integer, !lua.isInteger(at: -1) {
+            lua.pop()
+            lua.push(LuaValue.integer(integer))
         }
     }
 

@@ -42,6 +42,21 @@ enum LuaType: Int32 {
         default: self = .none
         }
     }
+
+    /// As Lua's `type()` names it ("userdata" for light and full userdata).
+    var name: String {
+        switch self {
+        case .none: "no value"
+        case .nil: "nil"
+        case .boolean: "boolean"
+        case .lightUserdata, .userdata: "userdata"
+        case .number: "number"
+        case .string: "string"
+        case .table: "table"
+        case .function: "function"
+        case .thread: "thread"
+        }
+    }
 }
 
 extension LuaStack {
@@ -55,6 +70,16 @@ extension LuaStack {
     /// representation (a Lua integer, not a float, not a numeric string).
     @inline(__always)
     func isInteger(at index: Int32) -> Bool { lua_isinteger(L, index) != 0 }
+
+    /// The value at `index` as an integer when it is a number with an exact
+    /// integral value (`3`, `3.0`; not `3.5`, not the string `"3"`), as
+    /// Lua's `luaL_checkinteger` takes it; nil otherwise.
+    func exactInteger(at index: Int32) -> Int? {
+        guard lua_type(L, index) == LUA_TNUMBER else { return nil }
+        var isInteger: Int32 = 0
+        let value = lua_tointegerx(L, index, &isInteger)
+        return isInteger != 0 ? Int(value) : nil
+    }
 
     /// The raw length of the value at `index`, as `#` gives it without
     /// metamethods: a string's bytes, a table's border, a full userdata's

@@ -2,15 +2,22 @@ import Foundation
 
 // `bmlua check`: a Swift container's factory property (`@Injectable var
 // makeDetail: (Int, Int) throws -> DetailModel`, served by a factory the app
-// registered) whose calls a script's initializer would refuse, because it
-// takes another number of arguments. Found from the manifest's property
-// type and the script registration that wins for the container.
+// registered) whose calls the initializer would refuse: a script's that
+// takes another number of arguments or declares other Lua types, or one of
+// the app's Swift registrations (from the manifest, which records their
+// argument types) that takes another number or other types. Found from the
+// manifest's property type and the registration that wins for the container.
 
 extension ScriptCheckRun {
-    /// A factory property whose script initializer takes another count of
-    /// arguments: an error at the initializer's line, naming both sides.
-    /// O(properties × one lookup).
+    /// A factory property whose initializer would refuse its calls: a
+    /// script's that takes another count of arguments or declares a Lua type
+    /// the factory's Swift argument does not cross as (`"id: string"` for an
+    /// `Int`), or a Swift registration of the manifest that takes another
+    /// count or other Swift types. An error at the initializer's line (the
+    /// Swift registration's `Module/File.swift:line`), naming both sides.
+    /// O(properties × (one lookup + arguments)).
     func checkFactoryArguments() {
+        let exposed = Set((manifest?.types ?? []).compactMap(\.swiftType))
         for container in manifest?.containers ?? [] {
             let descriptor = ContainerDescriptor(
                 object: nil, key: SpellTypeKey(name: container.name), ancestry: container.superclasses.map { SpellTypeKey(name: $0) })
@@ -18,17 +25,64 @@ extension ScriptCheckRun {
                 guard let factory = FactoryTypeShape(property.swiftType),
                       registry.initializerEntry(for: property.typeKey, in: descriptor) != nil else { continue }
                 let made = SpellTypeKey(name: factory.result)
-                guard let entry = registry.initializerEntry(for: made, in: descriptor), module.madeRegistration(entry.handle)
-                else { continue }
+                guard let entry = registry.initializerEntry(for: made, in: descriptor) else { continue }
+                let script = module.madeRegistration(entry.handle)
+                // A Swift registration without arguments (the app's own
+                // factory serves the property) is none of the check's business.
+                guard script || entry.arguments != nil else { continue }
                 let takes = entry.arguments ?? []
-                guard takes.count != factory.arguments.count else { continue }
                 let taking = takes.isEmpty ? "takes no arguments" : "takes arguments (" + takes.joined(separator: ", ") + ")"
-                add(.error,
-                    "the initializer for \(made.name) \(taking), but \(container.name).\(property.name), its factory "
-                        + "\(property.swiftType), calls it with (\(factory.arguments.joined(separator: ", ")))",
-                    at: entry.source)
+                let factoryText = "\(container.name).\(property.name), its factory \(property.swiftType),"
+                if takes.count != factory.arguments.count
+                    || (!script && !zip(takes, factory.arguments).allSatisfy { Self.sameSwiftType($0, $1) }) {
+                    add(.error,
+                        "the initializer for \(made.name) \(taking), but \(factoryText) calls it with (\(factory.arguments.joined(separator: ", ")))",
+                        at: entry.source)
+                    continue
+                }
+                guard script else { continue }
+                for (position, (declared, swiftType)) in zip(LuaArgumentDeclaration.parse(takes), factory.arguments).enumerated() {
+                    guard let problem = Self.crossingProblem(declared, swiftType: swiftType, exposed: exposed) else { continue }
+                    add(.error,
+                        "the initializer for \(made.name) \(taking), but \(factoryText) gives argument #\(position + 1) "
+                            + "(\(declared.name)) \(problem)",
+                        at: entry.source)
+                }
             }
         }
+    }
+
+    /// Whether two spellings name the same Swift type (`Int`, `Swift.Int`).
+    private static func sameSwiftType(_ a: String, _ b: String) -> Bool {
+        func bare(_ name: String) -> Substring { name.split(separator: ".").last ?? Substring(name) }
+        return a == b || bare(a) == bare(b)
+    }
+
+    /// Why a factory's argument of Swift type `swiftType` would not fit
+    /// `declared` once it crossed into Lua ("an Int (a Lua integer),
+    /// expected string"); nil when it fits, or when the check cannot tell
+    /// (a type it does not know how crosses).
+    private static func crossingProblem(
+        _ declared: LuaArgumentDeclaration, swiftType: String, exposed: Set<String>
+    ) -> String? {
+        guard let kind = declared.kind, kind != .any else { return nil }
+        let crossing: (kind: LuaArgumentDeclaration.Kind, optional: Bool)
+        if let known = LuaArgumentDeclaration.luaType(ofSwift: swiftType) {
+            crossing = known
+        } else {
+            var bare = swiftType
+            var optional = false
+            if bare.hasSuffix("?") {
+                bare.removeLast()
+                optional = true
+            }
+            guard exposed.contains(bare) else { return nil }
+            crossing = (.userdata, optional)
+        }
+        let fits = crossing.kind == kind || (kind == .number && crossing.kind == .integer)
+        if fits && (!crossing.optional || declared.optional) { return nil }
+        let lua = crossing.optional ? "a Lua \(crossing.kind.rawValue) or nil" : "a Lua \(crossing.kind.rawValue)"
+        return "\(swiftType) (\(lua)), expected \(declared.expected)"
     }
 }
 

@@ -35,8 +35,9 @@ local INITIALIZER = {
     "\"instance\"|\"singleton\"|\"weak\"|\"graph\"|string"),
   name = field(STRING, "the registration's name: it serves only properties and resolutions that ask for this "
     .. "name (bm.spell.injectable { name = ... }, bm.resolve(T, { name = ... })), and no others"),
-  arguments = field(TABLE, "names of the arguments init takes after the sender (init = function(sender, id, options)); "
-    .. "a resolution must give as many (bm.resolve(T, { arguments = { ... } }))", "string[]"),
+  arguments = field(TABLE, "names of the arguments init takes after the sender (init = function(sender, id, options)), "
+    .. "each with its Lua type if you like (\"id: integer\", \"options: table?\"); a resolution must give as many, "
+    .. "of those types (bm.resolve(T, { arguments = { ... } }))", "string[]"),
   implements = field(TABLE, "other types it serves too, each a type name or a protocol list; a singleton is one "
     .. "value for all of them", "(string|string[])[]"),
 }
@@ -87,13 +88,30 @@ local function forwarded_types(fname, implements)
   return out
 end
 
--- The `arguments` field checked: an array of non-empty names (nil for none).
+-- The Lua types an argument may declare ("id: integer"; "id: table?" also
+-- takes nil). Swift checks each value an initializer is given against it
+-- (BMModule+Arguments.swift, LuaArgumentDeclaration.swift).
+local ARGUMENT_TYPES = { any = true, boolean = true, number = true, integer = true, string = true, table = true,
+  ["function"] = true, userdata = true }
+
+-- The `arguments` field checked: an array of non-empty names, each bare
+-- ("id") or with its type ("id: integer"); nil for none. Each entry is
+-- matched once by an anchored pattern without backtracking over its
+-- length: linear in the entry's bytes.
 local function argument_names(fname, names)
   if names == nil then return nil end
   for i = 1, array_length(fname, "arguments", names, "argument names") do
     local name = rawget(names, i)
     if type(name) ~= "string" or name == "" then
       fail_field("arguments", fname .. ": arguments[" .. i .. "] must be an argument name, got " .. typeof(name))
+    end
+    if sfind(name, ":", 1, true) then
+      local declared = smatch(name, "^[%a_][%w_]*%s*:%s*([%a_]+)%??$")
+      if declared == nil or not ARGUMENT_TYPES[declared] then
+        fail_field("arguments", fname .. ": arguments[" .. i .. "] must be \"name\" or \"name: type\" (type one of "
+          .. "any, boolean, integer, number, string, table, function, userdata, with ? to take nil too), got "
+          .. sformat("%q", name))
+      end
     end
   end
   return names

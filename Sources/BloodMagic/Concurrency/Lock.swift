@@ -11,7 +11,14 @@ import Synchronization
 /// also tells ThreadSanitizer it acquires and releases the lock, so the
 /// races it reports are real ones. `scripts/lint` refuses a bare `Mutex`
 /// in the package's sources and tests.
-package struct Lock<Value: ~Copyable>: ~Copyable, Sendable {
+///
+/// Public, not `package`, only so that other modules (BloodMagicLua)
+/// inline and specialize `withLock`: Swift 6.3 did not use the body of the
+/// `package` `@inlinable` function there, and every critical section of
+/// BloodMagicLua called the unspecialized generic, which looks up
+/// `Mutex<Value>`'s metadata at run time (7% of loading a script of
+/// `bm.initializer` definitions). Not part of the supported API.
+public struct Lock<Value: ~Copyable>: ~Copyable, Sendable {
     @usableFromInline let mutex: Mutex<Value>
     #if BM_TSAN
     /// The address ThreadSanitizer knows the lock by.
@@ -20,13 +27,13 @@ package struct Lock<Value: ~Copyable>: ~Copyable, Sendable {
 
     /// A lock around `initialValue`.
     @inlinable
-    package init(_ initialValue: consuming sending Value) {
+    public init(_ initialValue: consuming sending Value) {
         mutex = Mutex(initialValue)
     }
 
     /// Runs `body` with exclusive access to the value (see `Mutex.withLock`).
     @inlinable @inline(__always)
-    package borrowing func withLock<Result: ~Copyable, Failure: Error>(
+    public borrowing func withLock<Result: ~Copyable, Failure: Error>(
         _ body: (inout sending Value) throws(Failure) -> sending Result
     ) throws(Failure) -> sending Result {
         #if BM_TSAN

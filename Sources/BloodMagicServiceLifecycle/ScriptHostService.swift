@@ -1,3 +1,4 @@
+@_spi(BloodMagicInternals) import BloodMagic
 import BloodMagicLua
 import Logging
 import ServiceLifecycle

@@ -1,7 +1,7 @@
 // Log events recorded for assertions: a logger made here is handed to a
 // registry (`registry.logger = log.logger()`), so no test needs
 // `LoggingSystem.bootstrap`, which a process may call only once.
-import BloodMagic
+@_spi(BloodMagicInternals) import BloodMagic
 import Logging
 import Synchronization
 

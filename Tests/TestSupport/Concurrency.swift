@@ -1,7 +1,7 @@
 // Helpers shared by both test targets: threads released at once, a
 // thread-safe counter, a box for handing objects to those threads, and a
 // count of the distinct objects threads read.
-import BloodMagic
+@_spi(BloodMagicInternals) import BloodMagic
 import Foundation
 import Synchronization
 

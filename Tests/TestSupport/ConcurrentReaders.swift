@@ -1,7 +1,7 @@
 // Threads that keep reading while a test reloads or commits what they read:
 // the harness of the "N threads reading during reloads" tests of both test
 // targets.
-import BloodMagic
+@_spi(BloodMagicInternals) import BloodMagic
 import Foundation
 import Synchronization
 

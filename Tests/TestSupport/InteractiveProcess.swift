@@ -1,7 +1,7 @@
 // A child process a test talks to while it runs: reads its output as it
 // comes, waits (with a deadline) for a line, signals it, and waits for its
 // exit. For commands that keep running, such as `bmlua --watch`.
-import BloodMagic
+@_spi(BloodMagicInternals) import BloodMagic
 import Foundation
 import Synchronization
 

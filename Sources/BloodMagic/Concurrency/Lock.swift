@@ -12,12 +12,14 @@ import Synchronization
 /// races it reports are real ones. `scripts/lint` refuses a bare `Mutex`
 /// in the package's sources and tests.
 ///
-/// Public, not `package`, only so that other modules (BloodMagicLua)
-/// inline and specialize `withLock`: Swift 6.3 did not use the body of the
-/// `package` `@inlinable` function there, and every critical section of
-/// BloodMagicLua called the unspecialized generic, which looks up
-/// `Mutex<Value>`'s metadata at run time (7% of loading a script of
-/// `bm.initializer` definitions). Not part of the supported API.
+/// SPI (`@_spi(BloodMagicInternals) import BloodMagic`), not `package`, so
+/// that other modules (BloodMagicLua) inline and specialize `withLock`:
+/// Swift 6.3 did not use the body of a `package` `@inlinable` function
+/// there, and every critical section of BloodMagicLua called the
+/// unspecialized generic, which looks up `Mutex<Value>`'s metadata at run
+/// time (7% of loading a script of `bm.initializer` definitions). Not part
+/// of the supported API.
+@_spi(BloodMagicInternals)
 public struct Lock<Value: ~Copyable>: ~Copyable, Sendable {
     @usableFromInline let mutex: Mutex<Value>
     #if BM_TSAN

@@ -1,3 +1,4 @@
+@_spi(BloodMagicInternals) import BloodMagic
 // `core.forward`: the Swift half of bm.initializer's `implements` field
 // (see Registry+Forwarding).
 

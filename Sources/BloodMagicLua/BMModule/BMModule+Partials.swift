@@ -1,3 +1,4 @@
+@_spi(BloodMagicInternals) import BloodMagic
 // Partial templates from Lua: `core.partial` (a value from the template
 // providers), and the confined `partials/<Type>.lua` files.
 

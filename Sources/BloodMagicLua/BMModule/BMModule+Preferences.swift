@@ -1,3 +1,4 @@
+@_spi(BloodMagicInternals) import BloodMagic
 // The Swift half of preference properties of Lua classes: reading and
 // writing the store (a stored value charged to the memory budget while it is
 // the script's), and checking a suite name.

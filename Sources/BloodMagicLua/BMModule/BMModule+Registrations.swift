@@ -1,3 +1,4 @@
+@_spi(BloodMagicInternals) import BloodMagic
 import Foundation
 
 // The Swift half of the `bm` functions that register: initializers and

@@ -1,3 +1,4 @@
+@_spi(BloodMagicInternals) import BloodMagic
 // The module's side of a script host's reload: which registrations it
 // made (the ones a reload replaces), and the `bm.on_reload` callbacks the
 // prelude keeps.

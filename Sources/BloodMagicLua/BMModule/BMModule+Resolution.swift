@@ -1,3 +1,4 @@
+@_spi(BloodMagicInternals) import BloodMagic
 // Resolutions asked for from Lua: `core.resolve` (`bm.resolve` on a cache
 // miss), `core.resolve_property` (a spelled property of a Lua class) and
 // `core.run_hooks`. The prelude's resolution cache (BMFastResolution.swift)

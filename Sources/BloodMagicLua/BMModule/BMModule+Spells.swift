@@ -1,4 +1,4 @@
-import BloodMagic
+@_spi(BloodMagicInternals) import BloodMagic
 
 // One vocabulary of named spells for both languages: the registry's
 // (`Registry.registerSpell(named:)`).

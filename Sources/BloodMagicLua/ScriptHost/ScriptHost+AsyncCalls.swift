@@ -1,3 +1,4 @@
+@_spi(BloodMagicInternals) import BloodMagic
 // Swift `async` functions for a host's scripts, and calls into the scripts
 // that may wait for them (LuaState.callAsync, LuaAsyncFunction.swift).
 

@@ -1,4 +1,4 @@
-import BloodMagic
+@_spi(BloodMagicInternals) import BloodMagic
 
 // `bmlua explain` for a struct the app declared with `declare(value:)`:
 // its `@Resolved` properties and what serves each. A struct resolves with

@@ -1,3 +1,4 @@
+@_spi(BloodMagicInternals) import BloodMagic
 import Foundation
 
 /// What an app declared to its host for the manifest.

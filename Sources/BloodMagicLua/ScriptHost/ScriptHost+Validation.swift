@@ -1,3 +1,4 @@
+@_spi(BloodMagicInternals) import BloodMagic
 import Foundation
 
 // Validating wiring before it serves: what the app declared

@@ -1,3 +1,4 @@
+@_spi(BloodMagicInternals) import BloodMagic
 import Foundation
 import Synchronization
 

@@ -1,3 +1,4 @@
+@_spi(BloodMagicInternals) import BloodMagic
 import Synchronization
 
 /// One reload of a ``ScriptHost``, as ``ScriptHost/reloads`` delivers it:

@@ -1,4 +1,5 @@
 #if canImport(Darwin)
+@_spi(BloodMagicInternals) import BloodMagic
 import Darwin
 import Dispatch
 import Foundation

@@ -1,3 +1,4 @@
+@_spi(BloodMagicInternals) import BloodMagic
 import Synchronization
 import Testing
 @testable import BloodMagicLua

@@ -1,3 +1,4 @@
+@_spi(BloodMagicInternals) import BloodMagic
 @testable import BloodMagic
 import Foundation
 import Synchronization

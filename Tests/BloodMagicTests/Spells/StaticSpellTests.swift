@@ -1,4 +1,4 @@
-import BloodMagic
+@_spi(BloodMagicInternals) import BloodMagic
 import Logging
 import Synchronization
 import Testing

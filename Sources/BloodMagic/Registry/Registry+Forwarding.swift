@@ -42,7 +42,7 @@ extension Registry {
             return state.addInitializer { forwarding in
                 InitializerRecord(
                     handle: forwarding, type: type, container: original.container, scope: original.scope,
-                    source: source, make: { [original] sender in try original.produce(for: sender) }, slot: nil,
+                    source: source, make: InitializerRecord.producing(original), slot: nil,
                     typed: nil, name: original.name, forwarded: original)
             }
         }
@@ -107,5 +107,18 @@ extension RegistryState {
         add(initializers)
         for stage in stages.values { add(stage.initializers) }
         return all
+    }
+}
+
+extension InitializerRecord {
+    /// The `make` of a forwarding to `original`: its value, through its slot.
+    static func producing(_ original: InitializerRecord) -> @Sendable (AnyObject) throws -> Any {
+        { [original] sender in try original.produce(for: sender) }
+    }
+
+    /// This forwarding registration, forwarding to `original` instead (the
+    /// record that replaced the one it forwarded to, e.g. on `reset(scope:)`).
+    func forwarding(to original: InitializerRecord) -> InitializerRecord {
+        replacing(make: Self.producing(original), slot: slot, forwarded: original)
     }
 }

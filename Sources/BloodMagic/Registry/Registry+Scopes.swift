@@ -65,26 +65,24 @@ extension Registry {
             var count = 0
             // The new record of each registration whose slot was replaced.
             var renewed: [SpellHandle: InitializerRecord] = [:]
-            for index in state.initializers.indices where state.initializers[index].scope == scope {
-                let record = state.initializers[index]
+            for record in state.initializers where record.scope == scope {
                 replaced.append(record)
                 count += 1
                 guard record.forwarded == nil else { continue }
                 let fresh = record.withEmptySlot()
-                state.initializers[index] = fresh
+                state.replaceInitializer(with: fresh)
                 renewed[record.handle] = fresh
             }
             guard count > 0 else { return 0 }
             // A registration forwarding to one reset serves the new record's
             // values (a forwarding of the scope reads its slot; a factory
             // only names it), and no longer keeps the old one alive.
-            for index in state.initializers.indices {
-                let record = state.initializers[index]
+            for record in state.initializers {
                 guard let target = record.forwarded, let fresh = renewed[target.handle] else { continue }
-                state.initializers[index] = record.scope == scope
-                    ? record.forwarding(to: fresh) : record.replacing(make: record.make, slot: record.slot, forwarded: fresh)
+                state.replaceInitializer(
+                    with: record.scope == scope
+                        ? record.forwarding(to: fresh) : record.replacing(make: record.make, slot: record.slot, forwarded: fresh))
             }
-            state.indexInitializers()
             state.invalidateCaches()
             return count
         }

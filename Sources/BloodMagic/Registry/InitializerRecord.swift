@@ -54,6 +54,18 @@ final class InitializerRecord: Sendable {
         self.typed = typed
     }
 
+    /// A copy of this record with `make`, `slot` and `forwarded` replaced;
+    /// every other field (name, arguments, decoration, asynchrony, ...) is
+    /// copied, so a copy made this way loses nothing of the registration.
+    func replacing(
+        make: @escaping @Sendable (AnyObject) throws -> Any, slot: SingletonSlot?, forwarded: InitializerRecord?
+    ) -> InitializerRecord {
+        InitializerRecord(
+            handle: handle, type: type, container: container, scope: scope, source: source, make: make, slot: slot,
+            typed: typed, name: name, forwarded: forwarded, undecorated: undecorated, arguments: arguments,
+            asynchronous: asynchronous)
+    }
+
     var entry: SpellEntry {
         SpellEntry(
             handle: handle, kind: scope == .singleton ? .singleton : .initializer, type: type,

@@ -35,7 +35,7 @@ extension Registry {
         var changes = StagedChanges()
         // Registrations of different lists never do the same job: each list
         // is matched on its own, with its concrete record type.
-        func match<Record: MatchableRegistration>(_ list: KeyPath<RegistryState.Snapshot, [Record]>) {
+        func match<Record: MatchableRegistration>(_ list: KeyPath<RegistryState.Snapshot, RegistrationList<Record>>) {
             Self.match(
                 current[keyPath: list].filter { old($0.handle) },
                 staged[keyPath: list].filter { new($0.handle) },

@@ -42,7 +42,7 @@ extension Registry {
             return state.addInitializer { forwarding in
                 InitializerRecord(
                     handle: forwarding, type: type, container: original.container, scope: original.scope,
-                    source: source, make: { [original] sender in try original.produce(for: sender) }, slot: nil,
+                    source: source, make: InitializerRecord.producing(original), slot: nil,
                     typed: nil, name: original.name, forwarded: original)
             }
         }
@@ -89,23 +89,36 @@ extension RegistryState {
     mutating func initializerRecord(_ handle: SpellHandle) -> InitializerRecord? {
         for stage in stages.values {
             recordsVisited += 1
-            if let staged = stage.initializerByHandle[handle] { return staged }
+            if let staged = stage.initializers[handle: handle] { return staged }
         }
         recordsVisited += 1
-        return initializerByHandle[handle]
+        return initializers[handle: handle]
     }
 
     /// `handles`, with every initializer (in force or staged) that
-    /// forwards to one of them. O(initializers).
+    /// forwards to one of them: O(handles × open stages + forwarders
+    /// found), through `forwardersByTarget`, not a scan.
     func withForwarders(_ handles: Set<SpellHandle>) -> Set<SpellHandle> {
         var all = handles
-        func add(_ records: [InitializerRecord]) {
-            for record in records {
-                if let target = record.forwarded, handles.contains(target.handle) { all.insert(record.handle) }
+        for handle in handles {
+            if let forwarders = forwardersByTarget[handle] { all.formUnion(forwarders) }
+            for stage in stages.values {
+                if let forwarders = stage.forwardersByTarget[handle] { all.formUnion(forwarders) }
             }
         }
-        add(initializers)
-        for stage in stages.values { add(stage.initializers) }
         return all
+    }
+}
+
+extension InitializerRecord {
+    /// The `make` of a forwarding to `original`: its value, through its slot.
+    static func producing(_ original: InitializerRecord) -> @Sendable (AnyObject) throws -> Any {
+        { [original] sender in try original.produce(for: sender) }
+    }
+
+    /// This forwarding registration, forwarding to `original` instead (the
+    /// record that replaced the one it forwarded to, e.g. on `reset(scope:)`).
+    func forwarding(to original: InitializerRecord) -> InitializerRecord {
+        replacing(make: Self.producing(original), slot: slot, forwarded: original)
     }
 }

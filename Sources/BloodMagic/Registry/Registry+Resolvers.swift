@@ -159,7 +159,7 @@ extension Registry {
     }
 
     /// Asks `resolvers` (one generation's), newest first, about `request`.
-    static func consult(_ resolvers: [ResolverRecord], _ request: SpellResolutionRequest) throws -> (value: Any, source: String)? {
+    static func consult(_ resolvers: some BidirectionalCollection<ResolverRecord>, _ request: SpellResolutionRequest) throws -> (value: Any, source: String)? {
         for resolver in resolvers.reversed() {
             if case .value(let value) = try resolver.resolve(request) {
                 return (value, resolver.source)
@@ -194,7 +194,7 @@ extension Registry {
     /// ``resolveFromResolvers(type:container:property:spell:)``, asking
     /// `resolvers` (those of the generation the resolution looked up in).
     func resolveFromResolvers(
-        _ resolvers: [ResolverRecord], type: SpellTypeKey, container: ContainerDescriptor, property: String,
+        _ resolvers: some BidirectionalCollection<ResolverRecord>, type: SpellTypeKey, container: ContainerDescriptor, property: String,
         spell: ResolvedSpellKind
     ) throws -> (value: Any, source: String)? {
         guard !resolvers.isEmpty else { return nil }

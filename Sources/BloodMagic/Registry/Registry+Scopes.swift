@@ -63,13 +63,26 @@ extension Registry {
         var replaced: [InitializerRecord] = []
         let count = state.withLock { state -> Int in
             var count = 0
-            for index in state.initializers.indices where state.initializers[index].scope == scope {
-                replaced.append(state.initializers[index])
-                state.initializers[index] = state.initializers[index].withEmptySlot()
+            // The new record of each registration whose slot was replaced.
+            var renewed: [SpellHandle: InitializerRecord] = [:]
+            for record in state.initializers where record.scope == scope {
+                replaced.append(record)
                 count += 1
+                guard record.forwarded == nil else { continue }
+                let fresh = record.withEmptySlot()
+                state.replaceInitializer(with: fresh)
+                renewed[record.handle] = fresh
             }
             guard count > 0 else { return 0 }
-            state.indexInitializers()
+            // A registration forwarding to one reset serves the new record's
+            // values (a forwarding of the scope reads its slot; a factory
+            // only names it), and no longer keeps the old one alive.
+            for record in state.initializers {
+                guard let target = record.forwarded, let fresh = renewed[target.handle] else { continue }
+                state.replaceInitializer(
+                    with: record.scope == scope
+                        ? record.forwarding(to: fresh) : record.replacing(make: record.make, slot: record.slot, forwarded: fresh))
+            }
             state.invalidateCaches()
             return count
         }
@@ -116,11 +129,10 @@ extension Registry {
 }
 
 extension InitializerRecord {
-    /// The same registration with a new, empty slot (a reset of its scope).
+    /// The same registration (name, arguments, forwarding and all) with a
+    /// new, empty slot (a reset of its scope).
     func withEmptySlot() -> InitializerRecord {
-        InitializerRecord(
-            handle: handle, type: type, container: container, scope: scope, source: source, make: make,
-            slot: slot == nil ? nil : SingletonSlot(), typed: typed, asynchronous: asynchronous)
+        replacing(make: make, slot: slot == nil ? nil : SingletonSlot(), forwarded: forwarded)
     }
 }
 

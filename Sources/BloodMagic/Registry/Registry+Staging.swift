@@ -170,7 +170,7 @@ extension RegistryState {
         resolvers.removeAll { isReplaced($0.handle) }
         preferenceKeyGenerators.removeAll { isReplaced($0.handle) }
         decorators.removeAll { isReplaced($0.handle) }
-        diagnostics.removeAll { $0.handles.contains(where: isReplaced) }
+        removeDiagnostics { $0.handles.contains(where: isReplaced) }
         if initializers.count != initializersBefore { indexInitializers() }
         mergeStagedInitializers(of: staged)
         hooks += staged.hooks
@@ -204,7 +204,7 @@ extension RegistryState {
 
     /// Puts `record` into the stage registrations made now go to, if that
     /// stage is open in this registry. Returns whether it did.
-    mutating func stageIfOpen<Record>(_ record: Record, into list: WritableKeyPath<RegistryState, [Record]>) -> Bool {
+    mutating func stageIfOpen<Record>(_ record: Record, into list: WritableKeyPath<RegistryState, RegistrationList<Record>>) -> Bool {
         guard let index = currentStageIndex else { return false }
         stages.values[index][keyPath: list].append(record)
         return true
@@ -245,21 +245,21 @@ extension RegistryState {
         // its slot in the stage; later ones shadow a staged one (noted
         // while staging).
         var shadowings: [SpellDiagnostic] = []
-        for (slot, survivor) in latestInitializer where staged.latestInitializer[slot] != nil {
-            if let first = staged.initializersByType[slot.type]?.first(where: { $0.container.rule == slot.rule && $0.name == slot.name }) {
+        for (slot, stagedOfSlot) in staged.initializersBySlot {
+            if let survivor = latestInitializer(slot), let first = stagedOfSlot.first {
                 shadowings.append(Self.shadowing(survivor, by: first))
             }
         }
         if initializers.isEmpty {
             initializers = staged.initializers
-            latestInitializer = staged.latestInitializer
+            initializersBySlot = staged.initializersBySlot
             initializersByType = staged.initializersByType
-            initializerByHandle = staged.initializerByHandle
+            forwardersByTarget = staged.forwardersByTarget
         } else {
             initializers += staged.initializers
-            latestInitializer.merge(staged.latestInitializer) { _, staged in staged }
+            initializersBySlot.merge(staged.initializersBySlot) { inForce, staged in inForce + staged }
             initializersByType.merge(staged.initializersByType) { inForce, staged in inForce + staged }
-            initializerByHandle.merge(staged.initializerByHandle) { _, staged in staged }
+            forwardersByTarget.merge(staged.forwardersByTarget) { inForce, staged in inForce.union(staged) }
         }
         // In the order the overriding registrations were made (handles grow).
         let noted = shadowings.isEmpty ? staged.diagnostics : (shadowings + staged.diagnostics).sorted {
@@ -269,25 +269,22 @@ extension RegistryState {
     }
 
     /// Removes the staged registrations among `doomed`; returns how many.
+    /// Amortized O(1) per handle and open stage (see `removeRegistration`).
     mutating func unstage(_ doomed: Set<SpellHandle>) -> Int {
         guard !stages.isEmpty else { return 0 }
         var removed = 0
-        for id in Array(stages.keys) {
-            let before = stages[id]!.count
-            let initializersBefore = stages[id]!.initializers.count
-            stages[id]!.initializers.removeAll { doomed.contains($0.handle) }
-            if stages[id]!.initializers.count != initializersBefore {
-                stages[id]!.indexInitializers()
-                stages[id]!.diagnostics.removeAll { $0.handles.contains(where: doomed.contains) }
+        // Through `stages.values[index]`: in place, not copied out and back.
+        var index = stages.startIndex
+        while index != stages.endIndex {
+            var removedHere = false
+            for handle in doomed where stages.values[index].removeRegistration(handle) {
+                removed += 1
+                removedHere = true
             }
-            stages[id]!.hooks.removeAll { doomed.contains($0.handle) }
-            stages[id]!.preferenceOverrides.removeAll { doomed.contains($0.handle) }
-            stages[id]!.templateProviders.removeAll { doomed.contains($0.handle) }
-            stages[id]!.customSpells.removeAll { doomed.contains($0.handle) }
-            stages[id]!.resolvers.removeAll { doomed.contains($0.handle) }
-            stages[id]!.preferenceKeyGenerators.removeAll { doomed.contains($0.handle) }
-            stages[id]!.decorators.removeAll { doomed.contains($0.handle) }
-            removed += before - stages[id]!.count
+            if removedHere { stages.values[index].dropDiagnostics(naming: doomed) }
+            recordsVisited += stages.values[index].recordsVisited
+            stages.values[index].recordsVisited = 0
+            index = stages.index(after: index)
         }
         return removed
     }

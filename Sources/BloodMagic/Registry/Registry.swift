@@ -234,7 +234,7 @@ public final class Registry: Sendable {
     public func unregisterInitializer(_ handle: SpellHandle) -> Bool {
         // Handles are never reused: one that names an initializer now names
         // that initializer or nothing when `unregister` runs.
-        guard state.withLock({ $0.initializerByHandle[handle] != nil }) else { return false }
+        guard state.withLock({ $0.initializers.contains(handle: handle) }) else { return false }
         return unregister(handle)
     }
 
@@ -245,9 +245,13 @@ public final class Registry: Sendable {
         unregister([handle]) == 1
     }
 
-    /// Removes many registrations at once, in time linear in the registry's
-    /// size (a script host rolling back a file, or going away). Returns how
-    /// many were registered.
+    /// Removes many registrations at once (a script host rolling back a
+    /// file, or going away). Returns how many were registered.
+    ///
+    /// Amortized O(1) per handle and per registration forwarding to it,
+    /// times the open stages (each is looked at by hash), plus
+    /// O(``maxDiagnostics``) when a diagnostic names one of them: a script
+    /// unregistering its N registrations one by one costs O(N), not O(N²).
     @discardableResult
     public func unregister(_ handles: some Collection<SpellHandle>) -> Int {
         guard !handles.isEmpty else { return 0 }
@@ -255,21 +259,13 @@ public final class Registry: Sendable {
         return state.withLock { state in
             // With the registrations forwarding to them (Registry+Forwarding).
             let doomed = state.withForwarders(requested)
-            let before = state.count
             let staged = state.unstage(doomed)
-            state.initializers.removeAll { doomed.contains($0.handle) }
-            state.hooks.removeAll { doomed.contains($0.handle) }
-            state.preferenceOverrides.removeAll { doomed.contains($0.handle) }
-            state.templateProviders.removeAll { doomed.contains($0.handle) }
-            state.customSpells.removeAll { doomed.contains($0.handle) }
-            state.resolvers.removeAll { doomed.contains($0.handle) }
-            state.preferenceKeyGenerators.removeAll { doomed.contains($0.handle) }
-            state.decorators.removeAll { doomed.contains($0.handle) }
+            var removed = 0
+            for handle in doomed where state.removeRegistration(handle) { removed += 1 }
             // A diagnostic about a registration that is gone no longer holds.
-            state.diagnostics.removeAll { $0.handles.contains(where: doomed.contains) }
-            state.indexInitializers()
+            state.dropDiagnostics(naming: doomed)
             state.invalidateCaches()
-            return before - state.count + staged - (doomed.count - requested.count)
+            return removed + staged - (doomed.count - requested.count)
         }
     }
 

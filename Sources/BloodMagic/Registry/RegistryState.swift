@@ -6,20 +6,34 @@ struct InitializerSlotKey: Hashable {
     var name: String? = nil
 }
 
+extension InitializerRecord {
+    /// The slot of equally specific registrations this one belongs to.
+    var slotKey: InitializerSlotKey {
+        InitializerSlotKey(type: type, rule: container.rule, name: name)
+    }
+}
+
 /// Everything behind the registry's lock.
 struct RegistryState {
-    var initializers: [InitializerRecord] = []
-    var hooks: [HookRecord] = []
-    var preferenceOverrides: [PreferenceOverrideRecord] = []
-    var templateProviders: [TemplateProviderRecord] = []
-    var customSpells: [CustomSpellRecord] = []
+    // Each kind of registration, in registration order, removable by
+    // handle in amortized O(1) (see RegistrationList).
+    var initializers: RegistrationList<InitializerRecord> = []
+    var hooks: RegistrationList<HookRecord> = []
+    var preferenceOverrides: RegistrationList<PreferenceOverrideRecord> = []
+    var templateProviders: RegistrationList<TemplateProviderRecord> = []
+    var customSpells: RegistrationList<CustomSpellRecord> = []
     /// Consulted, newest first, when no initializer serves a property.
-    var resolvers: [ResolverRecord] = []
+    var resolvers: RegistrationList<ResolverRecord> = []
     /// Make @Preference keys; the newest applies.
-    var preferenceKeyGenerators: [PreferenceKeyGeneratorRecord] = []
+    var preferenceKeyGenerators: RegistrationList<PreferenceKeyGeneratorRecord> = []
     /// Decorators of types' values, in registration order (Registry+Decorators).
-    var decorators: [DecoratorRecord] = []
-    var diagnostics: [SpellDiagnostic] = []
+    var decorators: RegistrationList<DecoratorRecord> = []
+    /// Changed through `addDiagnostic` and `removeDiagnostics(where:)`,
+    /// which keep `diagnosticMentions`.
+    private(set) var diagnostics: [SpellDiagnostic] = []
+    /// How many of `diagnostics` name each handle, so that unregistering a
+    /// registration no diagnostic names does not look at them.
+    private var diagnosticMentions: [SpellHandle: Int] = [:]
     var nextID: UInt64 = 1
     /// The registry's own counter, bumped by `invalidateCaches` (a
     /// preview's has one of its own).
@@ -31,19 +45,21 @@ struct RegistryState {
     var qualifiedCache: [QualifiedResolutionKey: CachedResolution] = [:]
     /// Many-of lookups of Swift types (Registry+ResolveAll).
     var allCache: [FastResolutionKey: [InitializerRecord]] = [:]
-    /// The newest initializer per (type, container rule), so that noticing
-    /// a shadowed registration costs one hash lookup, not a scan.
-    var latestInitializer: [InitializerSlotKey: InitializerRecord] = [:]
+    /// The initializers per (type, container rule, name), in registration
+    /// order: the newest of a slot (its `last`) is the one a new
+    /// registration shadows, found with one hash lookup, not a scan.
+    var initializersBySlot: [InitializerSlotKey: RegistrationList<InitializerRecord>] = [:]
     /// The initializers of each type, in registration order: while the
     /// catalog knows no Swift type, only equal keys match, so a lookup
     /// scans the candidates for its type, not every registration.
-    var initializersByType: [SpellTypeKey: [InitializerRecord]] = [:]
-    /// The initializers by handle, so that finding the one a forwarding or
-    /// a factory registration names costs one hash lookup, not a scan
-    /// (a script forwarding N times would otherwise cost O(N²)).
-    var initializerByHandle: [SpellHandle: InitializerRecord] = [:]
-    /// How many records the handle lookups (`initializerRecord(_:)`) looked
-    /// at, for tests that check they do not scan the registry.
+    var initializersByType: [SpellTypeKey: RegistrationList<InitializerRecord>] = [:]
+    /// The handles of the initializers forwarding to each initializer
+    /// (Registry+Forwarding, factories), so that unregistering one finds
+    /// its forwarders without a scan.
+    var forwardersByTarget: [SpellHandle: Set<SpellHandle>] = [:]
+    /// How many records the handle lookups (`initializerRecord(_:)`) and
+    /// the removals by handle (`unregister`) looked at, for tests that
+    /// check they do not scan the registry.
     var recordsVisited = 0
     /// The Swift types known by name, to match script names to them. Kept
     /// by `removeAll`: it describes types, not registrations.
@@ -68,16 +84,99 @@ struct RegistryState {
     /// not reused): handles are per registry and may collide.
     var inheritedSingletons: [ObjectIdentifier: (parent: InitializerRecord, copy: InitializerRecord)] = [:]
 
+    init(generation: GenerationCounter) {
+        self.generation = generation
+    }
+
     /// Appends an initializer, noting (as a diagnostic) the equally specific
     /// registration it overrides.
     mutating func insertInitializer(_ record: InitializerRecord) {
-        let slot = InitializerSlotKey(type: record.type, rule: record.container.rule, name: record.name)
-        if let shadowed = latestInitializer.updateValue(record, forKey: slot) {
+        if let shadowed = initializersBySlot[record.slotKey]?.last {
             addDiagnostic(Self.shadowing(shadowed, by: record))
         }
         initializers.append(record)
+        index(record)
+    }
+
+    /// The newest initializer of `slot`, if any.
+    func latestInitializer(_ slot: InitializerSlotKey) -> InitializerRecord? {
+        initializersBySlot[slot]?.last
+    }
+
+    /// Adds `record` (just appended to `initializers`) to the indexes.
+    private mutating func index(_ record: InitializerRecord) {
+        initializersBySlot[record.slotKey, default: []].append(record)
         initializersByType[record.type, default: []].append(record)
-        initializerByHandle[record.handle] = record
+        if let target = record.forwarded { forwardersByTarget[target.handle, default: []].insert(record.handle) }
+    }
+
+    /// Removes the initializer registered as `handle`, from the list and
+    /// the indexes, in amortized O(1). Returns it, if it was registered.
+    @discardableResult
+    mutating func removeInitializer(_ handle: SpellHandle) -> InitializerRecord? {
+        guard let record = initializers.remove(handle, visits: &recordsVisited) else { return nil }
+        let slot = record.slotKey
+        initializersBySlot[slot]?.remove(handle, visits: &recordsVisited)
+        if initializersBySlot[slot]?.isEmpty == true { initializersBySlot[slot] = nil }
+        initializersByType[record.type]?.remove(handle, visits: &recordsVisited)
+        if initializersByType[record.type]?.isEmpty == true { initializersByType[record.type] = nil }
+        if let target = record.forwarded {
+            forwardersByTarget[target.handle]?.remove(handle)
+            if forwardersByTarget[target.handle]?.isEmpty == true { forwardersByTarget[target.handle] = nil }
+        }
+        return record
+    }
+
+    /// Puts `record` in force in place of the initializer with its handle
+    /// (same type, rule and name), in its place in every list.
+    mutating func replaceInitializer(with record: InitializerRecord) {
+        guard initializers.replace(with: record) else { return }
+        initializersBySlot[record.slotKey]?.replace(with: record)
+        initializersByType[record.type]?.replace(with: record)
+    }
+
+    /// Removes the registration of any kind registered as `handle`, in
+    /// amortized O(1). Returns whether one was.
+    mutating func removeRegistration(_ handle: SpellHandle) -> Bool {
+        if removeInitializer(handle) != nil { return true }
+        return hooks.remove(handle, visits: &recordsVisited) != nil
+            || preferenceOverrides.remove(handle, visits: &recordsVisited) != nil
+            || templateProviders.remove(handle, visits: &recordsVisited) != nil
+            || customSpells.remove(handle, visits: &recordsVisited) != nil
+            || resolvers.remove(handle, visits: &recordsVisited) != nil
+            || preferenceKeyGenerators.remove(handle, visits: &recordsVisited) != nil
+            || decorators.remove(handle, visits: &recordsVisited) != nil
+    }
+
+    /// Drops the diagnostics that name one of `handles` (a diagnostic about
+    /// a registration that is gone no longer holds): O(diagnostics), at
+    /// most ``Registry/maxDiagnostics``, and nothing when none names them.
+    mutating func dropDiagnostics(naming handles: Set<SpellHandle>) {
+        guard handles.contains(where: { diagnosticMentions[$0] != nil }) else { return }
+        removeDiagnostics { $0.handles.contains(where: handles.contains) }
+    }
+
+    /// Removes the diagnostics for which `isRemoved` is true.
+    mutating func removeDiagnostics(where isRemoved: (SpellDiagnostic) -> Bool) {
+        var removed: [SpellDiagnostic] = []
+        diagnostics.removeAll { diagnostic in
+            guard isRemoved(diagnostic) else { return false }
+            removed.append(diagnostic)
+            return true
+        }
+        for diagnostic in removed { forget(diagnostic) }
+    }
+
+    /// Counts `diagnostic`'s handles in `diagnosticMentions` (`by` 1) or out (-1).
+    private mutating func count(_ diagnostic: SpellDiagnostic, by step: Int) {
+        for handle in diagnostic.handles {
+            let mentions = diagnosticMentions[handle, default: 0] + step
+            diagnosticMentions[handle] = mentions > 0 ? mentions : nil
+        }
+    }
+
+    private mutating func forget(_ diagnostic: SpellDiagnostic) {
+        count(diagnostic, by: -1)
     }
 
     /// The diagnostic of `record` overriding the equally specific `shadowed`.
@@ -90,14 +189,10 @@ struct RegistryState {
 
     /// Rebuilds `latestInitializer` and `initializersByType` after removals.
     mutating func indexInitializers() {
-        latestInitializer.removeAll(keepingCapacity: true)
+        initializersBySlot.removeAll(keepingCapacity: true)
         initializersByType.removeAll(keepingCapacity: true)
-        initializerByHandle.removeAll(keepingCapacity: true)
-        for record in initializers {
-            latestInitializer[InitializerSlotKey(type: record.type, rule: record.container.rule, name: record.name)] = record
-            initializersByType[record.type, default: []].append(record)
-            initializerByHandle[record.handle] = record
-        }
+        forwardersByTarget.removeAll(keepingCapacity: true)
+        for record in initializers { index(record) }
     }
 
     /// No registration, no diagnostic and no open stage any more (see
@@ -106,8 +201,8 @@ struct RegistryState {
     mutating func removeAllRegistrations() {
         initializers.removeAll()
         initializersByType.removeAll()
-        latestInitializer.removeAll()
-        initializerByHandle.removeAll()
+        initializersBySlot.removeAll()
+        forwardersByTarget.removeAll()
         hooks.removeAll()
         preferenceOverrides.removeAll()
         templateProviders.removeAll()
@@ -116,6 +211,7 @@ struct RegistryState {
         preferenceKeyGenerators.removeAll()
         decorators.removeAll()
         diagnostics.removeAll()
+        diagnosticMentions.removeAll()
         stages.removeAll()
         inheritedSingletons.removeAll()
         invalidateCaches()
@@ -135,7 +231,7 @@ struct RegistryState {
     /// appended to `list`, and the lookup caches are dropped when the record
     /// can change a lookup (`invalidatingCaches`). Returns the handle.
     mutating func add<Record>(
-        into list: WritableKeyPath<RegistryState, [Record]>, invalidatingCaches: Bool,
+        into list: WritableKeyPath<RegistryState, RegistrationList<Record>>, invalidatingCaches: Bool,
         _ make: (SpellHandle) -> Record
     ) -> SpellHandle {
         let handle = makeHandle()
@@ -148,7 +244,7 @@ struct RegistryState {
 
     /// The hooks that run after `property` is injected into `container`, in
     /// registration order; with no property, those that could run after any.
-    func hooks(matching container: ContainerDescriptor, property: String?) -> LazyFilterSequence<[HookRecord]> {
+    func hooks(matching container: ContainerDescriptor, property: String?) -> LazyFilterSequence<RegistrationList<HookRecord>> {
         hooks.lazy.filter { [catalog] hook in
             (property == nil || hook.property == nil || hook.property == property)
                 && hook.container.specificity(for: container, catalog: catalog) != nil
@@ -158,9 +254,12 @@ struct RegistryState {
     /// Records a diagnostic, keeping at most `Registry.maxDiagnostics`.
     mutating func addDiagnostic(_ diagnostic: SpellDiagnostic) {
         if diagnostics.count >= Registry.maxDiagnostics {
-            diagnostics.removeFirst(diagnostics.count - Registry.maxDiagnostics + 1)
+            let dropped = diagnostics.count - Registry.maxDiagnostics + 1
+            for old in diagnostics.prefix(dropped) { forget(old) }
+            diagnostics.removeFirst(dropped)
         }
         diagnostics.append(diagnostic)
+        count(diagnostic, by: 1)
     }
 
     /// The most entries each lookup cache holds before it starts over: names
@@ -176,15 +275,15 @@ struct RegistryState {
     }
 
     struct Snapshot {
-        let initializers: [InitializerRecord]
-        let hooks: [HookRecord]
-        let preferenceOverrides: [PreferenceOverrideRecord]
-        let templateProviders: [TemplateProviderRecord]
-        let customSpells: [CustomSpellRecord]
-        let resolvers: [ResolverRecord]
-        let preferenceKeyGenerators: [PreferenceKeyGeneratorRecord]
+        let initializers: RegistrationList<InitializerRecord>
+        let hooks: RegistrationList<HookRecord>
+        let preferenceOverrides: RegistrationList<PreferenceOverrideRecord>
+        let templateProviders: RegistrationList<TemplateProviderRecord>
+        let customSpells: RegistrationList<CustomSpellRecord>
+        let resolvers: RegistrationList<ResolverRecord>
+        let preferenceKeyGenerators: RegistrationList<PreferenceKeyGeneratorRecord>
         let diagnostics: [SpellDiagnostic]
-        var decorators: [DecoratorRecord] = []
+        var decorators: RegistrationList<DecoratorRecord> = []
     }
 
     func snapshot() -> Snapshot {
@@ -204,6 +303,8 @@ struct RegistryState {
         resolvers = snapshot.resolvers
         preferenceKeyGenerators = snapshot.preferenceKeyGenerators
         diagnostics = snapshot.diagnostics
+        diagnosticMentions.removeAll()
+        for diagnostic in diagnostics { count(diagnostic, by: 1) }
         decorators = snapshot.decorators
         indexInitializers()
         invalidateCaches()
@@ -268,7 +369,7 @@ struct RegistryState {
         // (O(hooks + resolvers + providers), once per lookup of a generation).
         return CachedResolution(
             record: best, generation: lookupGeneration, hooks: Array(hooks(matching: container, property: nil)),
-            resolvers: best == nil && name == nil ? resolvers : [], templates: templateProviders(for: type),
+            resolvers: best == nil && name == nil ? Array(resolvers) : [], templates: templateProviders(for: type),
             containerObserves: observes, name: name)
     }
 

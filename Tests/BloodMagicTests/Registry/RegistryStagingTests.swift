@@ -187,7 +187,7 @@ private final class StagedPanel {
         #expect(try label() == "swift", "the Swift registration is in force again")
         #expect(registry.entries.map(\.handle) == [swift])
         #expect(registry.diagnostics.isEmpty)
-        let indexed = registry.state.withLock { ($0.initializersByType.count, $0.latestInitializer.count) }
+        let indexed = registry.state.withLock { ($0.initializersByType.count, $0.initializersBySlot.count) }
         #expect(indexed == (1, 1), "the index kept types nothing serves")
     }
 
@@ -219,7 +219,7 @@ private final class StagedPanel {
         func picture(_ registry: Registry) -> (list: [String], latest: [String: String], byType: [String: [String]], diagnostics: [String]) {
             registry.state.withLock { state in
                 (state.initializers.map(\.source),
-                 Dictionary(uniqueKeysWithValues: state.latestInitializer.map { ("\($0.key.type.name) \($0.key.rule)", $0.value.source) }),
+                 Dictionary(uniqueKeysWithValues: state.initializersBySlot.map { ("\($0.key.type.name) \($0.key.rule)", $0.value.last!.source) }),
                  Dictionary(uniqueKeysWithValues: state.initializersByType.map { ($0.key.name, $0.value.map(\.source)) }),
                  state.diagnostics.map(\.message))
             }

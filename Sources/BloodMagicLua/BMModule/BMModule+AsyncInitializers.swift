@@ -35,10 +35,21 @@ extension BMModule {
     /// Runs the initializer in a coroutine of the host's (with no sender:
     /// an async registration has none) and returns its result as the
     /// synchronous path hands it to a spell. Its errors are the run's, with
-    /// the coroutine's traceback; the state's limits hold for the whole
-    /// run, waits included (a deadline from its start).
+    /// the coroutine's traceback (but a synchronous read of another async
+    /// value not made yet, which is the registry's error); the state's
+    /// limits hold for the whole run, waits included (a deadline from its
+    /// start).
     private func callAsyncInitializer(_ binding: LuaInitializerBinding) async throws -> Any {
-        let values = try await binding.state.callAsync(binding.function)
+        let values: [LuaValue]
+        do {
+            values = try await binding.state.callAsync(binding.function)
+        } catch {
+            // A synchronous read of another async value not made yet: the
+            // registry's own error, so that `prepare()` tries this one again
+            // once the others are made (as it does a Swift initializer).
+            if let notReady = error.cause(as: SpellError.self), case .asyncValueNotReady = notReady { throw notReady }
+            throw error
+        }
         let result = try binding.state.withStack { (lua) throws -> InitializerResult in
             guard let value = values.first else { return .value(.nil) }
             try lua.requireSpace(1)

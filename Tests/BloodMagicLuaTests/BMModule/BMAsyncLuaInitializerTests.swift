@@ -105,6 +105,22 @@ private let connectingSingleton = """
         #expect(AsyncLuaStore(host.registry).connection == "conn:db://main#1")
     }
 
+    /// An async initializer that reads another synchronously before it is
+    /// made is tried again by `prepare()` once the other is made, as a
+    /// Swift one is.
+    @Test func prepareMakesThemInDependencyOrder() async throws {
+        let (host, _) = try hostWithConnect()
+        defer { host.unload() }
+        try host.lua("""
+            bm.singleton { type = "String", async = true, init = function()
+              return "client of " .. bm.resolve("Settings")
+            end }
+            bm.singleton { type = "Settings", async = true, init = function() return db_connect("settings") end }
+            """)
+        try await host.registry.prepare()
+        #expect(try host.lua("return bm.resolve('String')") == [.string("client of conn:settings")])
+    }
+
     @Test func entriesAndExplainSayItIsAsync() throws {
         let (host, _) = try hostWithConnect()
         defer { host.unload() }

@@ -39,7 +39,7 @@ extension BMModule {
         let binding = try registrationBinding(
             lua, fname, function: function, takesSender: takesSender, typeName: key.name, charge: &charge)
         let source = binding.source
-        if try lua.argument(8, of: fname) as Bool? == true {
+        if !lua.isNil(at: 8), try lua.argument(8, of: fname) as Bool? == true {
             let handle = try registerAsyncInitializer(
                 registry, key: key, name: name, container: container, scope: scope, binding: binding)
             track(handle, charge: charge, luaInitializer: function)

@@ -58,6 +58,43 @@ extension Registry {
             typed: TypedInitializer(notReady), asynchronous: asynchronous)
     }
 
+    /// Registers a type-erased `async` initializer (the form a script
+    /// bridge uses: a Lua initializer that waits for async Swift
+    /// functions). It is resolved, made once per scope, and read before it
+    /// is made as ``registerAsync(_:scope:fileID:line:initializer:)``'s
+    /// are; its value is converted to the property's type as a type-erased
+    /// synchronous initializer's is.
+    ///
+    /// - Parameters:
+    ///   - type: the property type it serves (concrete name or protocol set).
+    ///   - name: the registration name it serves under (nil: unnamed).
+    ///   - container: which containers it applies to (default: any).
+    ///   - scope: as for `registerAsync` (weak and graph are a precondition failure).
+    ///   - source: where it was registered, "file:line".
+    ///   - initializer: makes the value; it takes no sender (see `registerAsync`).
+    @discardableResult
+    public func registerAsyncInitializer(
+        type: SpellTypeKey,
+        name: String? = nil,
+        container: ContainerMatch = .any,
+        scope: SpellScope = .singleton,
+        source: String,
+        initializer: @escaping @Sendable () async throws -> Any
+    ) -> SpellHandle {
+        precondition(
+            scope.kind != .weak && scope.kind != .graph,
+            "registerAsyncInitializer(\(type.name)): the \(scope) scope is not supported for async registrations")
+        let notReady: @Sendable (AnyObject) throws -> Any = { _ in
+            throw Registry.asyncValueNotReady(type: type, scope: scope, source: source)
+        }
+        let asynchronous = AsyncInitialization(isAsync: true, isolation: nil) { _ in
+            ErasedSingletonBox(try await initializer())
+        }
+        return register(
+            type: type, container: container, scope: scope, source: source, initializer: notReady, typed: nil,
+            name: name, asynchronous: asynchronous)
+    }
+
     /// "MainActor" for the main actor, else the actor's type name.
     static func actorName(_ actor: any Actor) -> String {
         actor === MainActor.shared ? "MainActor" : SpellTypeKey(Swift.type(of: actor)).name

@@ -37,7 +37,7 @@ extension BMModule {
 
     /// What an initializer returned, as the registry hands it to a spell.
     @inline(__always)
-    private static func opened(_ result: InitializerResult, state: LuaState, source: String, typeName: String) -> Any {
+    static func opened(_ result: InitializerResult, state: LuaState, source: String, typeName: String) -> Any {
         switch result {
         case .object(let object):
             // Boxed as its own class, not as `AnyObject`, so that the spell's

@@ -39,6 +39,12 @@ extension BMModule {
         let binding = try registrationBinding(
             lua, fname, function: function, takesSender: takesSender, typeName: key.name, charge: &charge)
         let source = binding.source
+        if !lua.isNil(at: 8), try lua.argument(8, of: fname) as Bool? == true {
+            let handle = try registerAsyncInitializer(
+                registry, key: key, name: name, container: container, scope: scope, binding: binding)
+            track(handle, charge: charge, luaInitializer: function)
+            return BMRegistrationToken.push(handle, lua)
+        }
         if let argumentNames {
             let handle = registerTakingArguments(
                 registry, key: key, name: name, container: container, source: source, argumentNames: argumentNames,

@@ -37,6 +37,22 @@ extension LuaState {
         }
     }
 
+    /// Calls the function `function` refers to with `arguments`, as
+    /// ``callAsync(_:_:)`` calls a global one (a Lua initializer that
+    /// serves an async registration, BMModule+AsyncInitializers.swift).
+    func callAsync(_ function: LuaReference, _ arguments: [LuaValue] = []) async throws(LuaError) -> [LuaValue] {
+        try await drive { (lua) throws(LuaError) -> Int32 in
+            try lua.requireSpace(Int32(clamping: arguments.count) + 1)
+            lua.push(function)
+            guard lua_type(lua.L, -1) == LUA_TFUNCTION else {
+                lua_settop(lua.L, -2)
+                throw LuaError(.usage, "callAsync: the reference is not a function")
+            }
+            for argument in arguments { lua.push(argument) }
+            return Int32(clamping: arguments.count)
+        }
+    }
+
     /// Compiles `code` and runs it as ``callAsync(_:_:)`` runs a function.
     public func runAsync(_ code: String, name: String = "=(load)") async throws(LuaError) -> [LuaValue] {
         try await drive { (lua) throws(LuaError) -> Int32 in

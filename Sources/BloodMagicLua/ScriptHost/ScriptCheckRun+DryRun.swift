@@ -188,7 +188,8 @@ extension ScriptCheckRun {
             guard let function = functions[entry.handle.id], let type = entry.type else { continue }
             let containerName = entry.container.key?.name
             let served = swiftProperties(servedBy: type, in: containerName)
-            let takesSender = host.state.withStack { lua -> Bool in
+            // An async initializer gets no sender (see registerAsyncInitializer).
+            let takesSender = !entry.isAsync && host.state.withStack { lua -> Bool in
                 lua.push(function)
                 defer { lua.pop() }
                 return lua.takesArguments(at: -1)

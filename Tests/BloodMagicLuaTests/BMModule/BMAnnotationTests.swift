@@ -172,7 +172,7 @@ struct BMAnnotationTests {
             #expect(index.functions[name] != nil || index.values.contains(name) || index.classes[name] != nil,
                     "docs name \(name), the annotations do not")
         }
-        #expect(documented.fields["bm.initializer"] == ["type", "protocols", "container", "scope", "name", "arguments", "implements", "init"])
+        #expect(documented.fields["bm.initializer"] == ["type", "protocols", "container", "scope", "name", "arguments", "implements", "async", "init"])
         for (function, fields) in documented.fields.sorted(by: { $0.key < $1.key }) {
             let annotated = index.tableFields(of: function)
             for field in fields.sorted() {

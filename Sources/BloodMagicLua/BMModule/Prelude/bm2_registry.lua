@@ -40,6 +40,9 @@ local INITIALIZER = {
     .. "of those types (bm.resolve(T, { arguments = { ... } }))", "string[]"),
   implements = field(TABLE, "other types it serves too, each a type name or a protocol list; a singleton is one "
     .. "value for all of them", "(string|string[])[]"),
+  async = field(BOOLEAN, "true: an async registration, made with `try await` in Swift (resolve, asyncValue, "
+    .. "prepare): init runs in a coroutine and may call async Swift functions; it gets no sender, and a "
+    .. "synchronous read fails until the value is made"),
 }
 -- bm.singleton's table: the same fields but `scope` and `arguments` (a singleton is made once).
 local SINGLETON = {}
@@ -126,7 +129,7 @@ end
 local function register_initializer(fname, definition, scope)
   local schema = scope == "singleton" and SINGLETON or INITIALIZER
   local plain, t, protocols, container, init, def_scope, name = plain_initializer(definition, scope == "singleton")
-  local implements, arguments
+  local implements, arguments, async
   if plain then
     schemas[fname] = schema
   else
@@ -135,6 +138,7 @@ local function register_initializer(fname, definition, scope)
     def_scope, name = def.scope, def.name
     implements = forwarded_types(fname, def.implements)
     arguments = argument_names(fname, def.arguments)
+    async = def.async == true or nil
   end
   name = registration_name(fname, name)
   protocols = protocol_list(fname, protocols)
@@ -155,7 +159,14 @@ local function register_initializer(fname, definition, scope)
     fail_field("arguments", fname .. ": a registration of scope \"" .. scope .. "\" takes no arguments (its value is "
       .. "made for whoever asks first, and shared)")
   end
-  local token, id = core.register_initializer(t, protocols, container, scope, init, name, arguments)
+  if async and arguments ~= nil then
+    fail_field("arguments", fname .. ": an async initializer takes no arguments (it is made with `await` for "
+      .. "whoever asks first)")
+  elseif async and (scope == "weak" or scope == "graph") then
+    fail_field("scope", fname .. ": an async initializer cannot have scope \"" .. scope .. "\" (its value is "
+      .. "kept around a synchronous resolution); use \"singleton\", \"instance\" or a custom scope")
+  end
+  local token, id = core.register_initializer(t, protocols, container, scope, init, name, arguments, async)
   if implements then
     for i = 1, #implements do
       local forwarded = implements[i]

@@ -78,7 +78,7 @@ extension Registry {
     /// How many records the registry's handle lookups have looked at so
     /// far (see `RegistryState.initializerRecord`), for tests that check
     /// a forwarding costs O(1), not a scan of the registry.
-    package var recordsVisitedByHandleLookups: Int {
+    @_spi(BloodMagicInternals) public var recordsVisitedByHandleLookups: Int {
         state.withLock { $0.recordsVisited }
     }
 }

@@ -1,4 +1,4 @@
-import BloodMagic
+@_spi(BloodMagicInternals) import BloodMagic
 import Testing
 
 // Issue 29, forwarding: one registration serves several types.

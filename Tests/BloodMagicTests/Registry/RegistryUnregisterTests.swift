@@ -1,4 +1,4 @@
-@testable import BloodMagic
+@_spi(BloodMagicInternals) @testable import BloodMagic
 import Testing
 
 // Unregistering costs amortized O(1) per registration, not a pass over the

@@ -271,30 +271,7 @@ private let suspendingY = """
         #expect(result[3] == .string("first,second"))
     }
 
-    /// A resolver cannot wait (Swift asks it mid-resolution): a yield in one
-    /// is an error that names the resolver and says why, whether the read
-    /// comes from Lua or from Swift, and the next read asks it again.
-    @Test func aResolverThatYieldsIsRefusedWithTheResolverNamed() throws {
-        let host = try makeHost()
-        let result = try host.lua("""
-            local wait = true
-            bm.resolver(function(request)
-              if wait then coroutine.yield() end
-              return "resolved " .. request.property
-            end)
-            local C = bm.class("C", { r = bm.spell.injectable("Nothing") })
-            local co = coroutine.create(function() return C.new().r end)
-            local ok, message = coroutine.resume(co)
-            wait = false
-            return ok, message, C.new().r
-            """)
-        #expect(result.first == .boolean(false))
-        let message = result[1].stringValue ?? ""
-        #expect(message.hasPrefix("test.lua:7: bm.resolver registered at test.lua:2 yielded, but a resolver cannot wait"),
-                "\(message)")
-        #expect(message.contains("a call from Swift cannot be suspended"), "\(message)")
-        #expect(result.last == .string("resolved r"))
-    }
+    // Resolvers that wait, and the ones that cannot: BMWaitingResolverTests.swift.
 
     /// A hook that awaits an async Swift function, in a coroutine the host runs.
     @Test func aHookAwaitsAnAsyncSwiftFunction() async throws {

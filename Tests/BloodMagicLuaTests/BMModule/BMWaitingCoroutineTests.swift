@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import BloodMagicLua
 
 final class WaitingVisitor: LuaExposable {}
@@ -272,6 +273,39 @@ private let suspendingY = """
     }
 
     // Resolvers that wait, and the ones that cannot: BMWaitingResolverTests.swift.
+
+    /// A hook that a Swift property's injection runs cannot wait (Swift
+    /// runs it inside the read; no Lua caller can be suspended): read by
+    /// Swift with no Lua below, or from a Lua coroutine through an exposed
+    /// property, its yield fails, the value is still injected, and the
+    /// error is logged with the hook's `file:line`, the property and why.
+    @Test(arguments: [false, true])
+    func aHookASwiftInjectionRunsCannotWaitAndSaysWhy(fromLua: Bool) throws {
+        let host = try makeHost()
+        let captured = CapturedLog()
+        host.registry.logger = captured.logger(level: .error)
+        _ = host.expose(LuaExposedType(WaitingScreen.self)
+            .constructor { _ in Registry.withCurrent(host.registry) { WaitingScreen() } }
+            .property("title", get: { (screen: WaitingScreen) throws -> String in try screen.$title.value() }))
+        try host.lua("""
+            bm.initializer { type = "String", container = "WaitingScreen", init = function() return "t" end }
+            bm.hook { container = "WaitingScreen", property = "title", fn = function() coroutine.yield() end }
+            """)
+        if fromLua {
+            let result = try host.lua("""
+                local co = coroutine.create(function() return WaitingScreen.new().title end)
+                return coroutine.resume(co)
+                """, file: "read.lua")
+            #expect(result == [.boolean(true), .string("t")])
+        } else {
+            let screen = Registry.withCurrent(host.registry) { WaitingScreen() }
+            #expect(try screen.$title.value() == "t")
+        }
+        let logged = captured.errors.joined(separator: "\n")
+        #expect(logged.contains("bm.hook registered at test.lua:2 for WaitingScreen.title failed: test.lua:2: "
+            + "coroutine.yield"), "\(logged)")
+        #expect(logged.contains("a hook that a Swift property's injection runs cannot wait"), "\(logged)")
+    }
 
     /// A hook that awaits an async Swift function, in a coroutine the host runs.
     @Test func aHookAwaitsAnAsyncSwiftFunction() async throws {

@@ -42,7 +42,8 @@ extension BMModule {
     /// (`core.ask_resolver(box, i, object)` asks it); with the request's
     /// fields `container`, `property`, `type`, `protocols`, `spell`. The
     /// box is the plan, for `core.ask_resolver` and `core.resolver_chose`.
-    /// O(resolvers), charged as work.
+    /// O(resolvers), charged as work; what the plan keeps is charged as
+    /// memory while Lua holds it.
     func pushResolverPlan(_ plan: SpellResolverPlan, _ lua: LuaStack) throws -> Int32 {
         var work = SwiftWorkMeter(lua)
         try work.add(plan.steps.count)
@@ -67,7 +68,10 @@ extension BMModule {
             lua.setField("type", to: plan.type.name)
         }
         lua.setField("spell", to: plan.spell.rawValue)
-        lua.pushBox(plan)
+        // The box's trailing bytes stand for what the plan keeps in Swift,
+        // so that the memory limit counts it for as long as Lua holds the
+        // box (a suspended read holds it until it is resumed or collected).
+        lua.pushBox(plan, trailingBytes: plan.steps.count * MemoryLayout<SpellResolverPlan.Step>.stride)
         return 3
     }
 

@@ -110,6 +110,34 @@ private let suspendingY = """
             + "function 'visit'"), "\(message)")
     }
 
+    /// The refusal under an exposed method is an ordinary error of the
+    /// callback: `pcall` inside it catches it, the method returns, and the
+    /// coroutine goes on and may wait afterwards, outside the Swift call.
+    @Test func aRefusedYieldInACallbackIsCaughtAndTheCoroutineGoesOn() throws {
+        let host = try makeHost()
+        let state = host.state
+        _ = host.expose(LuaExposedType(WaitingVisitor.self)
+            .constructor { _ in WaitingVisitor() }
+            .method("visit", arguments: ["f"]) { [unowned state] _, args -> Void in
+                guard case .function(let function) = try args.get(1, as: LuaValue.self) else { return }
+                try state.withStack { (lua) throws(LuaError) in try lua.call(function) }
+            })
+        let result = try host.lua("""
+            local v = WaitingVisitor.new()
+            local caught
+            local co = coroutine.create(function()
+              v:visit(function() local ok, e = pcall(coroutine.yield); caught = e end)
+              return coroutine.yield("after visit")
+            end)
+            local _, first = coroutine.resume(co)
+            local _, second = coroutine.resume(co, "resumed")
+            return first, second, caught
+            """)
+        #expect(result.prefix(2) == [.string("after visit"), .string("resumed")])
+        #expect(result.last?.stringValue?.contains("cannot wait here: this Lua code was called by the Swift function "
+            + "'visit'") == true, "\(result)")
+    }
+
     /// A Swift property read runs the Lua initializer synchronously (Swift
     /// frames below it): its yield is refused, naming the exposed property.
     @Test func aYieldInAnInitializerASwiftReadRunsIsRefused() throws {

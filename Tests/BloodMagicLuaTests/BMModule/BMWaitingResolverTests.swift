@@ -42,11 +42,39 @@ final class WaitingResolvedScreen: LuaExposable {
             "ask a; ask b; hook r for a; read r for a; hook r for b; read r for b")])
     }
 
-    /// The same wiring read in a coroutine (Lua asks the resolvers) and
-    /// outside one (Swift asks them): the same order, the same winner, the
-    /// same hooks, the same errors with the resolver's `file:line`.
-    @Test(arguments: [true, false])
-    func bothPathsAskInTheSameOrderAndFailTheSameWay(inCoroutine: Bool) throws {
+    /// Where a Lua class's property is read: in a coroutine and outside
+    /// any (the prelude asks the resolvers), or in a coroutine under a C
+    /// call (`string.gsub`'s function: Swift asks them).
+    enum ReadPlace: String, CaseIterable, CustomTestStringConvertible {
+        case coroutine, main, underACall
+        var testDescription: String { rawValue }
+
+        /// `read(o, p)`: `pcall` of the read, made in this place.
+        var reader: String {
+            switch self {
+            case .coroutine:
+                return "local function read(o, p) return coroutine.wrap(function() return pcall(function() return o[p] end) end)() end"
+            case .main:
+                return "local function read(o, p) return pcall(function() return o[p] end) end"
+            case .underACall:
+                return """
+                    local function read(o, p)
+                      return coroutine.wrap(function()
+                        local ok, v
+                        string.gsub("x", "x", function() ok, v = pcall(function() return o[p] end) end)
+                        return ok, v
+                      end)()
+                    end
+                    """
+            }
+        }
+    }
+
+    /// The same wiring read where the prelude asks the resolvers and where
+    /// Swift does: the same order, the same winner, the same hooks, the
+    /// same errors with the resolver's `file:line`.
+    @Test(arguments: ReadPlace.allCases)
+    func bothPathsAskInTheSameOrderAndFailTheSameWay(place: ReadPlace) throws {
         let host = try makeHost()
         try host.lua("""
             asked = {}
@@ -55,9 +83,7 @@ final class WaitingResolvedScreen: LuaExposable {
         host.registry.addResolver { request in
             request.property == "swift" ? .value("from Swift") : .skip
         }
-        let read = inCoroutine
-            ? "local function read(o, p) return coroutine.wrap(function() return pcall(function() return o[p] end) end)() end"
-            : "local function read(o, p) return pcall(function() return o[p] end) end"
+        let read = place.reader
         let result = try host.lua("""
             bm.resolver(function(r) asked[#asked + 1] = "skip:" .. r.property; return bm.skip end)
             bm.resolver(function(r)
@@ -83,37 +109,43 @@ final class WaitingResolvedScreen: LuaExposable {
             "new:new hook:new new:old skip:old old:old new:swift skip:swift new:broken"))
     }
 
-    /// Every resolver skips: the no-initializer error Swift gives, and a
-    /// lazy property's default, on both paths.
-    @Test(arguments: [true, false])
-    func everyResolverSkippingGivesTheUsualDefault(inCoroutine: Bool) throws {
+    /// Every resolver skips (after a wait): the no-initializer error Swift
+    /// gives, and a lazy property's default. Where no wait is possible the
+    /// yield is the error: outside any coroutine Lua's own (as for an
+    /// initializer), under a call the one that names the resolver.
+    @Test(arguments: ReadPlace.allCases)
+    func everyResolverSkippingGivesTheUsualDefault(place: ReadPlace) throws {
         let host = try makeHost()
-        let wrap = inCoroutine ? "coroutine.wrap" : ""
         let result = try host.lua("""
             bm.resolver(function() coroutine.yield(); return bm.skip end)
             local Inner = bm.class("Inner", {})
             local C = bm.class("C", { x = bm.spell.injectable("Missing"), inner = bm.spell.lazy("Inner") })
             local o = C.new()
-            local function read(p) return pcall(function() return o[p] end) end
             local function step(p)
-              local f = \(wrap)(function() return read(p) end)
-              local a, b = f()
-              if a == nil then a, b = f() end   -- resumed after the yield
-              return a, b
+              if "\(place.rawValue)" ~= "coroutine" then
+                \(place.reader)
+                return read(o, p)
+              end
+              local f = coroutine.wrap(function() return pcall(function() return o[p] end) end)
+              f()                                 -- suspended in the resolver
+              return f()                          -- resumed: it skips
             end
             local ok, message = step("x")
             local lazy_ok, inner = step("inner")
             return ok, message, lazy_ok, inner ~= nil
             """)
-        if inCoroutine {
-            #expect(result.first == .boolean(false))
-            #expect(result[1].stringValue?.contains("no initializer for Missing") == true, "\(result[1])")
+        #expect(result.first == .boolean(false))
+        let message = result[1].stringValue ?? ""
+        switch place {
+        case .coroutine:
+            #expect(message.contains("no initializer for Missing"), "\(message)")
             #expect(result[2...] == [.boolean(true), .boolean(true)])
-        } else {
-            // Outside a coroutine the resolver's yield is refused, naming it.
-            #expect(result.first == .boolean(false))
-            #expect(result[1].stringValue?.contains("bm.resolver registered at test.lua:1 yielded, but a resolver "
-                + "cannot wait") == true, "\(result[1])")
+        case .main:
+            #expect(message.contains("test.lua:1: coroutine.yield: attempt to yield from outside a coroutine"),
+                    "\(message)")
+        case .underACall:
+            #expect(message.contains("bm.resolver registered at test.lua:1 yielded, but a resolver cannot wait"),
+                    "\(message)")
         }
     }
 

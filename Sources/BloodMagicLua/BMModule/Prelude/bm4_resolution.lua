@@ -244,12 +244,20 @@ local function returned_nil(meta, property, spell, source)
     .. " (return a value, or declare the spell with optional = true)")
 end
 
--- Whether the running code may wait: a coroutine that can yield here, and
--- no resolution of Swift's in progress on this thread (whose tracker would
--- miss the steps Lua takes itself, as for a cached initializer).
+-- Whether the prelude asks the resolvers itself (ask_resolvers): in a
+-- coroutine that can yield here, so that they may wait, and outside any
+-- coroutine, so that a resolver's yield there reads as an initializer's
+-- (Lua's "attempt to yield from outside a coroutine"); not under a C or
+-- Swift call in a coroutine (Swift asks them, and names the resolver), and
+-- not while Swift resolves on this thread (its tracker would miss the steps
+-- Lua takes itself, as for a cached initializer).
 local isyieldable = type(coroutine) == "table" and coroutine.isyieldable or nil
-local function may_wait()
-  if isyieldable == nil or not isyieldable() then return false end
+local function asks_resolvers()
+  if isyieldable == nil then return false end
+  if not isyieldable() then
+    local _, main = corunning()
+    if not main then return false end
+  end
   local _, busy = generation()
   return not busy
 end
@@ -280,7 +288,7 @@ end
 -- Each producer returns the value and the hooks that follow it (see after_inject).
 local function lazy_value(object, property, meta, spell)
   local found, value, hooks = core.resolve_property(spell.type, spell.protocols, meta.name, object, property,
-    spell.kind, spell.optional == true, spell.name, spell.name == nil and may_wait())
+    spell.kind, spell.optional == true, spell.name, spell.name == nil and asks_resolvers())
   if found == "plan" then found, value, hooks = ask_resolvers(object, value, hooks) end
   if found then return value, hooks end
   local served, default = fallback(spell)

@@ -61,7 +61,7 @@ extension BMModule {
     /// property (`hooks`: those of the same registry generation, for
     /// `core.run_hooks`, or nil), else `false, message`. An initializer that
     /// returns nil for a property that is not `optional` is an error naming it.
-    /// With `plan` true (the prelude reads in a coroutine) and resolvers to
+    /// With `plan` true (the prelude asks the resolvers) and resolvers to
     /// ask, `"plan", steps, box` instead: the prelude asks them itself (see
     /// ``pushResolverPlan(_:_:)``).
     func resolveProperty(_ lua: LuaStack) throws -> Int32 {
@@ -77,8 +77,8 @@ extension BMModule {
         let container = container(named: containerName, object: object)
         let spell: ResolvedSpellKind = kind == "lazy" ? .lazy : .injectable
         if name == nil, try lua.argument(9, of: fname) ?? false {
-            // Read in a coroutine: the prelude asks the resolvers itself, so
-            // that they may wait (BMModule+ResolverSteps.swift).
+            // The prelude asks the resolvers itself, so that they may wait
+            // (BMModule+ResolverSteps.swift).
             switch try registry.planSpelled(
                 type: key, container: container, property: property, spell: spell, runsItself: runsResolverItself) {
             case .ask(let plan):

@@ -1,6 +1,7 @@
 @_spi(BloodMagicInternals) import BloodMagic
 // Resolvers that may wait (issue 30, "Lua that can wait"): a Lua class's
-// property that no initializer serves, read in a coroutine, is resolved by
+// property that no initializer serves, read in a coroutine (or outside any
+// coroutine, so that a yield there reads as an initializer's), is resolved by
 // the prelude asking the resolvers itself, one step each, so that a
 // resolver written in Lua is called from Lua and may `coroutine.yield` (no
 // Swift frame under it). Swift hands out the plan (`core.resolve_property`

@@ -357,9 +357,10 @@ bm.skip = setmetatable({}, { __name = "bm.skip", __tostring = function() return 
 -- property (Lua or Swift) that no initializer serves; it returns the value,
 -- or bm.skip / nil for "not this one" (then the usual default applies).
 --
--- A Lua class's property read in a coroutine asks the resolvers from Lua
--- (ask_resolvers in bm4_resolution.lua calls `ask` with `direct` true): `fn`
--- is called directly and may yield. Anywhere else Swift asks them in the
+-- A Lua class's property read in a coroutine (or outside any) asks the
+-- resolvers from Lua (ask_resolvers in bm4_resolution.lua calls `ask` with
+-- `direct` true): `fn` is called directly and may yield. Anywhere else
+-- (a Swift property, a read under a C or Swift call) Swift asks them in the
 -- middle of a resolution, and a call from Swift cannot be suspended: `fn`
 -- runs in a coroutine of its own, so that a resolver that yields gets an
 -- error that names it and says why, instead of one that names the Swift call

@@ -75,6 +75,11 @@ struct ResolverRecord: Sendable {
     /// The one type it serves, when it says (``Registry/addResolver(for:fileID:line:_:)``):
     /// its entry names it, so that tools know what it may serve.
     var serves: SpellTypeKey? = nil
+    /// What a script bridge may run itself instead of `resolve` (a script's
+    /// resolver: its function, so that the script calls it and it can wait;
+    /// see ``SpellResolverPlan``). It must hold nothing strongly that keeps
+    /// the script's state alive.
+    var script: (any Sendable)? = nil
     let resolve: @Sendable (SpellResolutionRequest) throws -> SpellResolverAnswer
 
     var entry: SpellEntry {
@@ -106,14 +111,14 @@ extension Registry {
     /// ``addResolver(source:_:)`` for a resolver that serves only `type`
     /// (nil: it may serve anything), which its entry then names.
     package func addResolver(
-        source: String, serving type: SpellTypeKey?,
+        source: String, serving type: SpellTypeKey?, script: (any Sendable)? = nil,
         _ resolve: @escaping @Sendable (SpellResolutionRequest) throws -> SpellResolverAnswer
     ) -> SpellHandle {
         // The Lua prelude caches "nothing is registered" per property;
         // a new resolver must send those reads back to the registry.
         state.withLock { state in
             state.add(into: \.resolvers, invalidatingCaches: true) { handle in
-                ResolverRecord(handle: handle, source: source, serves: type, resolve: resolve)
+                ResolverRecord(handle: handle, source: source, serves: type, script: script, resolve: resolve)
             }
         }
     }

@@ -6,7 +6,7 @@ extension BMModule {
     /// `generation` (BMFastResolution.swift) and `max_depth`.
     func pushCoreTable(_ lua: LuaStack) {
         lua.ensureSpace(4)
-        lua.pushNewTable(fields: 24)
+        lua.pushNewTable(fields: 26)
         let functions: [(String, LuaFunctionBody)] = [
             ("where", { lua in
                 lua.pushScriptPosition()
@@ -40,6 +40,8 @@ extension BMModule {
             ("forward", { lua in try self.forward(lua) }),
             ("register_decorator", { lua in try self.registerDecorator(lua) }),
             ("resolve_property", { lua in try self.resolveProperty(lua) }),
+            ("ask_resolver", { lua in try self.askResolver(lua) }),
+            ("resolver_chose", { lua in try self.resolverChose(lua) }),
             ("lookup", { lua in try self.lookup(lua) }),
             ("live_frames", { lua in try self.liveFrames(lua) }),
             ("cached_resolve", { lua in try self.makeCachedResolve(lua) }),

@@ -32,7 +32,10 @@ extension BMModule {
         // (see BMModule's note on lifetimes) and stops once they are unloaded.
         let state = retainedState
         let token = currentLoadToken
-        let handle = registry.addResolver(source: source) { [self] request in
+        // The prelude calls `ask` itself when it reads in a coroutine
+        // (BMModule+ResolverSteps.swift).
+        let script = BMScriptResolver(module: self, ask: ask, token: token)
+        let handle = registry.addResolver(source: source, serving: nil, script: script) { [self] request in
             guard !token.isRevoked else { return .skip }
             return try withExtendedLifetime(state) {
                 try self.callResolver(ask, request: request, source: source)

@@ -1,8 +1,23 @@
+@_spi(BloodMagicInternals) import BloodMagic
 // Hooks that may wait (issue 30, "Lua that can wait"): after a Lua class's
 // property is injected, the prelude runs the registry's hooks itself, one
 // step each, so that a hook written in Lua is called from Lua and may
 // `coroutine.yield` (no Swift frame under it). Hooks of other kinds (Swift,
 // another host's) still run through Swift (`core.run_hooks`).
+//
+// The hook contract, which both implementations keep (the prelude's
+// `run_hooks` in bm4_resolution.lua over `core.hook_steps`, and
+// `core.run_hooks`, ``BMModule/runHooks(_:)``, which collects the errors
+// of the Lua hooks the registry runs): after a value is stored in a
+// property, every hook of the lookup that made it runs, in registration
+// order, each once; a hook that fails does not stop the others; once the
+// last has run, the first error is raised (a script's error keeps its
+// `file:line`; a limit reached in a hook is that limit's error); what the
+// hooks run is charged to the script's limits, and the steps themselves as
+// work. `Tests/BloodMagicLuaTests/BMModule/BMHookContractTests.swift` runs
+// one set of cases through both. (A hook that a Swift property's injection
+// runs, with no Lua caller to raise in, is logged instead: see
+// ``BMModule/registerHook(_:)``.)
 
 /// What a script's hook registration hands the registry besides its
 /// closure (`HookRecord.script`): its function, for the module that
@@ -39,8 +54,9 @@ extension BMModule {
         try work.add(steps.count)
         try work.flush()
         lua.pushNewTable(items: Int32(clamping: steps.count))
+        let throughSwift = tracking.withLock { $0.scriptHooksRunInSwift }
         for (position, step) in steps.enumerated() {
-            if let script = step.script as? BMScriptHook, script.module === self, !script.token.isRevoked {
+            if !throughSwift, let script = step.script as? BMScriptHook, script.module === self, !script.token.isRevoked {
                 lua.push(script.function)
                 // Reported as it is handed out (as Swift reports a hook it
                 // ran, whether or not it failed).

@@ -128,7 +128,7 @@ extension BMModule {
             keepingAlive: HookKeeper(module: self, state: state),
             // The prelude calls it from Lua after a Lua class's injection (BMModule+HookSteps).
             script: BMScriptHook(module: self, function: function, token: token)
-        ) { [weak self, weak state] sender, _, value in
+        ) { [weak self, weak state, weak registry] sender, _, value in
             guard let self, let state, !token.isRevoked else { return }
             do {
                 try withExtendedLifetime(state) {
@@ -145,14 +145,29 @@ extension BMModule {
                     return true
                 }
                 if !collected {
-                    Diagnostics.logger.error(
-                        "Lua hook for \(SpellTypeKey(type(of: sender)).name).\(property) failed: \(error)",
+                    (registry?.logger ?? Diagnostics.logger).error(
+                        "\(BMModule.hookFailure(source: source, sender: sender, property: property, error: error))",
                         metadata: ["source": "\(source)"])
                 }
             }
         }
         track(handle, charge: charge)
         return BMRegistrationToken.push(handle, lua)
+    }
+
+    /// What is logged when a Lua hook that a Swift property's injection ran
+    /// (no Lua caller to raise in) failed: the hook's `file:line`, the
+    /// container and property, the error, and for a hook that tried to wait,
+    /// why it cannot (Swift runs it inside the property's read).
+    static func hookFailure(source: String, sender: AnyObject, property: String, error: any Error) -> String {
+        let container = (sender as? LuaObjectHandle)?.className ?? SpellTypeKey(type(of: sender)).name
+        var message = "bm.hook registered at \(source) for \(container).\(property) failed: \(error)"
+        let text = (error as? LuaError)?.message ?? "\(error)"
+        if text.contains("yield") || text.contains("cannot wait") {
+            message += " (a hook that a Swift property's injection runs cannot wait: Swift runs it inside the "
+                + "property's read, and a call from Swift cannot be suspended)"
+        }
+        return message
     }
 
     /// Errors that Lua hooks run on this thread raised since the last call.

@@ -56,11 +56,14 @@ extension BMModule {
         return 1
     }
 
-    /// `core.resolve_property(type, protocols, container, object, property, kind, optional)`:
+    /// `core.resolve_property(type, protocols, container, object, property, kind, optional, name, plan)`:
     /// `true, value, hooks` when an initializer or a resolver served the
     /// property (`hooks`: those of the same registry generation, for
     /// `core.run_hooks`, or nil), else `false, message`. An initializer that
     /// returns nil for a property that is not `optional` is an error naming it.
+    /// With `plan` true (the prelude asks the resolvers) and resolvers to
+    /// ask, `"plan", steps, box` instead: the prelude asks them itself (see
+    /// ``pushResolverPlan(_:_:)``).
     func resolveProperty(_ lua: LuaStack) throws -> Int32 {
         let fname = "bm.spell"
         let registry = try liveRegistry()
@@ -73,6 +76,20 @@ extension BMModule {
         let object = LuaObjectHandle(reference: lua.reference(at: 4), className: containerName)
         let container = container(named: containerName, object: object)
         let spell: ResolvedSpellKind = kind == "lazy" ? .lazy : .injectable
+        if name == nil, try lua.argument(9, of: fname) ?? false {
+            // The prelude asks the resolvers itself, so that they may wait
+            // (BMModule+ResolverSteps.swift).
+            switch try registry.planSpelled(
+                type: key, container: container, property: property, spell: spell, runsItself: runsResolverItself) {
+            case .ask(let plan):
+                return try pushResolverPlan(plan, lua)
+            case .served(let value, let source, let lookup):
+                return try pushServed(value, source: source, lookup: lookup, property: property, container: containerName,
+                                      type: key, optional: optional, lua)
+            case .none:
+                break
+            }
+        }
         // The initializer or resolvers, and the hooks, of one generation.
         let found = try registry.resolveSpelled(type: key, container: container, property: property, spell: spell, name: name)
         guard let (value, source, lookup) = found else {
@@ -90,6 +107,16 @@ extension BMModule {
             lua.push(error.description)
             return 2
         }
+        return try pushServed(value, source: source, lookup: lookup, property: property, container: containerName,
+                              type: key, optional: optional, lua)
+    }
+
+    /// `true, value, hooks` for a property served by `source` (see
+    /// ``resolveProperty(_:)``).
+    private func pushServed(
+        _ value: Any, source: String, lookup: SpellLookup, property: String, container containerName: String,
+        type key: SpellTypeKey, optional: Bool, _ lua: LuaStack
+    ) throws -> Int32 {
         if !optional && BMModule.isNil(value) {
             throw SpellError.initializerReturnedNil(property: property, container: containerName, type: key.name, source: source)
         }

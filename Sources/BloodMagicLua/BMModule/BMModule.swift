@@ -73,6 +73,10 @@ final class BMModule: Sendable {
         /// Threads on which Lua is running hooks and collects their errors
         /// (a count, as hooks may nest).
         var hookCollectors: [UInt: Int] = [:]
+        /// Whether `core.hook_steps` hands this module's hooks out as boxes
+        /// for `core.run_hooks` too: set by tests only, to run one suite of
+        /// cases through both implementations of the hook contract.
+        var scriptHooksRunInSwift = false
     }
 
     /// A key of a preference store: the store (a class instance, by

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import BloodMagicLua
 
 final class WaitingVisitor: LuaExposable {}
@@ -107,6 +108,34 @@ private let suspendingY = """
         let message = result.last?.stringValue ?? ""
         #expect(message.contains("coroutine.yield: cannot wait here: this Lua code was called by the Swift "
             + "function 'visit'"), "\(message)")
+    }
+
+    /// The refusal under an exposed method is an ordinary error of the
+    /// callback: `pcall` inside it catches it, the method returns, and the
+    /// coroutine goes on and may wait afterwards, outside the Swift call.
+    @Test func aRefusedYieldInACallbackIsCaughtAndTheCoroutineGoesOn() throws {
+        let host = try makeHost()
+        let state = host.state
+        _ = host.expose(LuaExposedType(WaitingVisitor.self)
+            .constructor { _ in WaitingVisitor() }
+            .method("visit", arguments: ["f"]) { [unowned state] _, args -> Void in
+                guard case .function(let function) = try args.get(1, as: LuaValue.self) else { return }
+                try state.withStack { (lua) throws(LuaError) in try lua.call(function) }
+            })
+        let result = try host.lua("""
+            local v = WaitingVisitor.new()
+            local caught
+            local co = coroutine.create(function()
+              v:visit(function() local ok, e = pcall(coroutine.yield); caught = e end)
+              return coroutine.yield("after visit")
+            end)
+            local _, first = coroutine.resume(co)
+            local _, second = coroutine.resume(co, "resumed")
+            return first, second, caught
+            """)
+        #expect(result.prefix(2) == [.string("after visit"), .string("resumed")])
+        #expect(result.last?.stringValue?.contains("cannot wait here: this Lua code was called by the Swift function "
+            + "'visit'") == true, "\(result)")
     }
 
     /// A Swift property read runs the Lua initializer synchronously (Swift
@@ -271,29 +300,39 @@ private let suspendingY = """
         #expect(result[3] == .string("first,second"))
     }
 
-    /// A resolver cannot wait (Swift asks it mid-resolution): a yield in one
-    /// is an error that names the resolver and says why, whether the read
-    /// comes from Lua or from Swift, and the next read asks it again.
-    @Test func aResolverThatYieldsIsRefusedWithTheResolverNamed() throws {
+    // Resolvers that wait, and the ones that cannot: BMWaitingResolverTests.swift.
+
+    /// A hook that a Swift property's injection runs cannot wait (Swift
+    /// runs it inside the read; no Lua caller can be suspended): read by
+    /// Swift with no Lua below, or from a Lua coroutine through an exposed
+    /// property, its yield fails, the value is still injected, and the
+    /// error is logged with the hook's `file:line`, the property and why.
+    @Test(arguments: [false, true])
+    func aHookASwiftInjectionRunsCannotWaitAndSaysWhy(fromLua: Bool) throws {
         let host = try makeHost()
-        let result = try host.lua("""
-            local wait = true
-            bm.resolver(function(request)
-              if wait then coroutine.yield() end
-              return "resolved " .. request.property
-            end)
-            local C = bm.class("C", { r = bm.spell.injectable("Nothing") })
-            local co = coroutine.create(function() return C.new().r end)
-            local ok, message = coroutine.resume(co)
-            wait = false
-            return ok, message, C.new().r
+        let captured = CapturedLog()
+        host.registry.logger = captured.logger(level: .error)
+        _ = host.expose(LuaExposedType(WaitingScreen.self)
+            .constructor { _ in Registry.withCurrent(host.registry) { WaitingScreen() } }
+            .property("title", get: { (screen: WaitingScreen) throws -> String in try screen.$title.value() }))
+        try host.lua("""
+            bm.initializer { type = "String", container = "WaitingScreen", init = function() return "t" end }
+            bm.hook { container = "WaitingScreen", property = "title", fn = function() coroutine.yield() end }
             """)
-        #expect(result.first == .boolean(false))
-        let message = result[1].stringValue ?? ""
-        #expect(message.hasPrefix("test.lua:7: bm.resolver registered at test.lua:2 yielded, but a resolver cannot wait"),
-                "\(message)")
-        #expect(message.contains("a call from Swift cannot be suspended"), "\(message)")
-        #expect(result.last == .string("resolved r"))
+        if fromLua {
+            let result = try host.lua("""
+                local co = coroutine.create(function() return WaitingScreen.new().title end)
+                return coroutine.resume(co)
+                """, file: "read.lua")
+            #expect(result == [.boolean(true), .string("t")])
+        } else {
+            let screen = Registry.withCurrent(host.registry) { WaitingScreen() }
+            #expect(try screen.$title.value() == "t")
+        }
+        let logged = captured.errors.joined(separator: "\n")
+        #expect(logged.contains("bm.hook registered at test.lua:2 for WaitingScreen.title failed: test.lua:2: "
+            + "coroutine.yield"), "\(logged)")
+        #expect(logged.contains("a hook that a Swift property's injection runs cannot wait"), "\(logged)")
     }
 
     /// A hook that awaits an async Swift function, in a coroutine the host runs.

@@ -357,11 +357,15 @@ bm.skip = setmetatable({}, { __name = "bm.skip", __tostring = function() return 
 -- property (Lua or Swift) that no initializer serves; it returns the value,
 -- or bm.skip / nil for "not this one" (then the usual default applies).
 --
--- Swift asks resolvers in the middle of a resolution, and a call from Swift
--- cannot be suspended: `fn` runs in a coroutine of its own, so that a
--- resolver that yields gets an error that names it and says why, instead of
--- one that names the Swift call it is under. (Without the coroutine library
--- nothing can yield, and `fn` is called directly.)
+-- A Lua class's property read in a coroutine (or outside any) asks the
+-- resolvers from Lua (ask_resolvers in bm4_resolution.lua calls `ask` with
+-- `direct` true): `fn` is called directly and may yield. Anywhere else
+-- (a Swift property, a read under a C or Swift call) Swift asks them in the
+-- middle of a resolution, and a call from Swift cannot be suspended: `fn`
+-- runs in a coroutine of its own, so that a resolver that yields gets an
+-- error that names it and says why, instead of one that names the Swift call
+-- it is under. (Without the coroutine library nothing can yield, and `fn` is
+-- called directly.)
 local cocreate = type(coroutine) == "table" and coroutine.create or nil
 local coresume = type(coroutine) == "table" and coroutine.resume or nil
 local coclose = type(coroutine) == "table" and coroutine.close or nil
@@ -380,11 +384,13 @@ function bm.resolver(fn)
   end
   local skip = bm.skip
   local registered = core.location()
-  local function ask(container, property, type_name, protocols, spell, sender)
+  local function ask(container, property, type_name, protocols, spell, sender, direct)
     local request = { container = container, property = property, type = type_name, protocols = protocols,
                       spell = spell, sender = sender }
     local answer
-    if cocreate ~= nil then
+    if direct == true then
+      answer = fn(request)
+    elseif cocreate ~= nil then
       local co = cocreate(fn)
       local ok, result = coresume(co, request)
       if not ok then error(result, 0) end

@@ -244,10 +244,52 @@ local function returned_nil(meta, property, spell, source)
     .. " (return a value, or declare the spell with optional = true)")
 end
 
+-- Whether the prelude asks the resolvers itself (ask_resolvers): in a
+-- coroutine that can yield here, so that they may wait, and outside any
+-- coroutine, so that a resolver's yield there reads as an initializer's
+-- (Lua's "attempt to yield from outside a coroutine"); not under a C or
+-- Swift call in a coroutine (Swift asks them, and names the resolver), and
+-- not while Swift resolves on this thread (its tracker would miss the steps
+-- Lua takes itself, as for a cached initializer).
+local isyieldable = type(coroutine) == "table" and coroutine.isyieldable or nil
+local function asks_resolvers()
+  if isyieldable == nil then return false end
+  if not isyieldable() then
+    local _, main = corunning()
+    if not main then return false end
+  end
+  local _, busy = generation()
+  return not busy
+end
+
+-- The resolvers of a plan (core.resolve_property with `plan` true: those of
+-- one lookup, newest first), asked here so that a script's resolver may
+-- yield: this script's are called from Lua, the others through Swift
+-- (core.ask_resolver). The first that answers wins; Swift then hands back
+-- the hooks of the same lookup (core.resolver_chose), so a read suspended
+-- across a registry change or a reload keeps to the generation it began in.
+-- Returns what core.resolve_property does: true, value, hooks, or false and
+-- the no-initializer message when every resolver skips. O(resolvers).
+local function ask_resolvers(object, steps, plan)
+  for i = 1, #steps do
+    local step = steps[i]
+    local answered, answer
+    if step then
+      answer = step(steps.container, steps.property, steps.type, steps.protocols, steps.spell, object, true)
+      answered = answer ~= nil
+    else
+      answered, answer = core.ask_resolver(plan, i, object)
+    end
+    if answered then return true, answer, core.resolver_chose(plan, i) end
+  end
+  return false, core.resolver_chose(plan, nil)
+end
+
 -- Each producer returns the value and the hooks that follow it (see after_inject).
 local function lazy_value(object, property, meta, spell)
   local found, value, hooks = core.resolve_property(spell.type, spell.protocols, meta.name, object, property,
-    spell.kind, spell.optional == true, spell.name)
+    spell.kind, spell.optional == true, spell.name, spell.name == nil and asks_resolvers())
+  if found == "plan" then found, value, hooks = ask_resolvers(object, value, hooks) end
   if found then return value, hooks end
   local served, default = fallback(spell)
   if served then return default, true end

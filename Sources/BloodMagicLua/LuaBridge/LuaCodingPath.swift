@@ -84,14 +84,45 @@ final class LuaCodingPathNode {
     }
 }
 
-/// What the decoders of one walk share: the tables it is inside (for the
-/// cycle and depth checks) and the caller's `userInfo`.
+/// What the decoders of one walk share: the stack, the tables it is inside
+/// (for the cycle and depth checks) and the caller's `userInfo`.
+///
+/// A state keeps one spare context (``LuaStateCore/spareDecodingContext``)
+/// and each walk takes it and gives it back, so that a decode allocates
+/// neither the context nor, after the first, the ancestry's storage. A walk
+/// that starts while another holds the spare (a `Decodable` that decodes
+/// again from Lua) makes its own.
 final class LuaDecodingContext {
+    @exclusivity(unchecked) var stack: LuaStack
     @exclusivity(unchecked) var ancestry = LuaTableAncestry()
-    let userInfo: [CodingUserInfoKey: any Sendable]
+    @exclusivity(unchecked) var userInfo: [CodingUserInfoKey: any Sendable]
 
-    init(userInfo: [CodingUserInfoKey: any Sendable]) {
+    init(stack: LuaStack, userInfo: [CodingUserInfoKey: any Sendable]) {
+        self.stack = stack
         self.userInfo = userInfo
+    }
+
+    /// The state's spare context set up for a walk on `stack`, or a new one.
+    static func take(
+        from core: LuaStateCore, stack: LuaStack, userInfo: [CodingUserInfoKey: any Sendable]
+    ) -> LuaDecodingContext {
+        guard let context = core.spareDecodingContext else {
+            return LuaDecodingContext(stack: stack, userInfo: userInfo)
+        }
+        core.spareDecodingContext = nil
+        context.stack = stack
+        if !userInfo.isEmpty || !context.userInfo.isEmpty { context.userInfo = userInfo }
+        return context
+    }
+
+    /// Ends the walk: the context becomes the state's spare again, unless
+    /// the state has one or something still holds it (a decoder or a
+    /// container a `Decodable` kept).
+    static func giveBack(_ context: inout LuaDecodingContext, to core: LuaStateCore) {
+        guard core.spareDecodingContext == nil, isKnownUniquelyReferenced(&context) else { return }
+        context.ancestry.removeAll()
+        if !context.userInfo.isEmpty { context.userInfo = [:] }
+        core.spareDecodingContext = context
     }
 }
 

@@ -34,10 +34,11 @@ public struct LuaDecoder {
         let top = stack.top
         defer { stack.setTop(top) }
         try stack.requireSpace(LuaValueDecoder.spareSlots)
-        let decoder = LuaValueDecoder(
-            stack: stack, index: stack.absolute(index), node: nil, depth: 0, context: LuaDecodingContext(userInfo: userInfo))
+        let core = stack.core
+        var context = LuaDecodingContext.take(from: core, stack: stack, userInfo: userInfo)
+        defer { LuaDecodingContext.giveBack(&context, to: core) }
         do {
-            return try decoder.decodeValue(T.self)
+            return try LuaValueDecoder(context: context, index: stack.absolute(index), node: nil, depth: 0).decodeValue(T.self)
         } catch let error as DecodingError {
             throw LuaError(.conversion, Self.message(for: error))
         } catch let error as LuaError {
@@ -66,36 +67,46 @@ public struct LuaDecoder {
 ///
 /// The coding path is built only when something asks for it (an error, or
 /// a type reading `codingPath`): a decoder holds its path as a shared node,
-/// made when a value needs a decoder of its own (a nested struct, an
-/// array); plain fields and elements are read without one.
+/// made when a value needs a decoder of its own (a nested struct, an array
+/// of structs); plain fields and elements, and sequences of them, are read
+/// without one.
+///
+/// Three words (the context, the node, the index and depth): it fits an
+/// existential's inline buffer, so handing it to `init(from:)` as
+/// `any Decoder` allocates no box, and a copy (the standard library's
+/// container boxes copy their container for every field) retains two
+/// references at most.
 struct LuaValueDecoder: Decoder {
-    let stack: LuaStack
-    let index: Int32
+    /// What every decoder of one walk shares: the stack, the tables it is
+    /// inside and the caller's `userInfo`.
+    let context: LuaDecodingContext
     /// This value's path (nil for the root).
     let node: LuaCodingPathNode?
+    let index: Int32
     /// The length of the coding path.
-    let depth: Int
-    /// What every decoder of one walk shares: the tables it is inside and
-    /// the caller's `userInfo`.
-    let context: LuaDecodingContext
+    private let level: Int32
 
     /// Free stack slots every decoding step leaves after its own pushes, for
     /// the container methods that cannot throw (`contains`, `allKeys`) and
     /// push at most two values.
     static let spareSlots: Int32 = 2
 
-    init(stack: LuaStack, index: Int32, node: LuaCodingPathNode?, depth: Int, context: LuaDecodingContext) {
-        self.stack = stack
-        self.index = index
-        self.node = node
-        self.depth = depth
+    init(context: LuaDecodingContext, index: Int32, node: LuaCodingPathNode?, depth: Int) {
         self.context = context
+        self.node = node
+        self.index = index
+        // A walk is refused past LuaNesting.maxDepth long before this clamps.
+        self.level = Int32(clamping: depth)
     }
+
+    /// The length of the coding path.
+    var depth: Int { Int(level) }
+    var stack: LuaStack { context.stack }
 
     var codingPath: [any CodingKey] { node?.path ?? [] }
 
     var userInfo: [CodingUserInfoKey: Any] { context.userInfo }
-    var L: OpaquePointer { stack.L }
+    var L: OpaquePointer { context.stack.L }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         try requireTable()
@@ -113,13 +124,21 @@ struct LuaValueDecoder: Decoder {
     /// containers can go deeper without ``decodeValue(_:)``), and makes sure
     /// the stack has room for the container's own work.
     private func requireNestingRoom() throws {
-        if depth >= LuaNesting.maxDepth { throw nestingError(.tooDeep) }
+        try Self.requireNestingRoom(context.stack, depth: depth, path: { codingPath })
+    }
+
+    private static func requireNestingRoom(_ stack: LuaStack, depth: Int, path: () -> [any CodingKey]) throws {
+        if depth >= LuaNesting.maxDepth { throw nestingError(.tooDeep, path: path()) }
         try stack.requireSpace(Self.spareSlots + 1)
     }
 
     /// A cycle or nesting error at this decoder's path.
     func nestingError(_ refusal: LuaTableAncestry.Refusal) -> DecodingError {
-        DecodingError.dataCorrupted(DecodingError.Context(codingPath: codingPath, debugDescription: refusal.reason))
+        Self.nestingError(refusal, path: codingPath)
+    }
+
+    static func nestingError(_ refusal: LuaTableAncestry.Refusal, path: [any CodingKey]) -> DecodingError {
+        DecodingError.dataCorrupted(DecodingError.Context(codingPath: path, debugDescription: refusal.reason))
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
@@ -133,9 +152,7 @@ struct LuaValueDecoder: Decoder {
     /// A decoder for the value on top of the stack, at `key` of this
     /// decoder's container.
     func child(at key: any CodingKey) -> LuaValueDecoder {
-        LuaValueDecoder(
-            stack: stack, index: lua_gettop(L), node: LuaCodingPathNode(parent: node, key: key), depth: depth + 1,
-            context: context)
+        LuaValueDecoder(context: context, index: lua_gettop(L), node: LuaCodingPathNode(parent: node, key: key), depth: depth + 1)
     }
 
     /// `expected <what>, got <Lua type>`, at this decoder's path.
@@ -182,10 +199,16 @@ struct LuaValueDecoder: Decoder {
     /// ancestor, or nesting past the limit, stops here with an error at this
     /// path instead of recursing without end.
     private func withTableEntered<T>(_ body: () throws -> T) throws -> T {
+        try Self.withTableEntered(context, at: index, depth: depth, path: { codingPath }, body)
+    }
+
+    private static func withTableEntered<T>(
+        _ context: LuaDecodingContext, at index: Int32, depth: Int, path: () -> [any CodingKey], _ body: () throws -> T
+    ) throws -> T {
         do {
-            try context.ancestry.enter(L, at: index, level: depth)
+            try context.ancestry.enter(context.stack.L, at: index, level: depth)
         } catch {
-            throw nestingError(error)
+            throw nestingError(error, path: path())
         }
         defer { context.ancestry.leave() }
         return try body()
@@ -197,32 +220,61 @@ struct LuaValueDecoder: Decoder {
     @inline(__always)
     func decodePlain<T>(_: T.Type) throws -> T? {
         if let scalar = try LuaPlainDecoding.scalar(T.self, stack, index, path: { codingPath }) { return scalar }
+        return try Self.plainSequence(T.self, context, at: index, depth: depth, path: { codingPath })
+    }
+
+    /// `T` read directly when it is an array of a plain type, from the
+    /// value at `index` whose coding path (of length `depth`) `path` gives;
+    /// nil for any other type. A container reads such a field or element
+    /// with this, without a decoder (nor a coding-path node) of its own.
+    @inline(__always)
+    static func plainSequence<T>(
+        _: T.Type, _ context: LuaDecodingContext, at index: Int32, depth: Int, path: () -> [any CodingKey]
+    ) throws -> T? {
         let type = ObjectIdentifier(T.self)
         if type == LuaPlainArrayTypes.strings {
-            return unsafeBitCast(try decodeSequence { try LuaPlainDecoding.string($0, $1, path: $2) }, to: T.self)
+            return unsafeBitCast(
+                try decodeSequence(context, at: index, depth: depth, path: path) { try LuaPlainDecoding.string($0, $1, path: noPath) },
+                to: T.self)
         }
         if type == LuaPlainArrayTypes.ints {
-            return unsafeBitCast(try decodeSequence { try LuaPlainDecoding.integer(Int.self, $0, $1, path: $2) }, to: T.self)
+            return unsafeBitCast(
+                try decodeSequence(context, at: index, depth: depth, path: path) {
+                    try LuaPlainDecoding.integer(Int.self, $0, $1, path: noPath)
+                }, to: T.self)
         }
         if type == LuaPlainArrayTypes.doubles {
-            return unsafeBitCast(try decodeSequence { try LuaPlainDecoding.double($0, $1, path: $2) }, to: T.self)
+            return unsafeBitCast(
+                try decodeSequence(context, at: index, depth: depth, path: path) { try LuaPlainDecoding.double($0, $1, path: noPath) },
+                to: T.self)
         }
         if type == LuaPlainArrayTypes.bools {
-            return unsafeBitCast(try decodeSequence { try LuaPlainDecoding.bool($0, $1, path: $2) }, to: T.self)
+            return unsafeBitCast(
+                try decodeSequence(context, at: index, depth: depth, path: path) { try LuaPlainDecoding.bool($0, $1, path: noPath) },
+                to: T.self)
         }
         return nil
     }
+
+    /// The path an element reader reports; ``decodeSequence`` puts the
+    /// element's own path in the error (built only then).
+    private static func noPath() -> [any CodingKey] { [] }
 
     /// A sequence of plain values, each read by `element`, with the same
     /// checks and errors as `Array`'s `init(from:)` through an unkeyed
     /// container (a table, the depth limit, the cycle check, elements
     /// `1...#t` by raw length, each error at its element's path).
-    private func decodeSequence<Element>(
-        _ element: (LuaStack, Int32, () -> [any CodingKey]) throws -> Element
+    private static func decodeSequence<Element>(
+        _ context: LuaDecodingContext, at index: Int32, depth: Int, path: () -> [any CodingKey],
+        _ element: (LuaStack, Int32) throws -> Element
     ) throws -> [Element] {
-        try requireTable()
-        return try withTableEntered {
-            try requireNestingRoom()
+        let stack = context.stack
+        let L = stack.L
+        guard lua_type(L, index) == LUA_TTABLE else {
+            throw LuaPlainDecoding.mismatch(stack, index, Any.self, expected: "table", path: path())
+        }
+        return try withTableEntered(context, at: index, depth: depth, path: path) {
+            try requireNestingRoom(stack, depth: depth, path: path)
             let length = Int(clamping: lua_rawlen(L, index))
             var elements: [Element] = []
             elements.reserveCapacity(length)
@@ -231,7 +283,11 @@ struct LuaValueDecoder: Decoder {
             defer { lua_settop(L, top) }
             for position in 0..<length {
                 lua_rawgeti(L, index, lua_Integer(position + 1))
-                elements.append(try element(stack, top + 1, { codingPath + [LuaSequenceKey(position)] }))
+                do {
+                    elements.append(try element(stack, top + 1))
+                } catch let error as DecodingError {
+                    throw error.relocated(to: path() + [LuaSequenceKey(position)])
+                }
                 lua_settop(L, top)
             }
             return elements
@@ -337,5 +393,21 @@ enum LuaPlainDecoding {
         }
         return DecodingError.typeMismatch(
             type, DecodingError.Context(codingPath: path, debugDescription: "expected \(expected), got \(found)"))
+    }
+}
+
+extension DecodingError {
+    /// The same error at `path` (a plain element's reader reports none).
+    func relocated(to path: [any CodingKey]) -> DecodingError {
+        func moved(_ context: Context) -> Context {
+            Context(codingPath: path, debugDescription: context.debugDescription, underlyingError: context.underlyingError)
+        }
+        switch self {
+        case .typeMismatch(let type, let context): return .typeMismatch(type, moved(context))
+        case .valueNotFound(let type, let context): return .valueNotFound(type, moved(context))
+        case .keyNotFound(let key, let context): return .keyNotFound(key, moved(context))
+        case .dataCorrupted(let context): return .dataCorrupted(moved(context))
+        @unknown default: return self
+        }
     }
 }

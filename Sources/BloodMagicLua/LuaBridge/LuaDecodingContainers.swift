@@ -104,6 +104,11 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         try read(key, type) { index in
             if let plain = try LuaPlainDecoding.scalar(T.self, stack, index, path: { codingPath + [key] }) { return plain }
+            if let plain = try LuaValueDecoder.plainSequence(
+                T.self, decoder.context, at: index, depth: decoder.depth + 1, path: { codingPath + [key] })
+            {
+                return plain
+            }
             return try decoder.child(at: key).decodeValue(type)
         }
     }
@@ -221,6 +226,11 @@ struct LuaUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
         try read(type) { d, index, key in
             if let plain = try LuaPlainDecoding.scalar(T.self, d.stack, index, path: { d.codingPath + [key] }) {
+                return plain
+            }
+            if let plain = try LuaValueDecoder.plainSequence(
+                T.self, d.context, at: index, depth: d.depth + 1, path: { d.codingPath + [key] })
+            {
                 return plain
             }
             return try d.child(at: key).decodeValue(type)

@@ -31,7 +31,9 @@ public struct LuaEncoder {
     public func encode(_ value: some Encodable, into stack: LuaStack) throws(LuaError) {
         let top = stack.top
         try stack.requireSpace(1 + LuaEncodingContext.spareSlots)
-        let context = LuaEncodingContext(stack: stack, userInfo: userInfo)
+        let core = stack.core
+        var context = LuaEncodingContext.take(from: core, stack: stack, userInfo: userInfo)
+        defer { LuaEncodingContext.giveBack(&context, to: core) }
         let root = context.reserveSlot()
         do {
             try LuaValueEncoder(context: context, slot: root, parent: nil, key: nil).encodeValue(value)
@@ -70,10 +72,16 @@ public struct LuaEncoder {
 /// raw set that pops both) needs no check of its own. Every operation that
 /// leaves something on the stack (a reserved slot, a nested container's
 /// table) makes room for it first.
+///
+/// A state keeps one spare context (``LuaStateCore/spareEncodingContext``)
+/// and each `encode` takes it and gives it back, so that an encoding
+/// allocates neither the context nor, after the first, the storage of
+/// `sequenceCounts`. An encoding that starts while another holds the spare
+/// (an `Encodable` that encodes again into Lua) makes its own.
 final class LuaEncodingContext {
-    let stack: LuaStack
-    let L: OpaquePointer
-    let userInfo: [CodingUserInfoKey: any Sendable]
+    @exclusivity(unchecked) private(set) var stack: LuaStack
+    @exclusivity(unchecked) private(set) var L: OpaquePointer
+    @exclusivity(unchecked) private(set) var userInfo: [CodingUserInfoKey: any Sendable]
     /// The first error of a step that cannot throw (a nested container
     /// deeper than the limit, or one the stack cannot hold), thrown when the
     /// encoding ends; until then such containers write nothing.
@@ -83,7 +91,9 @@ final class LuaEncodingContext {
     /// two unkeyed containers of one value append to the same sequence.
     @exclusivity(unchecked) private var sequenceCounts: [Int] = []
     /// The state's record of how many fields a value of each type wrote.
-    let core: LuaStateCore
+    /// Unowned: the core keeps its spare context, and outlives every
+    /// encoding on its stacks.
+    unowned(unsafe) let core: LuaStateCore
     var fieldCounts: [ObjectIdentifier: Int32] {
         get { core.encodedFieldCounts }
         _modify { yield &core.encodedFieldCounts }
@@ -96,11 +106,41 @@ final class LuaEncodingContext {
     /// type large too.
     static let maximumFieldCountHint: Int32 = 32
 
-    init(stack: LuaStack, userInfo: [CodingUserInfoKey: any Sendable]) {
+    /// The most slots `sequenceCounts` keeps room for between encodings
+    /// (it is indexed by stack slot: an encoding deep in a large stack must
+    /// not leave its storage behind).
+    static let keptSequenceCounts = 64
+
+    init(stack: LuaStack, core: LuaStateCore, userInfo: [CodingUserInfoKey: any Sendable]) {
         self.stack = stack
         self.L = stack.L
         self.userInfo = userInfo
-        self.core = stack.core
+        self.core = core
+    }
+
+    /// `core`'s spare context set up for an encoding on `stack`, or a new one.
+    static func take(
+        from core: LuaStateCore, stack: LuaStack, userInfo: [CodingUserInfoKey: any Sendable]
+    ) -> LuaEncodingContext {
+        guard let context = core.spareEncodingContext else {
+            return LuaEncodingContext(stack: stack, core: core, userInfo: userInfo)
+        }
+        core.spareEncodingContext = nil
+        context.stack = stack
+        context.L = stack.L
+        if !userInfo.isEmpty || !context.userInfo.isEmpty { context.userInfo = userInfo }
+        return context
+    }
+
+    /// Ends an encoding: the context becomes `core`'s spare again, unless
+    /// the core has one or something still holds it (an encoder or a
+    /// container an `Encodable` kept).
+    static func giveBack(_ context: inout LuaEncodingContext, to core: LuaStateCore) {
+        guard core.spareEncodingContext == nil, isKnownUniquelyReferenced(&context) else { return }
+        context.failure = nil
+        context.sequenceCounts.removeAll(keepingCapacity: context.sequenceCounts.capacity <= keptSequenceCounts)
+        if !context.userInfo.isEmpty { context.userInfo = [:] }
+        core.spareEncodingContext = context
     }
 
     /// Pushes a new value's slot, holding the placeholder of a value that
@@ -166,6 +206,42 @@ final class LuaEncodingContext {
         bytes.withUnsafeBufferPointer { buffer in
             _ = lua_pushlstring(L, UnsafeRawPointer(buffer.baseAddress)?.assumingMemoryBound(to: CChar.self), buffer.count)
         }
+    }
+
+    /// Pushes `value` (one slot, within the spare slots) when `T` is a plain
+    /// type (String, Bool, Int, Double, Float, Int64), or an array of one
+    /// whose table would sit at `depth` (within ``LuaNesting/maxDepth``),
+    /// as ``LuaValueEncoder/encodePlain(_:)`` writes them; false, having
+    /// pushed nothing, for any other type. For the fields and elements a
+    /// container writes without an encoder of its own.
+    @inline(__always)
+    func pushPlain<T>(_ value: T, depth: Int) -> Bool {
+        // Past the limit even a scalar is the encoder's error (encodeValue).
+        guard depth <= LuaNesting.maxDepth else { return false }
+        if T.self == String.self {
+            push(unsafeBitCast(value, to: String.self))
+        } else if T.self == Int.self {
+            push(Int64(unsafeBitCast(value, to: Int.self)))
+        } else if T.self == Double.self {
+            push(unsafeBitCast(value, to: Double.self))
+        } else if T.self == Bool.self {
+            push(unsafeBitCast(value, to: Bool.self))
+        } else if T.self == Int64.self {
+            push(unsafeBitCast(value, to: Int64.self))
+        } else if T.self == Float.self {
+            push(Double(unsafeBitCast(value, to: Float.self)))
+        } else if depth < LuaNesting.maxDepth, ObjectIdentifier(T.self) == LuaPlainArrayTypes.strings {
+            stack.pushSequence(reserved: unsafeBitCast(value, to: [String].self)) { push($0) }
+        } else if depth < LuaNesting.maxDepth, ObjectIdentifier(T.self) == LuaPlainArrayTypes.ints {
+            stack.pushSequence(reserved: unsafeBitCast(value, to: [Int].self)) { push(Int64($0)) }
+        } else if depth < LuaNesting.maxDepth, ObjectIdentifier(T.self) == LuaPlainArrayTypes.doubles {
+            stack.pushSequence(reserved: unsafeBitCast(value, to: [Double].self)) { push($0) }
+        } else if depth < LuaNesting.maxDepth, ObjectIdentifier(T.self) == LuaPlainArrayTypes.bools {
+            stack.pushSequence(reserved: unsafeBitCast(value, to: [Bool].self)) { push($0) }
+        } else {
+            return false
+        }
+        return true
     }
 
     /// Pushes a key of a keyed container: the integer of an `[Int: V]`

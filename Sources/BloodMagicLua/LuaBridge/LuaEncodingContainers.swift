@@ -52,6 +52,12 @@ struct LuaKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
         guard live else { return }
         try context.requireRoom(2)
         context.push(key: key)
+        // A plain value or a sequence of them goes straight in: no slot, no encoder.
+        if context.pushPlain(value, depth: encoder.depth + 1) {
+            lua_rawset(L, encoder.slot)
+            encoder.fieldsWritten &+= 1
+            return
+        }
         let slot = context.reserveSlot()
         try encoder.child(slot: slot, key: key).encodeValue(value)
         lua_rawset(L, encoder.slot)
@@ -144,6 +150,11 @@ struct LuaUnkeyedEncodingContainer: UnkeyedEncodingContainer {
         guard live else { return }
         try context.requireRoom(1)
         let (position, key) = next()
+        // A plain value or a sequence of them goes straight in: no slot, no encoder.
+        if context.pushPlain(value, depth: encoder.depth + 1) {
+            lua_rawseti(L, encoder.slot, position)
+            return
+        }
         let slot = context.reserveSlot()
         try encoder.child(slot: slot, key: key).encodeValue(value)
         lua_rawseti(L, encoder.slot, position)

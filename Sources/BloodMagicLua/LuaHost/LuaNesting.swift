@@ -56,6 +56,12 @@ struct LuaTableAncestry {
     mutating func leave() {
         tables.removeLast()
     }
+
+    /// Leaves every table, keeping the storage (bounded by
+    /// ``LuaNesting/maxDepth``) for the next walk.
+    mutating func removeAll() {
+        tables.removeAll(keepingCapacity: true)
+    }
 }
 
 extension LuaTableAncestry.Refusal {

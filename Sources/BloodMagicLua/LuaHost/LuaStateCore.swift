@@ -29,6 +29,10 @@ final class LuaStateCore {
     /// wrote (``LuaEncoder``), so that its next table is made that size.
     /// One entry per Swift type the app encodes: scripts cannot add types.
     var encodedFieldCounts: [ObjectIdentifier: Int32] = [:]
+    /// The context the next ``LuaDecoder`` walk reuses (see ``LuaDecodingContext``).
+    var spareDecodingContext: LuaDecodingContext?
+    /// The context the next ``LuaEncoder`` call reuses (see ``LuaEncodingContext``).
+    var spareEncodingContext: LuaEncodingContext?
     /// Swift errors that Lua code holds as error objects (see ``LuaError/cause``).
     var errorCauses = LuaErrorCauses()
     /// Swift objects retained for Lua while the state closes (see

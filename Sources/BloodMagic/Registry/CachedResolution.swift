@@ -104,9 +104,12 @@ final class CachedResolution: Sendable {
 
     /// Calls the winning initializer directly, or reads its singleton;
     /// only after `makesTyped` said yes (the identity check makes the
-    /// downcasts exact).
+    /// downcasts exact). `stack` is the calling thread's
+    /// (`ResolutionStack.currentPointer`); the caller's `whileResolving`
+    /// runs nothing else (a graph-scoped value relies on it, see
+    /// `GraphScopeKey.value(objects:on:whole:_:)`).
     @inlinable
-    func makeTyped<Value>(_: Value.Type, for sender: AnyObject) throws -> Value {
+    func makeTyped<Value>(_: Value.Type, for sender: AnyObject, on stack: UnsafeMutableRawPointer) throws -> Value {
         if typedSingleton != nil {
             // A made singleton: one acquire load, no lock, no cast; the slot
             // is borrowed (a `let` of this lookup, which the caller holds),
@@ -118,7 +121,7 @@ final class CachedResolution: Sendable {
         if typedGraph {
             let graph = Unmanaged.passUnretained(
                 unsafeDowncast(typed.unsafelyUnwrapped as AnyObject, to: GraphTypedInitializer<Value>.self))
-            return try graph._withUnsafeGuaranteedRef { try $0.value(for: sender) }
+            return try graph._withUnsafeGuaranteedRef { try $0.value(for: sender, on: stack, whole: true) }
         }
         // Borrowed: `typed` is a `let` of this lookup, which the caller holds.
         let box = Unmanaged.passUnretained(unsafeDowncast(typed.unsafelyUnwrapped as AnyObject, to: TypedInitializer<Value>.self))

@@ -25,18 +25,30 @@ final class GraphScopeKey: Sendable {
     /// on the way, and the stack is borrowed for the whole read.
     @inlinable
     func value<Value>(_ make: () throws -> Value) throws -> Value {
-        try value(objects: false, make)
+        try value(objects: false, on: ResolutionStack.currentPointer, whole: false, make)
     }
 
-    /// ``value(_:)``; with `objects`, `Value` is a class type (see
-    /// `GraphTypedInitializer.objects`), and the first value is kept as an
-    /// object: retained, with no existential box to copy. Always inlined,
-    /// so that `make` is too: a closure passed out of line had its
-    /// captures (the sender, the initializer) retained for the call.
+    /// ``value(_:)``, on the calling thread's stack `pointer`; with
+    /// `objects`, `Value` is a class type (see `GraphTypedInitializer.objects`),
+    /// and the first value is kept as an object: retained, with no
+    /// existential box to copy. Always inlined, so that `make` is too: a
+    /// closure passed out of line had its captures (the sender, the
+    /// initializer) retained for the call.
+    ///
+    /// `whole`: the caller's `whileResolving` runs nothing but this read
+    /// (`CachedResolution.makeTyped`). When that is the top-level
+    /// resolution (depth 1), the value is the whole resolution's: nothing
+    /// resolves after it before the resolution ends and forgets its graph
+    /// values, and whatever its initializer resolves runs before the value
+    /// exists. So it is not kept: no retains, and nothing to forget (a
+    /// top-level graph read costs about an instance-scoped one).
     @inlinable @inline(__always)
-    func value<Value>(objects: Bool, _ make: () throws -> Value) throws -> Value {
-        try ResolutionStack.borrow(ResolutionStack.currentPointer) { stack in
-            guard stack.resolvingRegistry != nil else { return try make() }
+    func value<Value>(
+        objects: Bool, on pointer: UnsafeMutableRawPointer, whole: Bool, _ make: () throws -> Value
+    ) throws -> Value {
+        try ResolutionStack.borrow(pointer) { stack in
+            let depth = stack.depth
+            guard depth != 0, !(whole && depth == 1) else { return try make() }
             if stack.graphCount != 0 {
                 if objects, stack.graphFirstKey === self, let object = stack.graphFirstObject {
                     return unsafeBitCast(object, to: Value.self)
@@ -98,13 +110,14 @@ final class GraphTypedInitializer<Value>: TypedInitializing {
 
     /// The value of this top-level resolution, made by the initializer for
     /// `sender` if none was yet (see ``GraphScopeKey/value(_:)``, which the
-    /// type-erased path uses with the same key).
+    /// type-erased path uses with the same key). `pointer` is the calling
+    /// thread's stack; `whole` as in ``GraphScopeKey/value(objects:on:whole:_:)``.
     @inlinable
-    func value(for sender: AnyObject) throws -> Value {
+    func value(for sender: AnyObject, on pointer: UnsafeMutableRawPointer, whole: Bool) throws -> Value {
         // The key and the initializer are borrowed from `self`, which the
         // caller holds: nothing is retained for the call.
         try Unmanaged.passUnretained(key)._withUnsafeGuaranteedRef { key in
-            try key.value(objects: objects) { try call(sender) }
+            try key.value(objects: objects, on: pointer, whole: whole) { try call(sender) }
         }
     }
 
@@ -116,7 +129,7 @@ final class GraphTypedInitializer<Value>: TypedInitializing {
 
     @usableFromInline
     func makeSingletonBox(for sender: AnyObject) throws -> SingletonBox {
-        TypedSingletonBox(try value(for: sender))
+        TypedSingletonBox(try value(for: sender, on: ResolutionStack.currentPointer, whole: false))
     }
 
     @usableFromInline

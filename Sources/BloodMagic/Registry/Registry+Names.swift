@@ -59,21 +59,35 @@ extension Registry {
     ) throws -> Value {
         let stack = ResolutionStack.currentPointer
         return try withCachedNamedResolution(valueType: Value.self, name: name.rawValue, object: sender, stack: stack) { resolution in
-            // The typed path first: it needs no reference to the record.
-            if resolution.makesTyped(Value.self) {
-                return try Registry.trackTypedResolution(object: sender, property: property, on: stack) {
-                    try ResolutionStack.whileResolving(self, on: stack) { try resolution.makeTyped(Value.self, for: sender) }
-                }
-            }
-            guard let record = resolution.record else {
-                throw resolution.failure
-                    ?? unknownNameError(type: SpellTypeKey(Value.self), name: name.rawValue, container: ContainerDescriptor(sender), property: property)
-            }
-            let value = try Registry.trackTypedResolution(object: sender, property: property, on: stack) {
-                try ResolutionStack.whileResolving(self, on: stack) { try record.produce(for: sender) }
-            }
-            return try Registry.cast(value, to: Value.self, property: property, sender: sender, source: record.source)
+            try resolveBorrowing(Value.self, named: name.rawValue, in: resolution, for: sender, property: property, on: stack)
         }
+    }
+
+    /// ``resolve(_:named:for:property:)`` with the lookup the thread's cache
+    /// lends. Never inlined: as its own (specialized) function it takes the
+    /// registry, the lookup and the sender borrowed; inlined into the
+    /// caller, the three were retained and released around the tracker's
+    /// push (two pairs more than the unnamed resolution, whose body the
+    /// optimizer keeps out of line).
+    @inlinable @inline(never)
+    func resolveBorrowing<Value>(
+        _: Value.Type, named name: String, in resolution: CachedResolution, for sender: AnyObject, property: String,
+        on stack: UnsafeMutableRawPointer
+    ) throws -> Value {
+        // The typed path first: it needs no reference to the record.
+        if resolution.makesTyped(Value.self) {
+            return try Registry.trackTypedResolution(object: sender, property: property, on: stack) {
+                try ResolutionStack.whileResolving(self, on: stack) { try resolution.makeTyped(Value.self, for: sender, on: stack) }
+            }
+        }
+        guard let record = resolution.record else {
+            throw resolution.failure
+                ?? unknownNameError(type: SpellTypeKey(Value.self), name: name, container: ContainerDescriptor(sender), property: property)
+        }
+        let value = try Registry.trackTypedResolution(object: sender, property: property, on: stack) {
+            try ResolutionStack.whileResolving(self, on: stack) { try record.produce(for: sender) }
+        }
+        return try Registry.cast(value, to: Value.self, property: property, sender: sender, source: record.source)
     }
 
     /// ``resolveIfRegistered(type:container:property:)`` for the

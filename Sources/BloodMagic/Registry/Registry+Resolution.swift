@@ -127,7 +127,7 @@ extension Registry {
             }
             if resolution.makesTyped(Value.self) {
                 let made = try Registry.trackTypedResolution(object: sender, property: property, on: stack) {
-                    try ResolutionStack.whileResolving(self, on: stack) { try resolution.makeTyped(Value.self, for: sender) }
+                    try ResolutionStack.whileResolving(self, on: stack) { try resolution.makeTyped(Value.self, for: sender, on: stack) }
                 }
                 if resolution.reports { reportResolved(sender: sender, property: property, valueType: Value.self, record: record) }
                 return made

@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -99,6 +100,11 @@ final class ResolutionStack {
     /// whoever runs the initializer holds the registry), so that containers
     /// it creates resolve through it too (see `Registry.scopedRegistry`).
     @usableFromInline @exclusivity(unchecked) var resolvingRegistry: Unmanaged<Registry>?
+    /// How many `whileResolving` calls are in progress on this thread: 0
+    /// outside any resolution, 1 inside a top-level one's initializer (see
+    /// `GraphScopeKey.value`, which keeps nothing for a value that is a
+    /// whole top-level resolution's).
+    @usableFromInline @exclusivity(unchecked) var depth = 0
     /// A reload's preview of a registry that resolutions on this thread
     /// see instead of the registry's own registrations (Registry+Preview).
     var preview: RegistryPreview?
@@ -135,13 +141,12 @@ final class ResolutionStack {
     }
 
     /// The current thread's stack as a raw pointer (no reference counting).
-    @usableFromInline
-    static var currentPointer: UnsafeMutableRawPointer {
-        if let raw = pthread_getspecific(resolutionStackKey) { return raw }
-        let raw = Unmanaged.passRetained(ResolutionStack()).toOpaque()
-        pthread_setspecific(resolutionStackKey, raw)
-        return raw
-    }
+    ///
+    /// Inlinable, forwarding to a free function: a call of the static
+    /// property itself from another module first asks the runtime for this
+    /// class's metadata (its `self`), on every resolution.
+    @inlinable
+    static var currentPointer: UnsafeMutableRawPointer { currentResolutionStackPointer() }
 
     /// The calling thread's stack as a raw pointer, or nil when the thread
     /// has none yet (nothing is created).
@@ -164,11 +169,13 @@ final class ResolutionStack {
         let previous = borrow(stack) { stack -> Unmanaged<Registry>? in
             let previous = stack.resolvingRegistry
             stack.resolvingRegistry = Unmanaged.passUnretained(registry)
+            stack.depth &+= 1
             return previous
         }
         defer {
             borrow(stack) { stack in
                 stack.resolvingRegistry = previous
+                stack.depth &-= 1
                 // The end of a top-level resolution: its graph-scoped values go
                 // (the count is 0 unless a resolution keeps graph-scoped values).
                 if _slowPath(stack.graphCount != 0) && previous == nil { stack.endGraph() }
@@ -372,6 +379,36 @@ private func releaseResolutionStack(_ raw: UnsafeMutableRawPointer?) {
     if let raw { Unmanaged<ResolutionStack>.fromOpaque(raw).release() }
 }
 #endif
+
+/// The current thread's stack as a raw pointer (``ResolutionStack/currentPointer``),
+/// created on the thread's first resolution.
+///
+/// The key is read from `resolutionStackKeyWord`, a global made at load
+/// time: `resolutionStackKey`, made on first use, costs a `swift_once`
+/// call on every read.
+@usableFromInline
+func currentResolutionStackPointer() -> UnsafeMutableRawPointer {
+    let word = resolutionStackKeyWord.load(ordering: .acquiring)
+    if word != 0, let raw = pthread_getspecific(pthread_key_t(truncatingIfNeeded: word &- 1)) { return raw }
+    return makeResolutionStack()
+}
+
+/// The calling thread's stack when it has one, else a new one, kept as its
+/// thread-local value (out of line: once per thread, and on a thread that
+/// has not seen the key published yet).
+@inline(never)
+private func makeResolutionStack() -> UnsafeMutableRawPointer {
+    let key = resolutionStackKey
+    resolutionStackKeyWord.store(UInt(key) &+ 1, ordering: .releasing)
+    if let raw = pthread_getspecific(key) { return raw }
+    let raw = Unmanaged.passRetained(ResolutionStack()).toOpaque()
+    pthread_setspecific(key, raw)
+    return raw
+}
+
+/// `resolutionStackKey` plus one, once it is made (0 before): statically
+/// initialized, so that reading it needs no `swift_once`.
+private let resolutionStackKeyWord = Atomic<UInt>(0)
 
 /// The thread-local key of the resolution stack.
 private let resolutionStackKey: pthread_key_t = {

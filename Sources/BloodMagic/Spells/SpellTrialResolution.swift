@@ -24,7 +24,7 @@ extension ResolvingCell {
             try ResolutionStack.borrow(stack) { try $0.pushCell(object: object, cell: self, keyPath: nil) }
             defer { ResolutionStack.borrow(stack) { $0.pop() } }
             _ = try ResolutionStack.whileResolving(registry, on: stack) {
-                try produce(object: object, keyPath: nil, registry: registry, resolution: resolution)
+                try produce(object: object, keyPath: nil, registry: registry, resolution: resolution, stack: stack)
             }
         }
     }

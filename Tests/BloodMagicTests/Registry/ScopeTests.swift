@@ -210,6 +210,26 @@ struct ScopeTests {
         #expect(car.engine === car.spare)
     }
 
+    @Test func aGraphScopedTopLevelValueSharesTheGraphValuesItsInitializerResolves() throws {
+        // The top-level value is itself graph-scoped (and not kept: nothing
+        // after it in its resolution could ask for it); the graph values its
+        // initializer resolves are kept and shared, by the spell's first
+        // read and by a typed resolution alike.
+        let (registry, made) = countingRegistry(ScopedEngine.self, scope: .graph)
+        registry.register(ScopedCar.self, scope: .graph) { sender in
+            ScopedCar(
+                engine: try registry.resolve(ScopedEngine.self, for: sender, property: "engine"),
+                spare: try registry.resolve(ScopedEngine.self, for: sender, property: "spare"))
+        }
+        let read = try read(registry) { try $0.$car.value() }
+        let resolved = try registry.resolve(ScopedCar.self, for: Holder(), property: "car")
+        let named = try registry.resolveIfRegistered(type: SpellTypeKey(ScopedCar.self), container: ContainerDescriptor(Holder()), property: "car")
+        let cars = [read, resolved, try #require(named as? ScopedCar)]
+        #expect(cars.allSatisfy { $0.engine === $0.spare })
+        #expect(Set(cars.map { ObjectIdentifier($0) }).count == 3)
+        #expect(made.value == 3)
+    }
+
     @Test func graphValuesAreNotSharedAcrossThreads() {
         let (registry, made) = countingRegistry(ScopedEngine.self, scope: .graph)
         registry.register(ScopedCar.self) { sender in

@@ -91,11 +91,10 @@ struct RegistryState {
     /// Appends an initializer, noting (as a diagnostic) the equally specific
     /// registration it overrides.
     mutating func insertInitializer(_ record: InitializerRecord) {
-        if let shadowed = initializersBySlot[record.slotKey]?.last {
+        initializers.append(record)
+        if let shadowed = index(record) {
             addDiagnostic(Self.shadowing(shadowed, by: record))
         }
-        initializers.append(record)
-        index(record)
     }
 
     /// The newest initializer of `slot`, if any.
@@ -104,10 +103,14 @@ struct RegistryState {
     }
 
     /// Adds `record` (just appended to `initializers`) to the indexes.
-    private mutating func index(_ record: InitializerRecord) {
-        initializersBySlot[record.slotKey, default: []].append(record)
+    /// Returns the newest initializer of its slot before it (the one it
+    /// shadows), found by the same hash lookup that appends it.
+    @discardableResult
+    private mutating func index(_ record: InitializerRecord) -> InitializerRecord? {
+        let shadowed = initializersBySlot[record.slotKey, default: []].appendReturningLast(record)
         initializersByType[record.type, default: []].append(record)
         if let target = record.forwarded { forwardersByTarget[target.handle, default: []].insert(record.handle) }
+        return shadowed
     }
 
     /// Removes the initializer registered as `handle`, from the list and

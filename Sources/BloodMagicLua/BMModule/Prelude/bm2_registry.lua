@@ -140,8 +140,10 @@ local function register_initializer(fname, definition, scope)
     arguments = argument_names(fname, def.arguments)
     async = def.async == true or nil
   end
-  name = registration_name(fname, name)
-  protocols = protocol_list(fname, protocols)
+  -- Each check called only for a field given (a plain definition gives
+  -- type and init alone: thousands of them load without these calls).
+  if name ~= nil then name = registration_name(fname, name) end
+  if protocols ~= nil then protocols = protocol_list(fname, protocols) end
   if t == nil and protocols == nil then
     fail(fname .. ": missing required field 'type' (or 'protocols')")
   end
@@ -152,7 +154,7 @@ local function register_initializer(fname, definition, scope)
     local bad = core.unknown_scope(fname, scope)
     if bad then fail_field("scope", bad) end
   end
-  container = container_name(fname, container)
+  if container ~= nil then container = container_name(fname, container) end
   if arguments ~= nil and scope == "singleton" then
     fail_field("arguments", fname .. ": a singleton takes no arguments (it is made once, for whoever asks first)")
   elseif arguments ~= nil and scope ~= "instance" then
@@ -173,7 +175,8 @@ local function register_initializer(fname, definition, scope)
       core.forward(token, forwarded[1], forwarded[2])
     end
   end
-  return registration(token, id, "initializer")
+  -- registration(token, id, "initializer"), without the call.
+  return setmetatable({ id = id, kind = "initializer", [TOKEN] = token }, Registration)
 end
 
 function bm.initializer(def)

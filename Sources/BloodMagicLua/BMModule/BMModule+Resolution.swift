@@ -76,18 +76,28 @@ extension BMModule {
         // The initializer or resolvers, and the hooks, of one generation.
         let found = try registry.resolveSpelled(type: key, container: container, property: property, spell: spell, name: name)
         guard let (value, source, lookup) = found else {
+            let error: SpellError
             if let name {
-                lua.push(false)
-                lua.push(registry.unknownNameError(type: key, name: name, container: container, property: property).description)
-                return 2
+                error = registry.unknownNameError(type: key, name: name, container: container, property: property)
+            } else {
+                // The ranking of the closest registrations is charged, as in resolve.
+                var work = SwiftWorkMeter(lua)
+                error = try registry.noInitializerError(
+                    type: key, container: container, property: property, charging: { try work.add($0) })
+                try work.flush()
             }
-            // The ranking of the closest registrations is charged, as in resolve.
-            var work = SwiftWorkMeter(lua)
-            let error = try registry.noInitializerError(
-                type: key, container: container, property: property, charging: { try work.add($0) })
-            try work.flush()
             lua.push(false)
-            lua.push(error.description)
+            // The prelude raises it when no fallback serves the property: a
+            // property that is not optional gets the error object carrying
+            // the SpellError (positioned as the prelude's own raise would
+            // be), so that Swift catching it reads the typed error, not the
+            // text (ScriptHost+Validation); an optional one, which its
+            // fallback serves, only the text.
+            if optional {
+                lua.push(error.description)
+            } else {
+                lua.pushErrorObject(carrying: error, message: error.description, positioned: true)
+            }
             return 2
         }
         if !optional && BMModule.isNil(value) {

@@ -73,6 +73,10 @@ final class BMModule: Sendable {
         /// Threads on which Lua is running hooks and collects their errors
         /// (a count, as hooks may nest).
         var hookCollectors: [UInt: Int] = [:]
+        /// In `bmlua check`'s host only: the exposed classes the manifest
+        /// stands in for with Lua tables (bm_check.lua), which an argument
+        /// declared as one of them (`"user: User"`) accepts.
+        var standInClasses: Set<String> = []
     }
 
     /// A key of a preference store: the store (a class instance, by

@@ -136,6 +136,15 @@ extension ScriptHost {
         return (name, entry)
     }
 
+    /// Whether `error` (a Lua class's property read that failed) is the
+    /// registry finding no initializer for `type`: the typed error it
+    /// carries (`SpellError.noInitializer`, which `core.resolve_property`
+    /// hands the prelude to raise), not a message that reads like one.
+    static func isMissingInitializer(_ error: LuaError, for type: SpellTypeKey) -> Bool {
+        guard case .noInitializer(_, _, let missing, _)? = error.cause(as: SpellError.self) else { return false }
+        return missing == type.name
+    }
+
     /// The dry run `bmlua check` makes of the Lua classes, in `wiring`'s
     /// state: a fresh instance of each class, each of its injected
     /// properties read, one protected call each (with the state's budget).
@@ -176,7 +185,7 @@ extension ScriptHost {
                 } catch {
                     if error.chunk != nil {
                         failures.append(LuaError(error.kind, error.message + " (resolving \(name).\(row.property))"))
-                    } else if error.message.contains("no initializer for \(row.key.name)"),
+                    } else if Self.isMissingInitializer(error, for: row.key),
                               let (near, entry) = misspelledRegistration(of: row.key.name, module: wiring.module) {
                         failures.append(LuaError(
                             error.kind,

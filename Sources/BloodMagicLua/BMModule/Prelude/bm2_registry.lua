@@ -92,8 +92,9 @@ local function forwarded_types(fname, implements)
 end
 
 -- The Lua types an argument may declare ("id: integer"; "id: table?" also
--- takes nil). Swift checks each value an initializer is given against it
--- (BMModule+Arguments.swift, LuaArgumentDeclaration.swift).
+-- takes nil). A capitalized name ("user: User") is an exposed Swift class:
+-- an object of it or of a subclass. Swift checks each value an initializer
+-- is given against it (BMModule+Arguments.swift, LuaArgumentDeclaration.swift).
 local ARGUMENT_TYPES = { any = true, boolean = true, number = true, integer = true, string = true, table = true,
   ["function"] = true, userdata = true }
 
@@ -109,11 +110,11 @@ local function argument_names(fname, names)
       fail_field("arguments", fname .. ": arguments[" .. i .. "] must be an argument name, got " .. typeof(name))
     end
     if sfind(name, ":", 1, true) then
-      local declared = smatch(name, "^[%a_][%w_]*%s*:%s*([%a_]+)%??$")
-      if declared == nil or not ARGUMENT_TYPES[declared] then
+      local declared = smatch(name, "^[%a_][%w_]*%s*:%s*([%a_][%w_]*)%??$")
+      if declared == nil or not (ARGUMENT_TYPES[declared] or smatch(declared, "^%u")) then
         fail_field("arguments", fname .. ": arguments[" .. i .. "] must be \"name\" or \"name: type\" (type one of "
-          .. "any, boolean, integer, number, string, table, function, userdata, with ? to take nil too), got "
-          .. sformat("%q", name))
+          .. "any, boolean, integer, number, string, table, function, userdata, or an exposed class such as User, "
+          .. "with ? to take nil too), got " .. sformat("%q", name))
       end
     end
   end

@@ -251,7 +251,10 @@ local function lazy_value(object, property, meta, spell)
   if found then return value, hooks end
   local served, default = fallback(spell)
   if served then return default, true end
-  fail(value)
+  -- Swift's error: an error object carrying the typed error, positioned
+  -- already (a string for an optional property, never raised here).
+  if type(value) == "string" then fail(value) end
+  error(value, 0)
 end
 
 local function partial_value(object, property, meta, spell)

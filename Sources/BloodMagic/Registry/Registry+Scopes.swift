@@ -73,6 +73,9 @@ extension Registry {
             var index = state.stages.startIndex
             while index != state.stages.endIndex {
                 _ = state.stages.values[index].emptySlots(of: scope, renewed: &renewed, replaced: &replaced)
+                // Values a reload read before this reset (to carry them over
+                // at its preview and commit) are not preset any more.
+                state.stages.values[index].scopesReset.insert(scope)
                 index = state.stages.index(after: index)
             }
             guard count > 0 else { return 0 }

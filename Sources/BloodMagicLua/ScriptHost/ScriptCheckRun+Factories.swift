@@ -88,6 +88,8 @@ extension ScriptCheckRun {
     ) -> String? {
         guard let kind = declared.kind, kind != .any else { return nil }
         if let className = declared.className {
+            // A class the manifest does not list is checkArgumentClasses' finding.
+            guard exposed.contains(className) else { return nil }
             // An exposed class: the factory must give that class (the
             // manifest does not say which classes are subclasses of which,
             // so another exposed class is the only sure mismatch).

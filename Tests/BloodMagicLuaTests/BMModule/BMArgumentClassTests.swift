@@ -91,6 +91,9 @@ struct BMArgumentClassTests {
             """) == [.string("owner: ArgumentOwner, id: integer")])
         #expect(host.failure("bm.initializer { type = 'E', arguments = { 'o: argumentOwner' }, init = print }", file: "h.lua")?
             .contains("arguments[1] must be \"name\" or \"name: type\"") == true)
+        // `bmlua explain` lists it as declared.
+        let explained = host.explain(SpellTypeKey(name: "ArgumentDetail"), container: nil).description
+        #expect(explained.contains("taking (owner: ArgumentOwner, id: integer)"), "\(explained)")
         let parsed = LuaArgumentDeclaration("user : User?")
         #expect(parsed.className == "User" && parsed.optional && parsed.kind == .userdata && parsed.shown == "user: User?")
     }
@@ -142,5 +145,16 @@ struct BMArgumentClassCheckTests {
             bm.initializer { type = "ArgumentDetail", arguments = { "owner: string" }, init = function() return {} end }
             """)
         #expect(wrong.contains { $0.contains("gives argument #1 (owner) ArgumentOwner") }, "\(wrong)")
+    }
+}
+
+@Suite("bmlua types and arguments of exposed classes")
+struct BMArgumentClassTypesTests {
+    /// The annotations `bmlua types` writes document the form on the
+    /// `arguments` field of a registration.
+    @Test func theAnnotationsDocumentAnExposedClassArgument() throws {
+        let host = try makeHost()
+        let text = try host.annotations()
+        #expect(text.contains("an exposed Swift class (\"owner: User\": an object of it or of a subclass)"))
     }
 }

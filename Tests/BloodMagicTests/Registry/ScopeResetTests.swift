@@ -102,9 +102,9 @@ private final class SessionUser {}
     }
 
     /// A registration of the scope staged with a value carried over from
-    /// the wiring it replaces (`presetSingletons`, as a reload does) starts
-    /// empty when the scope is reset before the commit: the reset is not
-    /// undone by the commit.
+    /// the wiring it replaces (`presetSingletons`, at the preview and again
+    /// at the commit, as a reload does) starts empty when the scope is reset
+    /// before the commit: the reset is not undone by the commit.
     @Test func aStagedPresetValueDoesNotSurviveAReset() throws {
         let registry = Registry()
         let made = CallCounter()
@@ -115,9 +115,11 @@ private final class SessionUser {}
         let staged = registry.withStage(stage) {
             registry.register(SessionClient.self, scope: session) { _ in SessionClient(serial: made.increment()) }
         }
-        registry.presetSingletons(in: stage, [staged: first])
+        // As a reload does: the old values read, preset, then preset again at the commit.
+        let carried = registry.madeSingletonValues([old])
+        registry.presetSingletons(in: stage, [staged: carried[old]!])
         #expect(registry.reset(scope: session) == 1)
-        #expect(registry.commitStage(stage, replacing: [old]) != nil)
+        #expect(registry.commitStage(stage, replacing: [old], presetSingletons: [staged: carried[old]!]) != nil)
         let after = try registry.resolve(SessionClient.self, for: user, property: "client")
         #expect(after !== first && after.serial == 2)
     }

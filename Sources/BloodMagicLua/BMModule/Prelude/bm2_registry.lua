@@ -36,7 +36,8 @@ local INITIALIZER = {
   name = field(STRING, "the registration's name: it serves only properties and resolutions that ask for this "
     .. "name (bm.spell.injectable { name = ... }, bm.resolve(T, { name = ... })), and no others"),
   arguments = field(TABLE, "names of the arguments init takes after the sender (init = function(sender, id, options)), "
-    .. "each with its Lua type if you like (\"id: integer\", \"options: table?\"); a resolution must give as many, "
+    .. "each with its Lua type if you like (\"id: integer\", \"options: table?\") or an exposed Swift class "
+    .. "(\"owner: User\": an object of it or of a subclass); a resolution must give as many, "
     .. "of those types (bm.resolve(T, { arguments = { ... } }))", "string[]"),
   implements = field(TABLE, "other types it serves too, each a type name or a protocol list; a singleton is one "
     .. "value for all of them", "(string|string[])[]"),

@@ -40,6 +40,7 @@ extension BMModule {
             ("forward", { lua in try self.forward(lua) }),
             ("register_decorator", { lua in try self.registerDecorator(lua) }),
             ("resolve_property", { lua in try self.resolveProperty(lua) }),
+            ("note_unserved", { lua in self.noteUnserved(lua) }),
             ("lookup", { lua in try self.lookup(lua) }),
             ("live_frames", { lua in try self.liveFrames(lua) }),
             ("cached_resolve", { lua in try self.makeCachedResolve(lua) }),

@@ -87,18 +87,14 @@ extension BMModule {
                 try work.flush()
             }
             lua.push(false)
-            // The prelude raises it when no fallback serves the property: a
-            // property that is not optional gets the error object carrying
-            // the SpellError (positioned as the prelude's own raise would
-            // be), so that Swift catching it reads the typed error, not the
-            // text (ScriptHost+Validation); an optional one, which its
-            // fallback serves, only the text.
-            if optional {
-                lua.push(error.description)
-            } else {
-                lua.pushErrorObject(carrying: error, message: error.description, positioned: true)
-            }
-            return 2
+            lua.push(error.description)
+            // Not optional: the prelude raises the text (scripts get a
+            // string, as from bm.resolve), and hands the typed error back
+            // as it does (core.note_unserved), for a validation to read by
+            // its type (ScriptHost+Validation), never by its text.
+            guard !optional else { return 2 }
+            lua.pushBox(UnservedProperty(error))
+            return 3
         }
         if !optional && BMModule.isNil(value) {
             throw SpellError.initializerReturnedNil(property: property, container: containerName, type: key.name, source: source)
@@ -107,6 +103,24 @@ extension BMModule {
         try crossing.push(value, lua)
         if let hooks = lookup.hooks(for: property) { lua.pushBox(hooks) } else { lua.pushNil() }
         return 3
+    }
+
+    /// `core.note_unserved(box)`: the prelude is raising the error of a
+    /// property nothing served (the box `resolve_property` gave with its
+    /// text); kept for this thread until ``takeUnserved()``. One per thread.
+    func noteUnserved(_ lua: LuaStack) -> Int32 {
+        guard let unserved = lua.boxedObject(at: 1) as? UnservedProperty else { return 0 }
+        let thread = currentThreadID()
+        tracking.withLock { $0.unserved[thread] = unserved.error }
+        return 0
+    }
+
+    /// The typed error of the last property nothing served whose error the
+    /// prelude raised on this thread (see ``noteUnserved(_:)``), forgotten
+    /// as it is taken.
+    func takeUnserved() -> SpellError? {
+        let thread = currentThreadID()
+        return tracking.withLock { $0.unserved.removeValue(forKey: thread) }
     }
 
     /// Whether a value the registry produced is nil (in Lua or in Swift).
@@ -184,4 +198,11 @@ extension BMModule {
         }
         return 1
     }
+}
+
+/// The typed error of a Lua class's property nothing served, boxed for the
+/// prelude to hand back as it raises the error's text (`core.note_unserved`).
+final class UnservedProperty: Sendable {
+    let error: SpellError
+    init(_ error: SpellError) { self.error = error }
 }

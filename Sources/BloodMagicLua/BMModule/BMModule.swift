@@ -77,6 +77,10 @@ final class BMModule: Sendable {
         /// stands in for with Lua tables (bm_check.lua), which an argument
         /// declared as one of them (`"user: User"`) accepts.
         var standInClasses: Set<String> = []
+        /// The typed error of the last property nothing served whose text
+        /// the prelude raised, by thread (`core.note_unserved`), until a
+        /// validation takes it.
+        var unserved: [UInt: SpellError] = [:]
     }
 
     /// A key of a preference store: the store (a class instance, by

@@ -95,16 +95,6 @@ extension LuaStack {
     /// `file:line: ` in front when `positioned`), and returns the sentinel
     /// that raises it. Called by ``raise(_:)`` with an empty stack.
     func raiseCarrying(_ cause: any Error, message: String, positioned: Bool) -> Int32 {
-        pushErrorObject(carrying: cause, message: message, positioned: positioned)
-        return BM_RAISE
-    }
-
-    /// Pushes an error object that carries `cause`, whose message is
-    /// `message` (with the calling script's `file:line: ` in front when
-    /// `positioned`), without raising it: for a callback that hands its
-    /// Lua caller an error to raise later, which then reaches Swift with
-    /// its cause (as ``raise(_:)``'s would).
-    func pushErrorObject(carrying cause: any Error, message: String, positioned: Bool) {
         ensureSpace(4)
         let core = self.core
         if core.errorCauses.count >= core.errorCauses.sweepAt { sweepErrorCauses() }
@@ -115,6 +105,7 @@ extension LuaStack {
             lua_concat(L, 2)
         }
         bm_push_error_object(L, core.keepErrorCause(cause))
+        return BM_RAISE
     }
 
     /// Releases the errors whose objects Lua has collected. Linear in the

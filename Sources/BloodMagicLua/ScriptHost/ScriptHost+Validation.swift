@@ -136,13 +136,14 @@ extension ScriptHost {
         return (name, entry)
     }
 
-    /// Whether `error` (a Lua class's property read that failed) is the
-    /// registry finding no initializer for `type`: the typed error it
-    /// carries (`SpellError.noInitializer`, which `core.resolve_property`
-    /// hands the prelude to raise), not a message that reads like one.
-    static func isMissingInitializer(_ error: LuaError, for type: SpellTypeKey) -> Bool {
-        guard case .noInitializer(_, _, let missing, _)? = error.cause(as: SpellError.self) else { return false }
-        return missing == type.name
+    /// Whether `unserved` (the typed error of the last property nothing
+    /// served that the prelude raised on this thread, see
+    /// `BMModule.takeUnserved`) is `row`'s own: no initializer for its type,
+    /// for this class and property. Read by its type, not by the text of
+    /// the error the read raised (which a script could write too).
+    static func isMissingInitializer(_ unserved: SpellError?, for row: ScriptCheckRun.SpellRow) -> Bool {
+        guard case .noInitializer(let property, let container, let type, _)? = unserved else { return false }
+        return type == row.key.name && property == row.property && container == row.class
     }
 
     /// The dry run `bmlua check` makes of the Lua classes, in `wiring`'s
@@ -177,6 +178,7 @@ extension ScriptHost {
                 continue
             }
             for row in injected {
+                _ = wiring.module.takeUnserved()
                 do throws(LuaError) {
                     try wiring.state.withStack { (lua) throws(LuaError) in
                         try lua.call(lua.field("dry_read", of: prelude), name, row.property, results: 1)
@@ -185,7 +187,7 @@ extension ScriptHost {
                 } catch {
                     if error.chunk != nil {
                         failures.append(LuaError(error.kind, error.message + " (resolving \(name).\(row.property))"))
-                    } else if Self.isMissingInitializer(error, for: row.key),
+                    } else if Self.isMissingInitializer(wiring.module.takeUnserved(), for: row),
                               let (near, entry) = misspelledRegistration(of: row.key.name, module: wiring.module) {
                         failures.append(LuaError(
                             error.kind,

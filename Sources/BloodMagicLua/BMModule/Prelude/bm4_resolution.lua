@@ -251,10 +251,9 @@ local function lazy_value(object, property, meta, spell)
   if found then return value, hooks end
   local served, default = fallback(spell)
   if served then return default, true end
-  -- Swift's error: an error object carrying the typed error, positioned
-  -- already (a string for an optional property, never raised here).
-  if type(value) == "string" then fail(value) end
-  error(value, 0)
+  -- Swift's typed error (a box) goes back to it as its text is raised.
+  if hooks ~= nil then core.note_unserved(hooks) end
+  fail(value)
 end
 
 local function partial_value(object, property, meta, spell)

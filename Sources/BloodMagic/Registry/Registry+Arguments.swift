@@ -33,13 +33,10 @@ extension Registry {
     ) -> SpellHandle {
         let source = spellSource(fileID, line)
         let handle = registerTakingArguments(
-            type: SpellTypeKey(type), name: nil, container: .any, source: source,
-            arguments: InitializerArguments(
-                names: [Self.argumentName(A1.self)], types: [ObjectIdentifier(A1.self)],
-                typed: TypedArgumentInitializer1(initializer)
-            ) { sender, values in
-                try initializer(sender, Self.argument(values[0], A1.self, source: source))
-            })
+            type, argumentTypes: [A1.self], typed: TypedArgumentInitializer1(initializer), source: source
+        ) { sender, values in
+            try initializer(sender, Self.argument(values[0], A1.self, source: source))
+        }
         registerFactory(((A1) throws -> Value).self, of: handle, source: source) { registry, sender in
             { [weak sender] a1 in
                 try registry().resolve(Value.self, arguments: a1, for: sender ?? NoSender.instance, property: "(factory)")
@@ -57,15 +54,11 @@ extension Registry {
     ) -> SpellHandle {
         let source = spellSource(fileID, line)
         let handle = registerTakingArguments(
-            type: SpellTypeKey(type), name: nil, container: .any, source: source,
-            arguments: InitializerArguments(
-                names: [Self.argumentName(A1.self), Self.argumentName(A2.self)],
-                types: [ObjectIdentifier(A1.self), ObjectIdentifier(A2.self)],
-                typed: TypedArgumentInitializer2(initializer)
-            ) { sender, values in
-                try initializer(
-                    sender, Self.argument(values[0], A1.self, source: source), Self.argument(values[1], A2.self, source: source))
-            })
+            type, argumentTypes: [A1.self, A2.self], typed: TypedArgumentInitializer2(initializer), source: source
+        ) { sender, values in
+            try initializer(
+                sender, Self.argument(values[0], A1.self, source: source), Self.argument(values[1], A2.self, source: source))
+        }
         registerFactory(((A1, A2) throws -> Value).self, of: handle, source: source) { registry, sender in
             { [weak sender] a1, a2 in
                 try registry().resolve(Value.self, arguments: a1, a2, for: sender ?? NoSender.instance, property: "(factory)")

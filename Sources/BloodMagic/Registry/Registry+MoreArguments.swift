@@ -23,15 +23,13 @@ extension Registry {
         initializer: @escaping @Sendable (_ sender: AnyObject, A1, A2, A3) throws -> Value
     ) -> SpellHandle {
         let source = spellSource(fileID, line)
-        let handle = registerTakingArguments(
-            type: SpellTypeKey(type), name: nil, container: .any, source: source,
-            arguments: InitializerArguments(names: [Self.argumentName(A1.self), Self.argumentName(A2.self), Self.argumentName(A3.self)], types: [ObjectIdentifier(A1.self), ObjectIdentifier(A2.self), ObjectIdentifier(A3.self)]) { sender, values in
-                try initializer(
-                    sender,
-                    Self.argument(values[0], A1.self, source: source),
-                    Self.argument(values[1], A2.self, source: source),
-                    Self.argument(values[2], A3.self, source: source))
-            })
+        let handle = registerTakingArguments(type, argumentTypes: [A1.self, A2.self, A3.self], source: source) { sender, values in
+            try initializer(
+                sender,
+                Self.argument(values[0], A1.self, source: source),
+                Self.argument(values[1], A2.self, source: source),
+                Self.argument(values[2], A3.self, source: source))
+        }
         registerFactory(((A1, A2, A3) throws -> Value).self, of: handle, source: source) { registry, sender in
             { [weak sender] a1, a2, a3 in
                 try registry().resolve(Value.self, arguments: a1, a2, a3, for: sender ?? NoSender.instance, property: "(factory)")
@@ -49,16 +47,14 @@ extension Registry {
         initializer: @escaping @Sendable (_ sender: AnyObject, A1, A2, A3, A4) throws -> Value
     ) -> SpellHandle {
         let source = spellSource(fileID, line)
-        let handle = registerTakingArguments(
-            type: SpellTypeKey(type), name: nil, container: .any, source: source,
-            arguments: InitializerArguments(names: [Self.argumentName(A1.self), Self.argumentName(A2.self), Self.argumentName(A3.self), Self.argumentName(A4.self)], types: [ObjectIdentifier(A1.self), ObjectIdentifier(A2.self), ObjectIdentifier(A3.self), ObjectIdentifier(A4.self)]) { sender, values in
-                try initializer(
-                    sender,
-                    Self.argument(values[0], A1.self, source: source),
-                    Self.argument(values[1], A2.self, source: source),
-                    Self.argument(values[2], A3.self, source: source),
-                    Self.argument(values[3], A4.self, source: source))
-            })
+        let handle = registerTakingArguments(type, argumentTypes: [A1.self, A2.self, A3.self, A4.self], source: source) { sender, values in
+            try initializer(
+                sender,
+                Self.argument(values[0], A1.self, source: source),
+                Self.argument(values[1], A2.self, source: source),
+                Self.argument(values[2], A3.self, source: source),
+                Self.argument(values[3], A4.self, source: source))
+        }
         registerFactory(((A1, A2, A3, A4) throws -> Value).self, of: handle, source: source) { registry, sender in
             { [weak sender] a1, a2, a3, a4 in
                 try registry().resolve(Value.self, arguments: a1, a2, a3, a4, for: sender ?? NoSender.instance, property: "(factory)")
@@ -123,12 +119,8 @@ extension Registry {
     public func registerFactory<Value, A1>(
         _ type: Value.Type, arguments a1: A1.Type, fileID: String = #fileID, line: Int = #line
     ) -> SpellHandle {
-        register(((A1) throws -> Value).self, name: nil, scope: .instance, source: spellSource(fileID, line)) { sender in
-            let registry = Self.registryResolvingHere
-            return { [weak sender] a1 in
-                try registry.resolve(Value.self, arguments: a1, for: sender ?? NoSender.instance, property: "(factory)")
-            }
-        }
+        registerScriptFactory(((A1) throws -> Value).self, of: Value.self, name: nil, argumentTypes: [A1.self],
+            source: spellSource(fileID, line)) { call in { a1 in try call([a1]) } }
     }
 
     /// ``registerFactory(_:arguments:fileID:line:)`` for 2 arguments:
@@ -137,12 +129,8 @@ extension Registry {
     public func registerFactory<Value, A1, A2>(
         _ type: Value.Type, arguments a1: A1.Type, _ a2: A2.Type, fileID: String = #fileID, line: Int = #line
     ) -> SpellHandle {
-        register(((A1, A2) throws -> Value).self, name: nil, scope: .instance, source: spellSource(fileID, line)) { sender in
-            let registry = Self.registryResolvingHere
-            return { [weak sender] a1, a2 in
-                try registry.resolve(Value.self, arguments: a1, a2, for: sender ?? NoSender.instance, property: "(factory)")
-            }
-        }
+        registerScriptFactory(((A1, A2) throws -> Value).self, of: Value.self, name: nil, argumentTypes: [A1.self, A2.self],
+            source: spellSource(fileID, line)) { call in { a1, a2 in try call([a1, a2]) } }
     }
 
     /// ``registerFactory(_:arguments:fileID:line:)`` for 3 arguments:
@@ -151,12 +139,8 @@ extension Registry {
     public func registerFactory<Value, A1, A2, A3>(
         _ type: Value.Type, arguments a1: A1.Type, _ a2: A2.Type, _ a3: A3.Type, fileID: String = #fileID, line: Int = #line
     ) -> SpellHandle {
-        register(((A1, A2, A3) throws -> Value).self, name: nil, scope: .instance, source: spellSource(fileID, line)) { sender in
-            let registry = Self.registryResolvingHere
-            return { [weak sender] a1, a2, a3 in
-                try registry.resolve(Value.self, arguments: a1, a2, a3, for: sender ?? NoSender.instance, property: "(factory)")
-            }
-        }
+        registerScriptFactory(((A1, A2, A3) throws -> Value).self, of: Value.self, name: nil, argumentTypes: [A1.self, A2.self, A3.self],
+            source: spellSource(fileID, line)) { call in { a1, a2, a3 in try call([a1, a2, a3]) } }
     }
 
     /// ``registerFactory(_:arguments:fileID:line:)`` for 4 arguments:
@@ -165,10 +149,50 @@ extension Registry {
     public func registerFactory<Value, A1, A2, A3, A4>(
         _ type: Value.Type, arguments a1: A1.Type, _ a2: A2.Type, _ a3: A3.Type, _ a4: A4.Type, fileID: String = #fileID, line: Int = #line
     ) -> SpellHandle {
-        register(((A1, A2, A3, A4) throws -> Value).self, name: nil, scope: .instance, source: spellSource(fileID, line)) { sender in
+        registerScriptFactory(((A1, A2, A3, A4) throws -> Value).self, of: Value.self, name: nil, argumentTypes: [A1.self, A2.self, A3.self, A4.self],
+            source: spellSource(fileID, line)) { call in { a1, a2, a3, a4 in try call([a1, a2, a3, a4]) } }
+    }
+
+    // MARK: Shared bodies (one per arity would repeat them)
+
+    /// What every registration with typed arguments shares: the arguments
+    /// `types` describe (their names for messages, their identities for a
+    /// Swift resolution's check), with `make` run with the values given
+    /// (as many as `types`: the record checks the count). Instance scope.
+    func registerTakingArguments<Value>(
+        _ type: Value.Type, argumentTypes types: [Any.Type], typed: (any AnyObject & Sendable)? = nil, source: String,
+        make: @escaping @Sendable (_ sender: AnyObject, _ values: [Any]) throws -> Value
+    ) -> SpellHandle {
+        registerTakingArguments(
+            type: SpellTypeKey(type), name: nil, container: .any, source: source,
+            arguments: InitializerArguments(
+                names: types.map { Self.argumentName($0) }, types: types.map { ObjectIdentifier($0) }, typed: typed,
+                make: { sender, values in try make(sender, values) }))
+    }
+
+    /// What every factory of a script's registrations shares
+    /// (``registerFactory(_:arguments:fileID:line:)``, and the named ones):
+    /// a registration of `factory` (under `name`) whose value is `wrap`
+    /// around one call: resolving `Value` (under `name`) for the sender the
+    /// factory was made for (none once it is gone) with the values given,
+    /// from the registry resolving where it was made. Every arity's call
+    /// takes the same erased path (the values boxed, the count checked), as
+    /// a script's registration has no typed initializer to call directly.
+    func registerScriptFactory<Value, Factory>(
+        _ factory: Factory.Type, of _: Value.Type, name: String?, argumentTypes types: [Any.Type], source: String,
+        wrap: @escaping @Sendable (_ call: @escaping ([Any]) throws -> Value) -> Factory
+    ) -> SpellHandle {
+        let given = types.map { Self.argumentName($0) }
+        let identities = types.map { ObjectIdentifier($0) }
+        return register(Factory.self, name: name, scope: .instance, source: source) { sender in
             let registry = Self.registryResolvingHere
-            return { [weak sender] a1, a2, a3, a4 in
-                try registry.resolve(Value.self, arguments: a1, a2, a3, a4, for: sender ?? NoSender.instance, property: "(factory)")
+            return wrap { [weak sender] values in
+                guard let name else {
+                    return try registry.resolveTakingArguments(
+                        Value.self, values: values, types: identities, given: { given },
+                        sender: sender ?? NoSender.instance, property: "(factory)")
+                }
+                return try registry.resolveNamedFactory(Value.self, name: name, sender: sender, values: values, given: given)
             }
         }
     }

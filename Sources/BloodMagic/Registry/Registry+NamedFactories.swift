@@ -32,13 +32,8 @@ extension Registry {
     public func registerFactory<Value, A1>(
         _ type: Value.Type, named name: SpellName<Value>, arguments a1: A1.Type, fileID: String = #fileID, line: Int = #line
     ) -> SpellHandle {
-        let given = [Self.argumentName(A1.self)]
-        return register(((A1) throws -> Value).self, name: name.rawValue, scope: .instance, source: spellSource(fileID, line)) { sender in
-            let registry = Self.registryResolvingHere
-            return { [weak sender] a1 in
-                try registry.resolveNamedFactory(Value.self, name: name.rawValue, sender: sender, values: [a1], given: given)
-            }
-        }
+        registerScriptFactory(((A1) throws -> Value).self, of: Value.self, name: name.rawValue, argumentTypes: [A1.self],
+            source: spellSource(fileID, line)) { call in { a1 in try call([a1]) } }
     }
 
     /// ``registerFactory(_:named:arguments:fileID:line:)`` for 2 arguments:
@@ -48,13 +43,8 @@ extension Registry {
         _ type: Value.Type, named name: SpellName<Value>, arguments a1: A1.Type, _ a2: A2.Type,
         fileID: String = #fileID, line: Int = #line
     ) -> SpellHandle {
-        let given = [Self.argumentName(A1.self), Self.argumentName(A2.self)]
-        return register(((A1, A2) throws -> Value).self, name: name.rawValue, scope: .instance, source: spellSource(fileID, line)) { sender in
-            let registry = Self.registryResolvingHere
-            return { [weak sender] a1, a2 in
-                try registry.resolveNamedFactory(Value.self, name: name.rawValue, sender: sender, values: [a1, a2], given: given)
-            }
-        }
+        registerScriptFactory(((A1, A2) throws -> Value).self, of: Value.self, name: name.rawValue, argumentTypes: [A1.self, A2.self],
+            source: spellSource(fileID, line)) { call in { a1, a2 in try call([a1, a2]) } }
     }
 
     /// ``registerFactory(_:named:arguments:fileID:line:)`` for 3 arguments:
@@ -64,13 +54,8 @@ extension Registry {
         _ type: Value.Type, named name: SpellName<Value>, arguments a1: A1.Type, _ a2: A2.Type, _ a3: A3.Type,
         fileID: String = #fileID, line: Int = #line
     ) -> SpellHandle {
-        let given = [Self.argumentName(A1.self), Self.argumentName(A2.self), Self.argumentName(A3.self)]
-        return register(((A1, A2, A3) throws -> Value).self, name: name.rawValue, scope: .instance, source: spellSource(fileID, line)) { sender in
-            let registry = Self.registryResolvingHere
-            return { [weak sender] a1, a2, a3 in
-                try registry.resolveNamedFactory(Value.self, name: name.rawValue, sender: sender, values: [a1, a2, a3], given: given)
-            }
-        }
+        registerScriptFactory(((A1, A2, A3) throws -> Value).self, of: Value.self, name: name.rawValue, argumentTypes: [A1.self, A2.self, A3.self],
+            source: spellSource(fileID, line)) { call in { a1, a2, a3 in try call([a1, a2, a3]) } }
     }
 
     /// ``registerFactory(_:named:arguments:fileID:line:)`` for 4 arguments:
@@ -80,20 +65,14 @@ extension Registry {
         _ type: Value.Type, named name: SpellName<Value>, arguments a1: A1.Type, _ a2: A2.Type, _ a3: A3.Type, _ a4: A4.Type,
         fileID: String = #fileID, line: Int = #line
     ) -> SpellHandle {
-        let given = [Self.argumentName(A1.self), Self.argumentName(A2.self), Self.argumentName(A3.self), Self.argumentName(A4.self)]
-        return register(((A1, A2, A3, A4) throws -> Value).self, name: name.rawValue, scope: .instance, source: spellSource(fileID, line)) { sender in
-            let registry = Self.registryResolvingHere
-            return { [weak sender] a1, a2, a3, a4 in
-                try registry.resolveNamedFactory(
-                    Value.self, name: name.rawValue, sender: sender, values: [a1, a2, a3, a4], given: given)
-            }
-        }
+        registerScriptFactory(((A1, A2, A3, A4) throws -> Value).self, of: Value.self, name: name.rawValue, argumentTypes: [A1.self, A2.self, A3.self, A4.self],
+            source: spellSource(fileID, line)) { call in { a1, a2, a3, a4 in try call([a1, a2, a3, a4]) } }
     }
 
     /// What a named factory's call does: resolves the `Value` under `name`
     /// for `sender` (none once it is gone) with `values`, converted to
     /// `Value` as a property's value is.
-    private func resolveNamedFactory<Value>(
+    func resolveNamedFactory<Value>(
         _: Value.Type, name: String, sender: AnyObject?, values: [Any], given: [String]
     ) throws -> Value {
         let container = ContainerDescriptor(sender ?? NoSender.instance)

@@ -62,27 +62,23 @@ extension Registry {
         // may use the registry.
         var replaced: [InitializerRecord] = []
         let count = state.withLock { state -> Int in
-            var count = 0
             // The new record of each registration whose slot was replaced.
             var renewed: [SpellHandle: InitializerRecord] = [:]
-            for record in state.initializers where record.scope == scope {
-                replaced.append(record)
-                count += 1
-                guard record.forwarded == nil else { continue }
-                let fresh = record.withEmptySlot()
-                state.replaceInitializer(with: fresh)
-                renewed[record.handle] = fresh
+            let count = state.emptySlots(of: scope, renewed: &renewed, replaced: &replaced)
+            // An open stage (a reload's) holds registrations that are not in
+            // force yet: its forwardings to a registration reset here must
+            // serve the new record once the stage is committed, and its own
+            // registrations of the scope must not bring back a value preset
+            // from before the reset. O(staged initializers).
+            var index = state.stages.startIndex
+            while index != state.stages.endIndex {
+                _ = state.stages.values[index].emptySlots(of: scope, renewed: &renewed, replaced: &replaced)
+                // Values a reload read before this reset (to carry them over
+                // at its preview and commit) are not preset any more.
+                state.stages.values[index].scopesReset.insert(scope)
+                index = state.stages.index(after: index)
             }
             guard count > 0 else { return 0 }
-            // A registration forwarding to one reset serves the new record's
-            // values (a forwarding of the scope reads its slot; a factory
-            // only names it), and no longer keeps the old one alive.
-            for record in state.initializers {
-                guard let target = record.forwarded, let fresh = renewed[target.handle] else { continue }
-                state.replaceInitializer(
-                    with: record.scope == scope
-                        ? record.forwarding(to: fresh) : record.replacing(make: record.make, slot: record.slot, forwarded: fresh))
-            }
             state.invalidateCaches()
             return count
         }
@@ -107,6 +103,38 @@ extension Registry {
     /// Whether `scope` is a built-in scope or a declared custom one.
     public func knowsScope(_ scope: SpellScope) -> Bool {
         !scope.isCustom || state.withLock { $0.declaredScopes.contains(scope) }
+    }
+}
+
+extension RegistryState {
+    /// Gives each initializer of `scope` here a new, empty slot, and points
+    /// each forwarding here whose registration was renewed (here, or before
+    /// in `renewed`: those in force, for a stage) at the new record (a
+    /// forwarding of the scope reads its slot; a factory only names it), so
+    /// it no longer keeps the old one alive. Adds the new records to
+    /// `renewed` and the old ones to `replaced`; returns how many
+    /// registrations of `scope` are here. O(initializers).
+    mutating func emptySlots(
+        of scope: SpellScope, renewed: inout [SpellHandle: InitializerRecord], replaced: inout [InitializerRecord]
+    ) -> Int {
+        var count = 0
+        for record in initializers where record.scope == scope {
+            replaced.append(record)
+            count += 1
+            guard record.forwarded == nil else { continue }
+            let fresh = record.withEmptySlot()
+            replaceInitializer(with: fresh)
+            renewed[record.handle] = fresh
+        }
+        guard !renewed.isEmpty else { return count }
+        for record in initializers {
+            guard let target = record.forwarded, let fresh = renewed[target.handle] else { continue }
+            if record.scope != scope { replaced.append(record) }
+            replaceInitializer(
+                with: record.scope == scope
+                    ? record.forwarding(to: fresh) : record.replacing(make: record.make, slot: record.slot, forwarded: fresh))
+        }
+        return count
     }
 }
 

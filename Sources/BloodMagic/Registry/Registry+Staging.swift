@@ -188,7 +188,8 @@ extension RegistryState {
     func presetSingletons(_ values: [SpellHandle: Any]) {
         guard !values.isEmpty else { return }
         for record in initializers {
-            if let value = values[record.handle] { record.presetSingleton(value) }
+            // A value from before a reset of its scope stays forgotten.
+            if let value = values[record.handle], !scopesReset.contains(record.scope) { record.presetSingleton(value) }
         }
     }
 

@@ -71,6 +71,10 @@ struct RegistryState {
     /// Whether a graph-scoped initializer was ever registered (then a
     /// bridge's own cache must send resolutions through the registry).
     var usesGraphScope = false
+    /// For a stage: the scopes reset (`reset(scope:)`) while it was open.
+    /// Values of those scopes carried over from before (`presetSingletons`,
+    /// at preview or commit) are not preset: the reset must not be undone.
+    var scopesReset: Set<SpellScope> = []
     /// Registrations staged by a script host's reload, by stage id, not in
     /// force until the stage is committed (see Registry+Staging).
     var stages: [UInt64: RegistryState] = [:]

@@ -1,8 +1,16 @@
+@_spi(BloodMagicInternals) import BloodMagic
 // Runtime arguments from Lua (see Registry+Arguments): an initializer
 // declared with `arguments = { ... }` is called as `init(sender, ...)`, and
 // `bm.resolve(T, { arguments = { ... } })` gives them.
 
 extension BMModule {
+    /// For `bmlua check`'s host: arguments declared as one of `classes`
+    /// (exposed classes the check stands in for with Lua tables) accept
+    /// the stand-in tables.
+    func acceptStandIns(of classes: Set<String>) {
+        tracking.withLock { $0.standInClasses = classes }
+    }
+
     /// The most arguments a resolution from Lua may give.
     static let maxArguments = 16
 
@@ -72,16 +80,29 @@ extension BMModule {
         let luaType = lua.valueType(at: -1)
         let typeName = luaType.name
         let integer = declaration.kind == .integer ? lua.exactInteger(at: -1) : nil
-        guard declaration.accepts(luaType: typeName, isInteger: integer != nil) else {
-            let got: String
-            if let script = argument as? LuaResolvedValue {
-                got = script.typeName
-            } else if luaType == .nil {
-                got = "nil"
-            } else {
-                got = SpellTypeKey(type(of: argument)).name
+        func got() -> String {
+            if let script = argument as? LuaResolvedValue { return script.typeName }
+            if luaType == .nil { return "nil" }
+            // An exposed object by its class's Lua name (what the declaration spells).
+            if let exposed = lua.exposedType(ofObjectAt: -1), exposed.isGlobal { return exposed.name }
+            return SpellTypeKey(type(of: argument)).name
+        }
+        let standIn = declaration.className != nil && luaType == .table
+            && tracking.withLock { $0.standInClasses.contains(declaration.className ?? "") }
+        guard standIn || declaration.accepts(luaType: typeName, isInteger: integer != nil) else {
+            throw failure("must be \(declaration.expected), got \(got())")
+        }
+        // An exposed class: an object of it or of a subclass (one lookup by
+        // name and one class check, whatever the state exposes).
+        if let className = declaration.className, luaType != .nil {
+            // `bmlua check` stands in for the app's classes with tables.
+            if standIn { return }
+            guard let info = lua.exposedType(named: className), info.isGlobal else {
+                throw failure("must be \(declaration.expected) (no class \(className) is exposed to Lua), got \(got())")
             }
-            throw failure("must be \(declaration.expected), got \(got)")
+            guard let object = lua.exposedObject(at: -1, as: AnyObject.self), info.accepts(object) else {
+                throw failure("must be \(declaration.expected), got \(got())")
+            }
         }
         if let integer, !lua.isInteger(at: -1) {
             lua.pop()

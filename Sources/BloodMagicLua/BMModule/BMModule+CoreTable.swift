@@ -42,6 +42,7 @@ extension BMModule {
             ("resolve_property", { lua in try self.resolveProperty(lua) }),
             ("ask_resolver", { lua in try self.askResolver(lua) }),
             ("resolver_chose", { lua in try self.resolverChose(lua) }),
+            ("note_unserved", { lua in self.noteUnserved(lua) }),
             ("lookup", { lua in try self.lookup(lua) }),
             ("live_frames", { lua in try self.liveFrames(lua) }),
             ("cached_resolve", { lua in try self.makeCachedResolve(lua) }),

@@ -93,19 +93,25 @@ extension BMModule {
         // The initializer or resolvers, and the hooks, of one generation.
         let found = try registry.resolveSpelled(type: key, container: container, property: property, spell: spell, name: name)
         guard let (value, source, lookup) = found else {
+            let error: SpellError
             if let name {
-                lua.push(false)
-                lua.push(registry.unknownNameError(type: key, name: name, container: container, property: property).description)
-                return 2
+                error = registry.unknownNameError(type: key, name: name, container: container, property: property)
+            } else {
+                // The ranking of the closest registrations is charged, as in resolve.
+                var work = SwiftWorkMeter(lua)
+                error = try registry.noInitializerError(
+                    type: key, container: container, property: property, charging: { try work.add($0) })
+                try work.flush()
             }
-            // The ranking of the closest registrations is charged, as in resolve.
-            var work = SwiftWorkMeter(lua)
-            let error = try registry.noInitializerError(
-                type: key, container: container, property: property, charging: { try work.add($0) })
-            try work.flush()
             lua.push(false)
             lua.push(error.description)
-            return 2
+            // Not optional: the prelude raises the text (scripts get a
+            // string, as from bm.resolve), and hands the typed error back
+            // as it does (core.note_unserved), for a validation to read by
+            // its type (ScriptHost+Validation), never by its text.
+            guard !optional else { return 2 }
+            lua.pushBox(UnservedProperty(error))
+            return 3
         }
         return try pushServed(value, source: source, lookup: lookup, property: property, container: containerName,
                               type: key, optional: optional, lua)
@@ -124,6 +130,24 @@ extension BMModule {
         try crossing.push(value, lua)
         if let hooks = lookup.hooks(for: property) { lua.pushBox(hooks) } else { lua.pushNil() }
         return 3
+    }
+
+    /// `core.note_unserved(box)`: the prelude is raising the error of a
+    /// property nothing served (the box `resolve_property` gave with its
+    /// text); kept for this thread until ``takeUnserved()``. One per thread.
+    func noteUnserved(_ lua: LuaStack) -> Int32 {
+        guard let unserved = lua.boxedObject(at: 1) as? UnservedProperty else { return 0 }
+        let thread = currentThreadID()
+        tracking.withLock { $0.unserved[thread] = unserved.error }
+        return 0
+    }
+
+    /// The typed error of the last property nothing served whose error the
+    /// prelude raised on this thread (see ``noteUnserved(_:)``), forgotten
+    /// as it is taken.
+    func takeUnserved() -> SpellError? {
+        let thread = currentThreadID()
+        return tracking.withLock { $0.unserved.removeValue(forKey: thread) }
     }
 
     /// Whether a value the registry produced is nil (in Lua or in Swift).
@@ -201,4 +225,11 @@ extension BMModule {
         }
         return 1
     }
+}
+
+/// The typed error of a Lua class's property nothing served, boxed for the
+/// prelude to hand back as it raises the error's text (`core.note_unserved`).
+final class UnservedProperty: Sendable {
+    let error: SpellError
+    init(_ error: SpellError) { self.error = error }
 }

@@ -100,7 +100,8 @@ extension BMModule {
     /// resolver that answered, which is reported as having served the
     /// property), the plan's hooks (a box for `core.hook_steps`, or nil);
     /// with nil (every resolver skipped), the no-initializer message the
-    /// Swift path gives, its ranking charged as work.
+    /// Swift path gives, its ranking charged as work, and its typed error (a
+    /// box for `core.note_unserved`).
     func resolverChose(_ lua: LuaStack) throws -> Int32 {
         let registry = try liveRegistry()
         guard let plan = lua.boxedObject(at: 1) as? SpellResolverPlan else {
@@ -117,6 +118,8 @@ extension BMModule {
             charging: { try work.add($0) })
         try work.flush()
         lua.push(error.description)
-        return 1
+        // The typed error too, as resolve_property gives it (core.note_unserved).
+        lua.pushBox(UnservedProperty(error))
+        return 2
     }
 }

@@ -77,6 +77,14 @@ final class BMModule: Sendable {
         /// for `core.run_hooks` too: set by tests only, to run one suite of
         /// cases through both implementations of the hook contract.
         var scriptHooksRunInSwift = false
+        /// In `bmlua check`'s host only: the exposed classes the manifest
+        /// stands in for with Lua tables (bm_check.lua), which an argument
+        /// declared as one of them (`"user: User"`) accepts.
+        var standInClasses: Set<String> = []
+        /// The typed error of the last property nothing served whose text
+        /// the prelude raised, by thread (`core.note_unserved`), until a
+        /// validation takes it.
+        var unserved: [UInt: SpellError] = [:]
     }
 
     /// A key of a preference store: the store (a class instance, by

@@ -8,6 +8,12 @@
 // array is the order `init` takes its arguments in; a Lua table's keys
 // have no order, so a map would need a second list to say it. One string
 // per argument keeps a bare name (`"id"`, any type) working as before.
+//
+// A type that is not one of Lua's but begins with a capital letter
+// (`"user: User"`) names a Swift class exposed to Lua: the value must be an
+// object of that class or of a subclass (`LuaExposedTypeInfo.accepts`),
+// checked when the initializer is called. Lua's types are lower case, so a
+// misspelled one (`"id: int"`) is still refused where it is written.
 
 /// One declared argument of a Lua initializer.
 struct LuaArgumentDeclaration: Equatable, Sendable {
@@ -18,8 +24,12 @@ struct LuaArgumentDeclaration: Equatable, Sendable {
 
     /// The script's name for it (`id`).
     let name: String
-    /// The declared type; nil when the script gave only a name.
+    /// The declared type; nil when the script gave only a name. For an
+    /// exposed class (``className``), `.userdata`.
     let kind: Kind?
+    /// The exposed class the value must be an object of (`"user: User"`),
+    /// or nil for a Lua type.
+    let className: String?
     /// Whether nil is accepted too (`"options: table?"`).
     let optional: Bool
 
@@ -35,17 +45,31 @@ struct LuaArgumentDeclaration: Equatable, Sendable {
         var declared = entry[entry.index(after: colon)...].trimmingSpaces
         let optional = declared.hasSuffix("?")
         if optional { declared.removeLast() }
-        guard let kind = Kind(rawValue: String(declared)) else {
+        if let kind = Kind(rawValue: String(declared)) {
+            self.init(name: String(name), kind: kind, optional: optional)
+        } else if Self.isClassName(declared) {
+            self.init(name: String(name), kind: .userdata, optional: optional, className: String(declared))
+        } else {
             self.init(name: entry, kind: nil, optional: false)
-            return
         }
-        self.init(name: String(name), kind: kind, optional: optional)
     }
 
-    init(name: String, kind: Kind?, optional: Bool) {
+    init(name: String, kind: Kind?, optional: Bool, className: String? = nil) {
         self.name = name
         self.kind = kind
         self.optional = optional
+        self.className = className
+    }
+
+    /// Whether `text` may name an exposed class in a declaration: an ASCII
+    /// capital letter, then letters, digits or `_` (what the prelude's
+    /// pattern lets through).
+    static func isClassName(_ text: Substring) -> Bool {
+        guard let first = text.utf8.first, first >= UInt8(ascii: "A"), first <= UInt8(ascii: "Z") else { return false }
+        return text.utf8.allSatisfy { byte in
+            (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_")
+        }
     }
 
     /// The declarations of an initializer's `arguments`.
@@ -56,18 +80,21 @@ struct LuaArgumentDeclaration: Equatable, Sendable {
     /// The declaration as messages and entries show it: `id`, `id: integer`, `options: table?`.
     var shown: String {
         guard let kind else { return name }
-        return "\(name): \(kind.rawValue)" + (optional ? "?" : "")
+        return "\(name): \(className ?? kind.rawValue)" + (optional ? "?" : "")
     }
 
-    /// How messages name the declared type: `integer`, `table or nil`.
+    /// How messages name the declared type: `integer`, `table or nil`, `User`.
     var expected: String {
         guard let kind else { return "any" }
-        return optional ? "\(kind.rawValue) or nil" : kind.rawValue
+        let type = className ?? kind.rawValue
+        return optional ? "\(type) or nil" : type
     }
 
     /// Whether a Lua value of `type` (its `lua_type` name) fits, with
     /// `isInteger` saying whether a number is an integer (or a float with
     /// an exact integral value, as Lua's own `luaL_checkinteger` takes).
+    /// For an exposed class, only whether it may be one (a userdata): the
+    /// class is the caller's to check.
     func accepts(luaType type: String, isInteger: Bool) -> Bool {
         guard let kind else { return true }
         if type == "nil" { return optional || kind == .any }

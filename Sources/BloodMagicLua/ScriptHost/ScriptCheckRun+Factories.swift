@@ -52,6 +52,27 @@ extension ScriptCheckRun {
         }
     }
 
+    /// A script's initializer declaring an argument of an exposed class
+    /// (`"user: User"`) that the manifest does not list: an error at the
+    /// registration, with the closest exposed class's name (a misspelling
+    /// never matches, so every call would fail). Only with a manifest.
+    /// O(registrations × arguments), plus the closest-name ranking of a miss.
+    func checkArgumentClasses() {
+        guard let manifest else { return }
+        let exposed = Set(manifest.types.map(\.name))
+        for entry in registry.entries where entry.arguments != nil && module.madeRegistration(entry.handle) {
+            let takes = entry.arguments ?? []
+            for (position, declared) in LuaArgumentDeclaration.parse(takes).enumerated() {
+                guard let className = declared.className, !exposed.contains(className) else { continue }
+                add(.error,
+                    "the initializer for \(entry.type?.name ?? "?") declares argument #\(position + 1) (\(declared.name)) "
+                        + "as \(className), which is not a class the app exposes to Lua"
+                        + ClosestNames.suffix(for: className, in: exposed),
+                    at: entry.source)
+            }
+        }
+    }
+
     /// Whether two spellings name the same Swift type (`Int`, `Swift.Int`).
     private static func sameSwiftType(_ a: String, _ b: String) -> Bool {
         func bare(_ name: String) -> Substring { name.split(separator: ".").last ?? Substring(name) }
@@ -66,6 +87,24 @@ extension ScriptCheckRun {
         _ declared: LuaArgumentDeclaration, swiftType: String, exposed: Set<String>
     ) -> String? {
         guard let kind = declared.kind, kind != .any else { return nil }
+        if let className = declared.className {
+            // A class the manifest does not list is checkArgumentClasses' finding.
+            guard exposed.contains(className) else { return nil }
+            // An exposed class: the factory must give that class (the
+            // manifest does not say which classes are subclasses of which,
+            // so another exposed class is the only sure mismatch).
+            var bare = swiftType
+            let optional = bare.hasSuffix("?")
+            if optional { bare.removeLast() }
+            let unqualified = String(bare.split(separator: ".").last ?? Substring(bare))
+            if unqualified == className || bare == className {
+                return optional && !declared.optional ? "\(swiftType) (a \(className) or nil), expected \(declared.expected)" : nil
+            }
+            if let lua = LuaArgumentDeclaration.luaType(ofSwift: swiftType) {
+                return "\(swiftType) (a Lua \(lua.kind.rawValue)), expected \(declared.expected)"
+            }
+            return exposed.contains(bare) ? "\(swiftType) (another exposed class), expected \(declared.expected)" : nil
+        }
         let crossing: (kind: LuaArgumentDeclaration.Kind, optional: Bool)
         if let known = LuaArgumentDeclaration.luaType(ofSwift: swiftType) {
             crossing = known

@@ -107,6 +107,7 @@ final class ScriptCheckRun {
         checkLuaProperties(report)
         checkSwiftContainers()
         checkFactoryArguments()
+        checkArgumentClasses()
         checkInitializerContainers(containers)
         checkClassDeclarations()
         try dryRun(report)
@@ -215,6 +216,8 @@ final class ScriptCheckRun {
             try lua.push(encoding: manifest.globals)
             return 2
         }
+        // An argument declared as an exposed class takes the class's stand-in.
+        module.acceptStandIns(of: Set(manifest.types.map(\.name)))
         // The app's custom scopes, which the scripts may name.
         for name in manifest.scopes ?? [] {
             if let scope = SpellScope(rawValue: name) { registry.declareScope(scope) }

@@ -136,6 +136,16 @@ extension ScriptHost {
         return (name, entry)
     }
 
+    /// Whether `unserved` (the typed error of the last property nothing
+    /// served that the prelude raised on this thread, see
+    /// `BMModule.takeUnserved`) is `row`'s own: no initializer for its type,
+    /// for this class and property. Read by its type, not by the text of
+    /// the error the read raised (which a script could write too).
+    static func isMissingInitializer(_ unserved: SpellError?, for row: ScriptCheckRun.SpellRow) -> Bool {
+        guard case .noInitializer(let property, let container, let type, _)? = unserved else { return false }
+        return type == row.key.name && property == row.property && container == row.class
+    }
+
     /// The dry run `bmlua check` makes of the Lua classes, in `wiring`'s
     /// state: a fresh instance of each class, each of its injected
     /// properties read, one protected call each (with the state's budget).
@@ -168,6 +178,7 @@ extension ScriptHost {
                 continue
             }
             for row in injected {
+                _ = wiring.module.takeUnserved()
                 do throws(LuaError) {
                     try wiring.state.withStack { (lua) throws(LuaError) in
                         try lua.call(lua.field("dry_read", of: prelude), name, row.property, results: 1)
@@ -176,7 +187,7 @@ extension ScriptHost {
                 } catch {
                     if error.chunk != nil {
                         failures.append(LuaError(error.kind, error.message + " (resolving \(name).\(row.property))"))
-                    } else if error.message.contains("no initializer for \(row.key.name)"),
+                    } else if Self.isMissingInitializer(wiring.module.takeUnserved(), for: row),
                               let (near, entry) = misspelledRegistration(of: row.key.name, module: wiring.module) {
                         failures.append(LuaError(
                             error.kind,

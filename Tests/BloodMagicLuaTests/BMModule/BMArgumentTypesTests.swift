@@ -86,7 +86,7 @@ struct BMArgumentTypesTests {
               arguments = { 'id: int' }, init = print }
             """, file: "h.lua")
             == "h.lua:2: bm.initializer: arguments[1] must be \"name\" or \"name: type\" (type one of any, boolean, integer, "
-                + "number, string, table, function, userdata, with ? to take nil too), got \"id: int\"")
+                + "number, string, table, function, userdata, or an exposed class such as User, with ? to take nil too), got \"id: int\"")
         #expect(host.failure("bm.initializer { type = 'E', arguments = { 'id', ': string' }, init = print }", file: "h.lua")?
             .contains("arguments[2] must be \"name\" or \"name: type\"") == true)
         #expect(host.failure("bm.initializer { type = 'E', arguments = { 'a b: string' }, init = print }", file: "h.lua")?

@@ -36,7 +36,8 @@ local INITIALIZER = {
   name = field(STRING, "the registration's name: it serves only properties and resolutions that ask for this "
     .. "name (bm.spell.injectable { name = ... }, bm.resolve(T, { name = ... })), and no others"),
   arguments = field(TABLE, "names of the arguments init takes after the sender (init = function(sender, id, options)), "
-    .. "each with its Lua type if you like (\"id: integer\", \"options: table?\"); a resolution must give as many, "
+    .. "each with its Lua type if you like (\"id: integer\", \"options: table?\") or an exposed Swift class "
+    .. "(\"owner: User\": an object of it or of a subclass); a resolution must give as many, "
     .. "of those types (bm.resolve(T, { arguments = { ... } }))", "string[]"),
   implements = field(TABLE, "other types it serves too, each a type name or a protocol list; a singleton is one "
     .. "value for all of them", "(string|string[])[]"),
@@ -92,8 +93,9 @@ local function forwarded_types(fname, implements)
 end
 
 -- The Lua types an argument may declare ("id: integer"; "id: table?" also
--- takes nil). Swift checks each value an initializer is given against it
--- (BMModule+Arguments.swift, LuaArgumentDeclaration.swift).
+-- takes nil). A capitalized name ("user: User") is an exposed Swift class:
+-- an object of it or of a subclass. Swift checks each value an initializer
+-- is given against it (BMModule+Arguments.swift, LuaArgumentDeclaration.swift).
 local ARGUMENT_TYPES = { any = true, boolean = true, number = true, integer = true, string = true, table = true,
   ["function"] = true, userdata = true }
 
@@ -109,11 +111,11 @@ local function argument_names(fname, names)
       fail_field("arguments", fname .. ": arguments[" .. i .. "] must be an argument name, got " .. typeof(name))
     end
     if sfind(name, ":", 1, true) then
-      local declared = smatch(name, "^[%a_][%w_]*%s*:%s*([%a_]+)%??$")
-      if declared == nil or not ARGUMENT_TYPES[declared] then
+      local declared = smatch(name, "^[%a_][%w_]*%s*:%s*([%a_][%w_]*)%??$")
+      if declared == nil or not (ARGUMENT_TYPES[declared] or smatch(declared, "^%u")) then
         fail_field("arguments", fname .. ": arguments[" .. i .. "] must be \"name\" or \"name: type\" (type one of "
-          .. "any, boolean, integer, number, string, table, function, userdata, with ? to take nil too), got "
-          .. sformat("%q", name))
+          .. "any, boolean, integer, number, string, table, function, userdata, or an exposed class such as User, "
+          .. "with ? to take nil too), got " .. sformat("%q", name))
       end
     end
   end

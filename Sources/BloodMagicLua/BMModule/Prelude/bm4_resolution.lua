@@ -293,6 +293,8 @@ local function lazy_value(object, property, meta, spell)
   if found then return value, hooks end
   local served, default = fallback(spell)
   if served then return default, true end
+  -- Swift's typed error (a box) goes back to it as its text is raised.
+  if hooks ~= nil then core.note_unserved(hooks) end
   fail(value)
 end
 

@@ -74,8 +74,12 @@ enum IsolatedInPlaceRun {
         if request.state.compareExchange(expected: Request<Value>.asking, desired: Request<Value>.abandoned, ordering: .acquiringAndReleasing).exchanged {
             return nil
         }
-        // It ran in place, so it has finished (a synchronous initializer does not suspend).
-        return try request.result.withLock { $0 }.unsafelyUnwrapped.get()
+        // It ran in place, so it has finished: a synchronous initializer
+        // does not suspend, and its hop is to the executor the task is on.
+        guard let result = request.result.withLock({ $0 }) else {
+            preconditionFailure("an initializer isolated to \(Registry.actorName(actor)) suspended while it ran in place")
+        }
+        return try result.get()
     }
 
     /// Starts a task isolated to `actor` that runs `initializer` if it

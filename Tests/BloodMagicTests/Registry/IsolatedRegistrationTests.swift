@@ -143,6 +143,13 @@ private func ledgerRegistry(scope: SpellScope = .instance, _ made: Made) -> Regi
         #expect(registry.entries.first?.isAsync == true)
     }
 
+    /// A closure isolated to no actor is a mistake the registration stops at once.
+    @Test func aClosureIsolatedToNoActorIsRefused() async {
+        await #expect(processExitsWith: .failure) {
+            Registry().registerIsolated(Int.self) { 1 }
+        }
+    }
+
     /// `registerIsolated` with a `@MainActor` closure runs in place on
     /// the main actor too (as `registerOnMainActor` does).
     @MainActor @Test func aMainActorClosureRunsInPlaceOnTheMainActor() {

@@ -16,13 +16,44 @@ final class AsyncInitialization: Sendable {
     let isAsync: Bool
     /// The global actor the initializer is isolated to ("MainActor"), if known.
     let isolation: String?
-    /// The makings in progress, so that each value is made once.
-    let makings = AsyncSingletonSlot()
+    /// The makings in progress, so that each value is made once: shared
+    /// with the registration's decorated copies (``decorated(by:boxing:)``),
+    /// which make the same values in the same slot.
+    let makings: AsyncSingletonSlot
 
-    init(isAsync: Bool, isolation: String?, makeBox: @escaping @Sendable (SingletonSlot?) async throws -> SingletonBox?) {
+    init(
+        isAsync: Bool, isolation: String?, makings: AsyncSingletonSlot = AsyncSingletonSlot(),
+        makeBox: @escaping @Sendable (SingletonSlot?) async throws -> SingletonBox?
+    ) {
         self.isAsync = isAsync
         self.isolation = isolation
+        self.makings = makings
         self.makeBox = makeBox
+    }
+
+    /// This part with `decorators` run, in order, on each value it makes,
+    /// after the initializer (and after its actor: decorators are
+    /// synchronous and `Sendable`, and get no sender). The value is boxed
+    /// as `typed` (the registration's typed initializer) boxes, so that
+    /// typed reads of the slot stay exact. It shares ``makings``, so the
+    /// decorated and the undecorated record make a singleton once between them.
+    func decorated(by decorators: [DecoratorRecord], boxing typed: (any TypedInitializing)?, type: SpellTypeKey) -> AsyncInitialization {
+        let inner = makeBox
+        return AsyncInitialization(isAsync: isAsync, isolation: isolation, makings: makings) { slot in
+            guard let made = try await inner(slot) else { return nil }
+            var value = made.anyValue
+            for decorator in decorators {
+                value = try decorator.decorate(value, NoSender.instance)
+            }
+            guard let typed else { return ErasedSingletonBox(value) }
+            guard let box = typed.singletonBox(holding: value) else {
+                let (expected, actual) = SpellTypeKey.distinctNames(type, SpellTypeKey(Swift.type(of: value)))
+                throw SpellError.wrongValueType(
+                    property: "(decorator)", container: "\(type.name) (async)", expected: expected, actual: actual,
+                    source: decorators.last?.source ?? "")
+            }
+            return box
+        }
     }
 
     /// The value of `record` (whose part this is): a singleton's (or a custom
@@ -66,11 +97,11 @@ extension Registry {
         return .asyncValueNotReady(property: property, container: container, type: type.name, source: source)
     }
 
-    /// The error of a synchronous read off the main actor that needed an
-    /// initializer isolated to it.
-    static func notOnMainActor(type: SpellTypeKey, scope: SpellScope, source: String) -> SpellError {
+    /// The error of a synchronous read off `actor` (its name, "MainActor")
+    /// that needed an initializer isolated to it.
+    static func notOnActor(_ actor: String, type: SpellTypeKey, scope: SpellScope, source: String) -> SpellError {
         let (container, property) = propertyBeingRead(type: type, scope: scope)
-        return .isolatedInitializer(property: property, container: container, type: type.name, actor: "MainActor", source: source)
+        return .isolatedInitializer(property: property, container: container, type: type.name, actor: actor, source: source)
     }
 
     /// (container, property) of the innermost resolution in progress on this

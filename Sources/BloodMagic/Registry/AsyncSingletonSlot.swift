@@ -30,7 +30,8 @@ import Synchronization
 /// A task whose initializer asks for the value it is making (directly or
 /// through others, in the same task or in its child tasks) gets
 /// ``SpellError/dependencyCycle(chain:)`` instead of waiting for itself
-/// (see ``AsyncMakingChain``).
+/// (see ``AsyncMakingChain``), and so does a task whose wait would close a
+/// loop of makings in several tasks waiting for each other (see ``AsyncWaitGraph``).
 final class AsyncSingletonSlot: Sendable {
     /// What a task asking for a value does.
     private enum Role: Sendable {
@@ -76,30 +77,42 @@ final class AsyncSingletonSlot: Sendable {
                 throw SpellError.dependencyCycle(chain: chain.labels + [label])
             }
             let wait = Self.waits.wrappingAdd(1, ordering: .relaxed).newValue
+            let chain = AsyncMakingChain.current
+            let making = AsyncMakingChain(place, label: label)
             let role = try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Role, any Error>) in
                     makings.withLock { makings in
                         if isMade() { return continuation.resume(returning: .read) }
                         guard makings[place] != nil else {
                             makings[place] = Making()
+                            AsyncWaitGraph.beginMaking(place, by: making)
                             return continuation.resume(returning: .make)
                         }
                         // The cancellation handler runs after the flag is
                         // set: either it is seen here, or the handler finds
                         // this waiter under the lock and wakes it.
                         if Task.isCancelled { return continuation.resume(throwing: CancellationError()) }
+                        // Another task makes it: unless that closes a loop of
+                        // makings waiting for each other (see AsyncWaitGraph).
+                        if let chain, let loop = AsyncWaitGraph.beginWait(wait, chain: chain, for: place, label: label) {
+                            return continuation.resume(throwing: SpellError.dependencyCycle(chain: loop))
+                        }
                         makings[place]?.waiters[wait] = continuation
                     }
                 }
             } onCancel: {
-                makings.withLock { $0[place]?.waiters.removeValue(forKey: wait) }?.resume(throwing: CancellationError())
+                makings.withLock { makings in
+                    let waiter = makings[place]?.waiters.removeValue(forKey: wait)
+                    if waiter != nil { AsyncWaitGraph.endWait(wait) }
+                    return waiter
+                }?.resume(throwing: CancellationError())
             }
             switch role {
             case .read, .askAgain:
                 continue
             case .make:
                 do {
-                    try await AsyncMakingChain.$current.withValue(AsyncMakingChain(place, label: label)) {
+                    try await AsyncMakingChain.$current.withValue(making) {
                         try await make()
                     }
                 } catch {
@@ -116,7 +129,14 @@ final class AsyncSingletonSlot: Sendable {
 
     /// Ends the making of `place`, waking its waiters with `outcome`.
     private func finish(_ place: ObjectIdentifier, _ outcome: Result<Role, any Error>) {
-        let making = makings.withLock { $0.removeValue(forKey: place) }
+        // The edges of the woken waits go with them, in the same critical
+        // section: an edge is never left behind its wait.
+        let making = makings.withLock { makings in
+            let making = makings.removeValue(forKey: place)
+            AsyncWaitGraph.endMaking(place)
+            for wait in making?.waiters.keys ?? [:].keys { AsyncWaitGraph.endWait(wait) }
+            return making
+        }
         for waiter in making?.waiters.values ?? [:].values {
             waiter.resume(with: outcome)
         }
@@ -127,9 +147,9 @@ final class AsyncSingletonSlot: Sendable {
 /// first: a task-local, so that an async initializer asking, directly or
 /// through others, for the value it is making is a cycle, not a task
 /// waiting for itself. Child tasks inherit it (a child waiting for its
-/// parent's value would wait forever too); a detached task or another
-/// task does not: two tasks that start making two values needing each
-/// other at the same moment wait for each other (see AsyncWiring.md).
+/// parent's value would wait forever too). Across tasks (a detached task,
+/// or two tasks making two values that need each other at the same
+/// moment), ``AsyncWaitGraph`` finds the loop.
 final class AsyncMakingChain: Sendable {
     @TaskLocal static var current: AsyncMakingChain?
 
@@ -141,6 +161,17 @@ final class AsyncMakingChain: Sendable {
         self.place = place
         self.label = label
         outer = Self.current
+    }
+
+    /// The links, outermost first (one per making in progress on the chain).
+    var links: [AsyncMakingChain] {
+        var result: [AsyncMakingChain] = []
+        var link: AsyncMakingChain? = self
+        while let current = link {
+            result.append(current)
+            link = current.outer
+        }
+        return result.reversed()
     }
 
     /// Whether `place` is being made by this task (a walk of its makings:

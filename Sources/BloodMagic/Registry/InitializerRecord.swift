@@ -73,8 +73,19 @@ final class InitializerRecord: Sendable {
             forwardsTo: forwarded?.handle,
             forwardedRegistration: forwarded.map { "\($0.type.name) registered at \($0.source)" },
             arguments: arguments?.names,
-            isAsync: asynchronous?.isAsync ?? false, isolation: asynchronous?.isolation
+            isAsync: asyncMaker?.asynchronous?.isAsync ?? false, isolation: asyncMaker?.asynchronous?.isolation
         )
+    }
+
+    /// The record whose `asynchronous` part makes this record's values
+    /// with `await`: itself, when it has one; for a forwarding registration
+    /// (Registry+Forwarding), the async or isolated registration it serves,
+    /// so that its singleton is made once, in that registration's slot,
+    /// whichever type asks; else nil.
+    var asyncMaker: InitializerRecord? {
+        if asynchronous != nil { return self }
+        if let forwarded, forwarded.asynchronous != nil { return forwarded }
+        return nil
     }
 
     /// Runs the initializer for `sender`, honouring the scope.

@@ -144,12 +144,27 @@ extension Registry {
         let key = FastResolutionKey(valueType: Value.self, containerType: Swift.type(of: sender))
         let resolution = lockedResolution(key: key, valueType: Value.self, object: sender)
         let property = property ?? SpellTypeKey(Value.self).name
-        guard let record = resolution.record, let asynchronous = record.asynchronous else {
+        guard let record = resolution.record, let maker = asyncMaker(of: record), let asynchronous = maker.asynchronous else {
             return try resolve(Value.self, for: sender, property: property)
         }
-        let value = try await asynchronous.value(of: record, registry: self)
+        let value = try await asynchronous.value(of: maker, registry: self)
+        if maker !== record, maker.slot != nil {
+            // A forwarding registration's singleton is made: read it as any
+            // read of the forwarded type does (its own decorators included).
+            return try resolve(Value.self, for: sender, property: property)
+        }
         if resolution.reports { reportResolved(sender: sender, property: property, valueType: Value.self, record: record) }
         return try Registry.cast(value, to: Value.self, property: property, sender: sender, source: record.source)
+    }
+
+    /// The record that makes `record`'s value with `await` (see
+    /// ``InitializerRecord/asyncMaker``); for a forwarding registration,
+    /// the forwarded one with its own type's decorators, so that its
+    /// singleton is decorated once whichever type asks first.
+    func asyncMaker(of record: InitializerRecord) -> InitializerRecord? {
+        guard let maker = record.asyncMaker else { return nil }
+        guard maker !== record else { return maker }
+        return withResolvingState { state in state.decorated(maker, for: maker.type) } ?? maker
     }
 
     // MARK: Start-up
@@ -174,8 +189,10 @@ extension Registry {
     /// makes at least one, or it stops): O(n²) initializer attempts in the
     /// worst case, for the app's own Swift registrations only.
     public func prepare(isolation: isolated (any Actor)? = #isolation) async throws {
+        // Decorated as a lookup of their own type would serve them, so that
+        // a prepared singleton is decorated as an awaited one is.
         var pending = withResolvingState { state in
-            state.initializers.filter { $0.asynchronous != nil && $0.slot != nil }
+            state.initializers.filter { $0.asynchronous != nil && $0.slot != nil }.map { state.decorated($0, for: $0.type) ?? $0 }
         }
         while !pending.isEmpty {
             var waiting: [InitializerRecord] = []

@@ -88,9 +88,11 @@ extension RegistryState {
                 return value
             }
         }
+        // An async registration's values are decorated when they are made.
+        let asynchronous = original.asynchronous?.decorated(by: applying, boxing: original.typed, type: original.type)
         return InitializerRecord(
             handle: original.handle, type: original.type, container: original.container, scope: original.scope,
             source: original.source, make: make, slot: original.slot, typed: nil, name: original.name,
-            forwarded: original.forwarded, undecorated: original, arguments: arguments)
+            forwarded: original.forwarded, undecorated: original, arguments: arguments, asynchronous: asynchronous)
     }
 }

@@ -75,6 +75,38 @@ extension Registry {
 }
 
 extension Registry {
+    /// Registers an `async` initializer for `type` (see
+    /// ``registerAsync(_:scope:fileID:line:initializer:)``) that serves each
+    /// type of `implements` too: for a singleton, one object, made once
+    /// however many tasks ask for whichever of its types.
+    ///
+    /// ```swift
+    /// registry.registerAsync(SQLStore.self, implements: [(any Store).self, (any Cache).self]) {
+    ///     try await SQLStore.open()
+    /// }
+    /// let cache = try await registry.resolve((any Cache).self)   // the SQLStore
+    /// ```
+    ///
+    /// ``forward(_:to:fileID:line:)`` forwards to an async registration the
+    /// same way; a forwarded type is read with `await` as the registration is.
+    @discardableResult
+    public func registerAsync<Value>(
+        _ type: Value.Type,
+        scope: SpellScope = .singleton,
+        implements: [Any.Type],
+        fileID: String = #fileID,
+        line: Int = #line,
+        initializer: @escaping @isolated(any) @Sendable () async throws -> sending Value
+    ) -> SpellHandle {
+        let handle = registerAsync(type, scope: scope, fileID: fileID, line: line, initializer: initializer)
+        for forwarded in implements {
+            forward(type: SpellTypeKey(forwarded), to: handle, source: spellSource(fileID, line))
+        }
+        return handle
+    }
+}
+
+extension Registry {
     /// How many records the registry's handle lookups have looked at so
     /// far (see `RegistryState.initializerRecord`), for tests that check
     /// a forwarding costs O(1), not a scan of the registry.

@@ -43,7 +43,9 @@ extension Registry {
         let key = SpellTypeKey(type)
         let source = spellSource(fileID, line)
         let inPlace: @Sendable (AnyObject) throws -> Value = { _ in
-            guard MainActorCheck.isOnMainActor else { throw Registry.notOnMainActor(type: key, scope: scope, source: source) }
+            guard MainActorCheck.isOnMainActor else {
+                throw Registry.notOnActor("MainActor", type: key, scope: scope, source: source)
+            }
             return try MainActor.assumeIsolated { try initializer() }
         }
         let hop: @Sendable (SingletonSlot?) async throws -> Value? = { @MainActor slot in
@@ -57,6 +59,84 @@ extension Registry {
         return register(
             type: key, container: .any, scope: scope, source: source, initializer: { try inPlace($0) },
             typed: TypedInitializer(inPlace), asynchronous: asynchronous)
+    }
+
+    /// Registers a synchronous initializer isolated to any actor: a global
+    /// actor (`{ @DatabaseActor in ... }`, `{ @MainActor in ... }`), or an
+    /// actor instance whose `isolated` parameter the closure captures. It
+    /// always runs on that actor, so it may call the actor's synchronous
+    /// code with no `assumeIsolated`.
+    ///
+    /// ```swift
+    /// @globalActor actor DatabaseActor {
+    ///     static let shared = DatabaseActor()
+    /// }
+    /// registry.registerIsolated(Connection.self, scope: .singleton) { @DatabaseActor in
+    ///     Connection()     // a @DatabaseActor class
+    /// }
+    /// ```
+    ///
+    /// The actor is written once, in the closure's own type, where the
+    /// compiler checks the body against it; the registry reads it from the
+    /// closure (`initializer.isolation`) at run time. A closure that is not
+    /// isolated to an actor is a precondition failure (use `register`).
+    ///
+    /// Reads behave as for ``registerOnMainActor(_:scope:fileID:line:initializer:)``,
+    /// which is this for the main actor with a statically typed closure:
+    /// a synchronous read **on that actor** runs it in place; a synchronous
+    /// read elsewhere fails with
+    /// ``SpellError/isolatedInitializer(property:container:type:actor:source:)``
+    /// (naming the actor's type) unless its singleton is made; `await`
+    /// reads and ``prepare(isolation:)`` hop to the actor. Whether a
+    /// synchronous read runs on the actor is asked of the runtime without
+    /// trapping through `Task.immediate` (see AsyncWiring.md); before
+    /// macOS 26 / iOS 26, where `Task.immediate` is missing, a synchronous
+    /// read on the actor fails as a read elsewhere does.
+    ///
+    /// The value must be `Sendable` (it crosses from the actor to the
+    /// reader). ``SpellScope/weak`` and ``SpellScope/graph`` are not
+    /// supported (a precondition failure).
+    @discardableResult
+    public func registerIsolated<Value: Sendable>(
+        _ type: Value.Type,
+        scope: SpellScope = .instance,
+        fileID: String = #fileID,
+        line: Int = #line,
+        initializer: @escaping @isolated(any) @Sendable () throws -> Value
+    ) -> SpellHandle {
+        precondition(
+            scope.kind != .weak && scope.kind != .graph,
+            "registerIsolated(\(SpellTypeKey(type).name)): the \(scope) scope is not supported for isolated registrations")
+        guard let actor = initializer.isolation else {
+            preconditionFailure(
+                "registerIsolated(\(SpellTypeKey(type).name)): the initializer is not isolated to an actor "
+                    + "(write `{ @SomeGlobalActor in ... }`, or register it with `register`)")
+        }
+        let key = SpellTypeKey(type)
+        let source = spellSource(fileID, line)
+        let actorName = Registry.actorName(actor)
+        let inPlace: @Sendable (AnyObject) throws -> Value = { _ in
+            guard let value = try IsolatedInPlaceRun.run(initializer, on: actor) else {
+                throw Registry.notOnActor(actorName, type: key, scope: scope, source: source)
+            }
+            return value
+        }
+        let asynchronous = AsyncInitialization(isAsync: false, isolation: actorName) { slot in
+            try await Registry.runIsolated(on: actor, slot: slot, initializer).map { TypedSingletonBox($0) }
+        }
+        return register(
+            type: key, container: .any, scope: scope, source: source, initializer: { try inPlace($0) },
+            typed: TypedInitializer(inPlace), asynchronous: asynchronous)
+    }
+
+    /// Runs `initializer` on `actor` (the await path of ``registerIsolated(_:scope:fileID:line:initializer:)``):
+    /// nil when, there, it finds the value of `slot` made already (by a
+    /// synchronous read on the actor meanwhile).
+    private static func runIsolated<Value: Sendable>(
+        on actor: isolated any Actor, slot: SingletonSlot?, _ initializer: @isolated(any) @Sendable () throws -> Value
+    ) async throws -> Value? {
+        if let slot, slot.existing != nil { return nil }
+        return try await initializer()
     }
 }
 

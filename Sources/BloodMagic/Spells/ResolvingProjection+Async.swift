@@ -29,13 +29,16 @@ extension ResolvingProjection {
         } else {
             resolution = cell.withLookup(registry: registry, object: object, stack: ResolutionStack.currentPointer) { $0 }
         }
-        guard let resolution, let record = resolution.record, let asynchronous = record.asynchronous else {
+        guard let resolution, let record = resolution.record, let maker = registry.asyncMaker(of: record),
+            let asynchronous = maker.asynchronous
+        else {
             return try value()
         }
-        if let slot = record.slot {
-            // Made in the registration's slot: the synchronous read then
-            // finds it, stores it and runs the hooks.
-            try await asynchronous.makeSingleton(of: record, in: slot, registry: registry)
+        if let slot = maker.slot {
+            // Made in the registration's slot (the forwarded one's, for a
+            // forwarding): the synchronous read then finds it, stores it and
+            // runs the hooks.
+            try await asynchronous.makeSingleton(of: maker, in: slot, registry: registry)
             return try value()
         }
         let object = self.object
@@ -43,7 +46,7 @@ extension ResolvingProjection {
             ObjectIdentifier(cell), label: "\(SpellNames.containerName(of: object)).\(propertyName)",
             isMade: { cell.isResolved }
         ) {
-            let made = try await asynchronous.value(of: record, registry: registry)
+            let made = try await asynchronous.value(of: maker, registry: registry)
             let typed = try Registry.cast(made, to: Value.self, property: propertyName, sender: object, source: record.source)
             storeProduced(typed, hooks: resolution.needsHooks ? resolution : nil)
         }

@@ -76,7 +76,7 @@ final class HookLog: Sendable {
 
     @Test(arguments: HookPath.allCases)
     func aHookThatRunsOutOfInstructionsRaisesTheLimit(path: HookPath) throws {
-        let (reader, ran) = try path.host(hooks: """
+        let (reader, _) = try path.host(hooks: """
             bm.hook { property = "h", fn = function() note("1") end }
             bm.hook { property = "h", fn = function() while true do end end }
             """, limits: LuaLimits(maxInstructions: 1_000_000))

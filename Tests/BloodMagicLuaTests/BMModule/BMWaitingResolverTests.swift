@@ -184,7 +184,7 @@ final class WaitingResolvedScreen: LuaExposable {
         let host = try loadedHost(folder)
         defer { host.unload() }
         let old = host.state
-        try old.run("co = coroutine.create(function() o = C.new(); return o.r end); assert(coroutine.resume(co))")
+        _ = try old.run("co = coroutine.create(function() o = C.new(); return o.r end); assert(coroutine.resume(co))")
         try folder.write("10-r.lua", """
             bm.resolver(function() return "new" end)
             bm.hook { property = "r", fn = function(o) o.hooked = true end }

@@ -20,7 +20,7 @@ private func labelScript(_ value: String) -> String {
 
 /// A scratch scripts directory holding `files`.
 private func scriptsFolder(_ files: [String: String]) throws -> URL {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bm-service-\(UUID().uuidString.prefix(8))")
+    let folder = ScratchPaths.url("bm-service")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     for (name, text) in files {
         try Data(text.utf8).write(to: folder.appendingPathComponent(name))

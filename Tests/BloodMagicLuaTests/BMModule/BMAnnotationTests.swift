@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import BloodMagicLua
+import TestSupport
 
 // Editor annotations: `bmlua types`, ScriptHost.annotations(), LuaAnnotations.
 
@@ -321,7 +322,7 @@ struct BMAnnotationTests {
         let printed = try bmlua(["types"])
         #expect(printed.status == 0, "\(printed.stderr)")
         #expect(printed.stdout == (try makeHost().annotations()))
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bm-types-\(UUID().uuidString)")
+        let directory = ScratchPaths.url("bm-types")
         defer { try? FileManager.default.removeItem(at: directory) }
         let written = try bmlua(["types", "-o", directory.appendingPathComponent("types").path])
         #expect(written.status == 0, "\(written.stderr)")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import BloodMagicLua
+import TestSupport
 
 // `bmlua types --manifest app.json`: annotations from an app's manifest are
 // the live host's annotations, because the live host describes itself as a
@@ -105,7 +106,7 @@ struct ManifestAnnotationTests {
         let missing = try bmlua(["types", "--manifest", "/nonexistent/app.json"])
         #expect(missing.status == 2)
         #expect(missing.stderr.contains("--manifest: no such file: /nonexistent/app.json"))
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("bm-manifest-\(UUID().uuidString).json")
+        let file = ScratchPaths.url("bm-manifest", suffix: ".json")
         defer { try? FileManager.default.removeItem(at: file) }
         try Data("{\"format\": 99}".utf8).write(to: file)
         let newer = try bmlua(["types", "--manifest", file.path])

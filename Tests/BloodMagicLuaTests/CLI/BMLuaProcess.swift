@@ -52,7 +52,7 @@ struct CLITestError: Error, CustomStringConvertible {
 
 /// Writes `files` into a fresh short-named directory.
 func scratchDirectory(_ files: [String: String]) throws -> URL {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bmc-\(UUID().uuidString.prefix(8))")
+    let dir = ScratchPaths.url("bmc")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     for (name, text) in files {
         let url = dir.appendingPathComponent(name)

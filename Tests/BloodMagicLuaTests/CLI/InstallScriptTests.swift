@@ -11,7 +11,7 @@ struct InstallScriptTests {
         let tool = packageRoot.appendingPathComponent(".build/debug/generate-manual")
         try #require(FileManager.default.isExecutableFile(atPath: tool.path),
                      "generate-manual is not built: run scripts/test, which builds it before the tests")
-        let prefix = FileManager.default.temporaryDirectory.appendingPathComponent("bm-install-\(UUID().uuidString.prefix(8))")
+        let prefix = ScratchPaths.url("bm-install")
         defer { try? FileManager.default.removeItem(at: prefix) }
         let process = Process()
         process.executableURL = packageRoot.appendingPathComponent("scripts/install")

@@ -15,7 +15,7 @@ struct FeedReaderReadmeErrorTests {
         let expected = try #require(section.components(separatedBy: "```text\n").dropFirst().first?.components(separatedBy: "```").first)
         #expect(commands.contains(".build/debug/feedreader --scripts /tmp/broken-wiring"))
 
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("bm-readme-\(UUID().uuidString.prefix(8))")
+        let scratch = ScratchPaths.url("bm-readme")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         let wiring = scratch.appendingPathComponent("broken-wiring").path
         let script = commands

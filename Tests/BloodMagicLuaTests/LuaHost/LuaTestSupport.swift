@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import BloodMagicLua
+import TestSupport
 
 /// Counts live instances, to prove that Swift objects are released.
 final class LiveCounter: Sendable {
@@ -59,7 +60,7 @@ func decode<T: Decodable>(_ type: T.Type, from code: String) throws -> T {
 
 /// A temporary directory removed at the end of the test.
 func withTemporaryDirectory<R>(_ body: (URL) throws -> R) throws -> R {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bm-\(UUID().uuidString)")
+    let dir = ScratchPaths.url("bm")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: dir) }
     return try body(dir)

@@ -1,6 +1,7 @@
 import BloodMagic
 import Foundation
 import Testing
+import TestSupport
 
 private final class HeaderView: Decodable {
     let title: String
@@ -18,7 +19,7 @@ private final class UserCell {
 }
 
 private let templatesDirectory: URL = {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bm-templates-\(UUID().uuidString)")
+    let directory = ScratchPaths.url("bm-templates")
     try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     try? Data(#"{"title": "Users", "height": 44}"#.utf8).write(to: directory.appendingPathComponent("HeaderView.json"))
     return directory

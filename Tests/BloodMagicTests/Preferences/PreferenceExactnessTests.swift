@@ -3,6 +3,7 @@ import Foundation
 import Testing
 #if canImport(Glibc)
 import Glibc
+import TestSupport
 #endif
 
 // Issue 12, item 5: preferences read back exactly what was written, in this
@@ -41,7 +42,7 @@ private struct Profile: Codable, Equatable {
 }
 
 private func scratchFile() -> URL {
-    FileManager.default.temporaryDirectory.appendingPathComponent("bm-exact-\(UUID().uuidString.prefix(8))/prefs.plist")
+    ScratchPaths.url("bm-exact").appendingPathComponent("prefs.plist")
 }
 
 private let profileFile = scratchFile()

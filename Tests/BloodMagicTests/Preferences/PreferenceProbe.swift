@@ -11,7 +11,7 @@ struct Probe {
     static var executable: URL { builtExecutable("bm-preference-probe") }
 
     init() throws {
-        home = FileManager.default.temporaryDirectory.appendingPathComponent("bm-prefs-\(UUID().uuidString)")
+        home = ScratchPaths.url("bm-prefs")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
     }
 

@@ -1,12 +1,12 @@
 import Foundation
 import Testing
 @testable import BloodMagic
+import TestSupport
 
 @Suite("Property-list file preference store")
 struct PropertyListFilePreferenceStoreTests {
     func scratchFile() -> URL {
-        FileManager.default.temporaryDirectory
-            .appendingPathComponent("bm-plist-\(UUID().uuidString.prefix(8))/prefs.plist")
+        ScratchPaths.url("bm-plist").appendingPathComponent("prefs.plist")
     }
 
     /// A scratch file whose directory exists (the file does not).

@@ -34,13 +34,16 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     /// else the string key; returns its Lua type. Needs one free slot (the
     /// key is replaced by the value), which the spare slots cover.
     @discardableResult
-    private func push(_ key: any CodingKey) -> Int32 {
+    private func push<K: CodingKey>(_ key: K) -> Int32 {
         decoder.stack.ensureSpace(1)
         return pushWithinSpareSlots(key)
     }
 
-    /// ``push(_:)`` where the caller has just made room (`read`).
-    private func pushWithinSpareSlots(_ key: any CodingKey) -> Int32 {
+    /// ``push(_:)`` where the caller has just made room (`read`). Generic
+    /// over the key's type, so that a field's key is not copied into an
+    /// `any CodingKey` box (a value-witness call) to be pushed.
+    @inline(__always)
+    private func pushWithinSpareSlots<K: CodingKey>(_ key: K) -> Int32 {
         if let integer = key.luaIntegerKey {
             return lua_rawgeti(L, decoder.index, lua_Integer(integer))
         }
@@ -63,6 +66,14 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
 
     /// Decodes `t[key]` with `body`, given the value's index, dropping
     /// whatever it pushed afterwards.
+    ///
+    /// Inlined (as is `integer`) into each `decode` witness: a method of this
+    /// `Key`-generic struct that is generic over `T` too is never specialized
+    /// for a concrete `T` while `Key` is unknown (the standard library's box
+    /// calls the witnesses unspecialized), so the value's reader (an integer
+    /// read through `FixedWidthInteger`'s witness table, say) would run
+    /// generic on every field.
+    @inline(__always)
     private func read<T>(_ key: Key, _ type: T.Type, _ body: (Int32) throws -> T) throws -> T {
         let top = lua_gettop(L)
         defer { lua_settop(L, top) }
@@ -75,6 +86,7 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     }
 
     /// An integer field.
+    @inline(__always)
     private func integer<T: FixedWidthInteger>(_ type: T.Type, _ key: Key) throws -> T {
         try read(key, type) { try LuaPlainDecoding.integer(T.self, stack, $0, path: { codingPath + [key] }) }
     }

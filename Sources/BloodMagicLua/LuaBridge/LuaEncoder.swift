@@ -191,7 +191,13 @@ final class LuaEncodingContext {
 
     // MARK: Pushing plain values (each needs one slot)
 
-    func push(_ value: String) {
+    func push(_ value: String) { Self.push(L, value) }
+
+    /// Pushes `value` on `L` with its length (embedded NULs kept). Static,
+    /// as are the other `push(_:_:)`s, so that a container's per-field path
+    /// touches no class (no retain of the context per field).
+    @inline(__always)
+    static func push(_ L: OpaquePointer, _ value: String) {
         var value = value
         value.withUTF8 { bytes in
             _ = lua_pushlstring(L, UnsafeRawPointer(bytes.baseAddress)?.assumingMemoryBound(to: CChar.self), bytes.count)
@@ -215,29 +221,33 @@ final class LuaEncodingContext {
     /// pushed nothing, for any other type. For the fields and elements a
     /// container writes without an encoder of its own.
     @inline(__always)
-    func pushPlain<T>(_ value: T, depth: Int) -> Bool {
+    func pushPlain<T>(_ value: T, depth: Int) -> Bool { Self.pushPlain(L, value, depth: depth) }
+
+    /// ``pushPlain(_:depth:)`` on `L`, touching no class (see `push(_:_:)`).
+    @inline(__always)
+    static func pushPlain<T>(_ L: OpaquePointer, _ value: T, depth: Int) -> Bool {
         // Past the limit even a scalar is the encoder's error (encodeValue).
         guard depth <= LuaNesting.maxDepth else { return false }
         if T.self == String.self {
-            push(unsafeBitCast(value, to: String.self))
+            push(L, unsafeBitCast(value, to: String.self))
         } else if T.self == Int.self {
-            push(Int64(unsafeBitCast(value, to: Int.self)))
+            lua_pushinteger(L, lua_Integer(unsafeBitCast(value, to: Int.self)))
         } else if T.self == Double.self {
-            push(unsafeBitCast(value, to: Double.self))
+            lua_pushnumber(L, unsafeBitCast(value, to: Double.self))
         } else if T.self == Bool.self {
-            push(unsafeBitCast(value, to: Bool.self))
+            lua_pushboolean(L, unsafeBitCast(value, to: Bool.self) ? 1 : 0)
         } else if T.self == Int64.self {
-            push(unsafeBitCast(value, to: Int64.self))
+            lua_pushinteger(L, unsafeBitCast(value, to: Int64.self))
         } else if T.self == Float.self {
-            push(Double(unsafeBitCast(value, to: Float.self)))
+            lua_pushnumber(L, Double(unsafeBitCast(value, to: Float.self)))
         } else if depth < LuaNesting.maxDepth, ObjectIdentifier(T.self) == LuaPlainArrayTypes.strings {
-            stack.pushSequence(reserved: unsafeBitCast(value, to: [String].self)) { push($0) }
+            LuaStack(L).pushSequence(reserved: unsafeBitCast(value, to: [String].self)) { push(L, $0) }
         } else if depth < LuaNesting.maxDepth, ObjectIdentifier(T.self) == LuaPlainArrayTypes.ints {
-            stack.pushSequence(reserved: unsafeBitCast(value, to: [Int].self)) { push(Int64($0)) }
+            LuaStack(L).pushSequence(reserved: unsafeBitCast(value, to: [Int].self)) { lua_pushinteger(L, lua_Integer($0)) }
         } else if depth < LuaNesting.maxDepth, ObjectIdentifier(T.self) == LuaPlainArrayTypes.doubles {
-            stack.pushSequence(reserved: unsafeBitCast(value, to: [Double].self)) { push($0) }
+            LuaStack(L).pushSequence(reserved: unsafeBitCast(value, to: [Double].self)) { lua_pushnumber(L, $0) }
         } else if depth < LuaNesting.maxDepth, ObjectIdentifier(T.self) == LuaPlainArrayTypes.bools {
-            stack.pushSequence(reserved: unsafeBitCast(value, to: [Bool].self)) { push($0) }
+            LuaStack(L).pushSequence(reserved: unsafeBitCast(value, to: [Bool].self)) { lua_pushboolean(L, $0 ? 1 : 0) }
         } else {
             return false
         }
@@ -246,11 +256,16 @@ final class LuaEncodingContext {
 
     /// Pushes a key of a keyed container: the integer of an `[Int: V]`
     /// dictionary's key, else the string.
-    func push(key: any CodingKey) {
+    func push(key: any CodingKey) { Self.push(L, key: key) }
+
+    /// ``push(key:)`` on `L` for a key of a concrete type: no existential
+    /// box per field, and no class touched.
+    @inline(__always)
+    static func push<K: CodingKey>(_ L: OpaquePointer, key: K) {
         if let integer = key.luaIntegerKey {
             lua_pushinteger(L, lua_Integer(integer))
         } else {
-            push(key.stringValue)
+            push(L, key.stringValue)
         }
     }
 }
@@ -310,7 +325,7 @@ final class LuaValueEncoder: Encoder {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         let live = makeTable(sequence: false)
-        return KeyedEncodingContainer(LuaKeyedEncodingContainer<Key>(encoder: self, live: live))
+        return KeyedEncodingContainer(LuaKeyedEncodingContainer<Key>(encoder: self, live: live, L: L))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {

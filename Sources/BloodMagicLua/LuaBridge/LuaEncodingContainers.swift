@@ -1,66 +1,78 @@
 import CLua
 
 /// Writes the fields of a keyed value straight into its table (raw sets).
+///
+/// The per-field path reads only what this struct holds (the state, the
+/// table's slot, the depth): no class but `encoder.fieldsWritten` is
+/// touched and nothing is retained per field, and keys are pushed by their
+/// concrete type, not through an `any CodingKey` box.
 struct LuaKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let encoder: LuaValueEncoder
     /// Whether the table exists (false when it was refused: then nothing is
     /// written, and the encoding fails at its end).
     let live: Bool
+    /// The encoder's table slot, coding-path length and Lua state, copied
+    /// out of the classes once per container.
+    private let slot: Int32
+    private let depth: Int
+    private let L: OpaquePointer
     var codingPath: [any CodingKey] { encoder.codingPath }
-    private var context: LuaEncodingContext { encoder.context }
-    private var L: OpaquePointer { encoder.context.L }
 
-    init(encoder: LuaValueEncoder, live: Bool) {
+    init(encoder: LuaValueEncoder, live: Bool, L: OpaquePointer) {
         self.encoder = encoder
         self.live = live
+        self.slot = encoder.slot
+        self.depth = encoder.depth
+        self.L = L
     }
 
-    /// `t[key] = value`, where `push` pushes the value (one slot, within
-    /// the spare slots).
-    private func write(_ key: Key, _ push: () -> Void) {
+    /// `t[key] = value`, where `push` pushes the value on the state it is
+    /// given (one slot, within the spare slots).
+    @inline(__always)
+    private func write(_ key: Key, _ push: (OpaquePointer) -> Void) {
         guard live else { return }
-        context.push(key: key)
-        push()
-        lua_rawset(L, encoder.slot)
+        LuaEncodingContext.push(L, key: key)
+        push(L)
+        lua_rawset(L, slot)
         encoder.fieldsWritten &+= 1
     }
 
-    mutating func encodeNil(forKey key: Key) throws { write(key) { lua_pushnil(L) } }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { write(key) { context.push(value) } }
-    mutating func encode(_ value: String, forKey key: Key) throws { write(key) { context.push(value) } }
-    mutating func encode(_ value: Double, forKey key: Key) throws { write(key) { context.push(value) } }
-    mutating func encode(_ value: Float, forKey key: Key) throws { write(key) { context.push(Double(value)) } }
-    mutating func encode(_ value: Int, forKey key: Key) throws { write(key) { context.push(Int64(value)) } }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { write(key) { context.push(Int64(value)) } }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { write(key) { context.push(Int64(value)) } }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { write(key) { context.push(Int64(value)) } }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { write(key) { context.push(value) } }
+    mutating func encodeNil(forKey key: Key) throws { write(key) { lua_pushnil($0) } }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { write(key) { lua_pushboolean($0, value ? 1 : 0) } }
+    mutating func encode(_ value: String, forKey key: Key) throws { write(key) { LuaEncodingContext.push($0, value) } }
+    mutating func encode(_ value: Double, forKey key: Key) throws { write(key) { lua_pushnumber($0, value) } }
+    mutating func encode(_ value: Float, forKey key: Key) throws { write(key) { lua_pushnumber($0, Double(value)) } }
+    mutating func encode(_ value: Int, forKey key: Key) throws { write(key) { lua_pushinteger($0, lua_Integer(value)) } }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { write(key) { lua_pushinteger($0, lua_Integer(value)) } }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { write(key) { lua_pushinteger($0, lua_Integer(value)) } }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { write(key) { lua_pushinteger($0, lua_Integer(value)) } }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { write(key) { lua_pushinteger($0, value) } }
     mutating func encode(_ value: UInt, forKey key: Key) throws {
         let exact = try encoder.integer(value, at: codingPath + [key])
-        write(key) { context.push(exact) }
+        write(key) { lua_pushinteger($0, exact) }
     }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { write(key) { context.push(Int64(value)) } }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { write(key) { context.push(Int64(value)) } }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { write(key) { context.push(Int64(value)) } }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { write(key) { lua_pushinteger($0, lua_Integer(value)) } }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { write(key) { lua_pushinteger($0, lua_Integer(value)) } }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { write(key) { lua_pushinteger($0, lua_Integer(value)) } }
     mutating func encode(_ value: UInt64, forKey key: Key) throws {
         let exact = try encoder.integer(value, at: codingPath + [key])
-        write(key) { context.push(exact) }
+        write(key) { lua_pushinteger($0, exact) }
     }
 
     /// A generic value: encoded into a new slot (above the key), then set.
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         guard live else { return }
-        try context.requireRoom(2)
-        context.push(key: key)
+        try LuaStack(L).requireSpace(2 + LuaEncodingContext.spareSlots)
+        LuaEncodingContext.push(L, key: key)
         // A plain value or a sequence of them goes straight in: no slot, no encoder.
-        if context.pushPlain(value, depth: encoder.depth + 1) {
-            lua_rawset(L, encoder.slot)
+        if LuaEncodingContext.pushPlain(L, value, depth: depth + 1) {
+            lua_rawset(L, slot)
             encoder.fieldsWritten &+= 1
             return
         }
-        let slot = context.reserveSlot()
-        try encoder.child(slot: slot, key: key).encodeValue(value)
-        lua_rawset(L, encoder.slot)
+        let child = encoder.context.reserveSlot()
+        try encoder.child(slot: child, key: key).encodeValue(value)
+        lua_rawset(L, slot)
         encoder.fieldsWritten &+= 1
     }
 
@@ -86,6 +98,7 @@ struct LuaKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
     /// returns (a nested container, a super encoder): it keeps a slot of
     /// its own and writes its value into this table each time it changes.
     private func nestedEncoder(forKey key: any CodingKey) -> LuaValueEncoder {
+        let context = encoder.context
         guard live, context.makeRoom(1) else { return encoder.child(slot: 0, key: key) }
         return encoder.child(slot: context.reserveSlot(), key: key, bindingKey: key)
     }

@@ -159,6 +159,35 @@ struct LuaCodableShortcutTests {
         #expect(types == [.string("integer"), .string("integer"), .string("float"), .integer(3)])
     }
 
+    /// A keyed container pushes each key by its concrete type and straight
+    /// onto the state it holds: a string key keeps its embedded NULs, an
+    /// `[Int: V]` key stays a Lua integer, both ways.
+    @Test func keysKeepEmbeddedNULsAndIntegerKeysStayIntegers() throws {
+        struct Keyed: Codable, Equatable {
+            var names: [String: Int]
+            var ids: [Int: String]
+        }
+        let value = Keyed(names: ["a\u{0}b": 1, "a": 2], ids: [7: "seven", -1: "minus"])
+        let state = try LuaState()
+        let back = try state.withStack { (lua) throws(LuaError) -> Keyed in
+            try lua.push(encoding: value)
+            lua.setRawGlobal("k")
+            try lua.load(
+                "return k.names['a\\0b'], k.names.a, math.type(next(k.ids)), k.ids[7], k.ids[-1], k.ids['7']", name: "=t")
+            let seen = try lua.callReturningValues(arguments: 0)
+            #expect(seen == [.integer(1), .integer(2), .string("integer"), .string("seven"), .string("minus"), .nil])
+            try lua.load("return { names = { ['x\\0y'] = 3 }, ids = { [5] = 'five' } }", name: "=t")
+            try lua.call(arguments: 0, results: 1)
+            let fromScript = try lua.decode(Keyed.self, at: -1)
+            #expect(fromScript == Keyed(names: ["x\u{0}y": 3], ids: [5: "five"]))
+            lua.pop()
+            try lua.push(encoding: value)
+            defer { lua.pop() }
+            return try lua.decode(Keyed.self, at: -1)
+        }
+        #expect(back == value)
+    }
+
     @Test func containersFilledInAnyOrderEncodeWhatWasWritten() throws {
         let state = try LuaState()
         try state.withStack { (lua) throws(LuaError) in

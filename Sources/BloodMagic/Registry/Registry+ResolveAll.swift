@@ -38,21 +38,23 @@ extension Registry {
         values.reserveCapacity(records.count)
         let stack = ResolutionStack.currentPointer
         let valueType = ObjectIdentifier(Value.self)
-        for record in records {
-            // A Swift registration of exactly this type: called directly, no cast.
-            if let typed = record.typed, typed.valueType == valueType {
-                values.append(try Registry.trackTypedResolution(object: holder, property: property, on: stack) {
-                    try ResolutionStack.whileResolving(self, on: stack) { () throws -> Value in
+        // One frame for the whole list: every registration is made for the
+        // same (sender, property), which is what the cycle tracker and the
+        // errors' resolution chain name. Each value is still its own
+        // top-level resolution (its graph-scoped values are its own).
+        try Registry.trackTypedResolution(object: holder, property: property, on: stack) {
+            for record in records {
+                // A Swift registration of exactly this type: called directly, no cast.
+                if let typed = record.typed, typed.valueType == valueType {
+                    values.append(try ResolutionStack.whileResolving(self, on: stack) { () throws -> Value in
                         if record.slot != nil { return try record.produceTypedSingleton(Value.self, for: holder) }
                         return try unsafeDowncast(typed, to: TypedInitializer<Value>.self).call(holder)
-                    }
-                })
-                continue
+                    })
+                    continue
+                }
+                let made = try ResolutionStack.whileResolving(self, on: stack) { try record.produce(for: holder) }
+                values.append(try Registry.cast(made, to: Value.self, property: property, sender: holder, source: record.source))
             }
-            let made = try Registry.trackTypedResolution(object: holder, property: property, on: stack) {
-                try ResolutionStack.whileResolving(self, on: stack) { try record.produce(for: holder) }
-            }
-            values.append(try Registry.cast(made, to: Value.self, property: property, sender: holder, source: record.source))
         }
         return values
     }

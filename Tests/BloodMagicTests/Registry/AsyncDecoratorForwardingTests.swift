@@ -1,6 +1,7 @@
 @_spi(BloodMagicInternals) import BloodMagic
 import Synchronization
 import Testing
+import TestSupport
 
 // Issues 29 and 30: async registrations can be decorated (their values,
 // once made) and forwarded (one async singleton serving several types as
@@ -31,17 +32,14 @@ private final class ShelfScreen {
     }
 }
 
-private final class Count: Sendable {
-    let count = Atomic<Int>(0)
-    func next() -> Int { count.wrappingAdd(1, ordering: .relaxed).newValue }
-    var value: Int { count.load(ordering: .relaxed) }
-}
+/// Counts the initializer's runs.
+private typealias Count = CallCounter
 
 /// An async singleton that takes a while to make (so that asks overlap).
 @discardableResult
 private func registerSlowShelf(_ registry: Registry, _ runs: Count, implements: [Any.Type] = []) -> SpellHandle {
     registry.registerAsync(Shelf.self, implements: implements) {
-        let attempt = runs.next()
+        let attempt = runs.increment()
         try await Task.sleep(for: .milliseconds(40))
         return Shelf(attempt: attempt)
     }
@@ -66,7 +64,7 @@ private func eightTasks(_ ask: @escaping @Sendable (Int) async throws -> AnyObje
         let decorations = Count()
         registerSlowShelf(registry, runs)
         registry.decorate(Shelf.self) { shelf, _ in
-            _ = decorations.next()
+            _ = decorations.increment()
             return shelf.marked("first")
         }
         registry.decorate(Shelf.self) { shelf, _ in shelf.marked("second") }
@@ -96,7 +94,7 @@ private func eightTasks(_ ask: @escaping @Sendable (Int) async throws -> AnyObje
     @Test func anInstanceScopedAsyncValueIsDecoratedEachTime() async throws {
         let registry = Registry()
         let runs = Count()
-        registry.registerAsync(Shelf.self, scope: .instance) { Shelf(attempt: runs.next()) }
+        registry.registerAsync(Shelf.self, scope: .instance) { Shelf(attempt: runs.increment()) }
         registry.decorate(Shelf.self) { shelf, _ in shelf.marked("decorated") }
         let one = try await registry.resolve(Shelf.self)
         let other = try await registry.resolve(Shelf.self)

@@ -1,6 +1,7 @@
 import BloodMagic
 import Synchronization
 import Testing
+import TestSupport
 
 // Issue 30: registrations isolated to any global actor, not only the main
 // actor (`registerIsolated`). Their initializers check they run there
@@ -27,17 +28,14 @@ private final class LedgerScreen {
     }
 }
 
-private final class Made: Sendable {
-    let count = Atomic<Int>(0)
-    func next() -> Int { count.wrappingAdd(1, ordering: .relaxed).newValue }
-    var value: Int { count.load(ordering: .relaxed) }
-}
+/// Counts the initializer's runs.
+private typealias Made = CallCounter
 
 private func ledgerRegistry(scope: SpellScope = .instance, _ made: Made) -> Registry {
     let registry = Registry()
     registry.registerIsolated(Ledger.self, scope: scope) { @LedgerActor in
         LedgerActor.preconditionIsolated()
-        return Ledger(attempt: made.next())
+        return Ledger(attempt: made.increment())
     }
     return registry
 }

@@ -1,6 +1,7 @@
 import BloodMagic
 import Synchronization
 import Testing
+import TestSupport
 
 // Issue 30: registrations isolated to the main actor. Their initializers
 // assert they run there (`MainActor.assertIsolated` traps otherwise).
@@ -22,16 +23,14 @@ private final class ModelScreen {
     }
 }
 
-private final class MadeCount: Sendable {
-    let count = Atomic<Int>(0)
-    func next() -> Int { count.wrappingAdd(1, ordering: .relaxed).newValue }
-}
+/// Counts the initializer's runs.
+private typealias MadeCount = CallCounter
 
 private func mainActorRegistry(scope: SpellScope = .instance, _ made: MadeCount) -> Registry {
     let registry = Registry()
     registry.registerOnMainActor(ScreenModel.self, scope: scope) {
         MainActor.assertIsolated()
-        return ScreenModel(attempt: made.next())
+        return ScreenModel(attempt: made.increment())
     }
     return registry
 }
@@ -61,7 +60,7 @@ private func mainActorRegistry(scope: SpellScope = .instance, _ made: MadeCount)
         }
         #expect([property, container, type, actor] == ["model", "ModelScreen", "ScreenModel", "MainActor"])
         #expect(thrown?.description.contains("is isolated to MainActor") == true)
-        #expect(made.count.load(ordering: .relaxed) == 0)
+        #expect(made.value == 0)
     }
 
     @Test func anAwaitedReadElsewhereHopsToTheMainActor() async throws {
@@ -81,7 +80,7 @@ private func mainActorRegistry(scope: SpellScope = .instance, _ made: MadeCount)
         try await Task.detached { try await registry.prepare() }.value
         let attempt = await Task.detached { ModelScreen(registry).model.attempt }.value
         #expect(attempt == 1)
-        #expect(made.count.load(ordering: .relaxed) == 1)
+        #expect(made.value == 1)
         #expect(registry.entries.first?.isolation == "MainActor")
         #expect(registry.entries.first?.description.contains("on MainActor") == true)
     }

@@ -173,7 +173,8 @@ struct LuaContinuingFunctionTests {
         var state: LuaState? = try makeState("""
             function suspend()
               local co = coroutine.create(function() return each(coroutine.yield, 1) end)
-              coroutine.resume(co)
+              local ok, message = coroutine.resume(co)
+              assert(ok and coroutine.status(co) == "suspended", message)
               return co
             end
             """, counter: counter)

@@ -3,6 +3,7 @@
  */
 #include <string.h>
 #include "sandbox_internal.h"
+#include "bm_continuations.h"
 
 int bm_is_swift_entry(lua_CFunction fn) {
     return fn == bm_trampoline || fn == bm_box_trampoline || fn == bm_finalizer_trampoline
@@ -49,6 +50,8 @@ __attribute__((noinline, cold)) int bm_refuse_yield(lua_State *L, const char *wh
             found_swift = 1;
             break;
         }
+        /* A continuing Swift function calls with a continuation: never the reason. */
+        if (fn == bm_continuing_trampoline) continue;
         if (!found_c && !(ar.name != NULL && (strcmp(ar.name, "pcall") == 0 || strcmp(ar.name, "xpcall") == 0))) {
             first_c = ar;
             found_c = 1;

@@ -17,6 +17,7 @@
 #include "bm_resolution_cache.h"  /* bm.resolve in C for cached entries */
 #include "bm_sandbox.h"           /* the sandbox's own library functions */
 #include "bm_coroutines.h"        /* coroutines that wait, async Swift functions */
+#include "bm_continuations.h"     /* Swift functions that call Lua back with a continuation */
 #include "bm_chunk_dumps.h"       /* the host's own binary chunks, cheaper to load */
 
 #endif /* BLOODMAGIC_CLUAHOST_H */

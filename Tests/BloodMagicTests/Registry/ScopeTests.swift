@@ -316,22 +316,35 @@ struct ScopeTests {
         let seen = Lock<[SessionCart]>([])
         let halfMade = CallCounter()
         let resets = CallCounter()
+        // Each reset waits for a read since the one before, and the readers
+        // go on until the last reset is done, so reads and resets always
+        // interleave, however the threads are scheduled (on two busy cores
+        // the readers could once finish before the resetting thread ran).
+        let reads = CallCounter()
+        let resetsDone = CallCounter()
         runOnThreads(8) { thread in
             if thread == 0 {
+                var readsBefore = reads.value
                 for _ in 0..<200 {
+                    while reads.value == readsBefore { yieldToOthers() }
+                    readsBefore = reads.value
                     resetRaceRegistry.reset(scope: .testSession)
                     resets.increment()
-                    yieldToOthers()
                 }
+                resetsDone.increment()
                 return
             }
             var mine: [SessionCart] = []
-            for round in 0..<400 {
+            var round = 0
+            // At least 400 reads each, and one more after the last reset.
+            while round < 400 || resetsDone.value == 0 || round % 2 == 1 {
                 let cart = round % 2 == 0
                     ? ResetRaceUser().cart
                     : try! resetRaceRegistry.resolve(SessionCart.self, for: ResetRaceUser(), property: "cart")
                 if cart.first != cart.second { halfMade.increment() }
                 mine.append(cart)
+                reads.increment()
+                round += 1
             }
             seen.withLock { $0 += mine }
         }

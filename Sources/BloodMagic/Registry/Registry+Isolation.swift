@@ -37,28 +37,19 @@ extension Registry {
         line: Int = #line,
         initializer: @escaping @MainActor @Sendable () throws -> Value
     ) -> SpellHandle {
-        precondition(
-            scope.kind != .weak && scope.kind != .graph,
-            "registerOnMainActor(\(SpellTypeKey(type).name)): the \(scope) scope is not supported for isolated registrations")
-        let key = SpellTypeKey(type)
-        let source = spellSource(fileID, line)
-        let inPlace: @Sendable (AnyObject) throws -> Value = { _ in
-            guard MainActorCheck.isOnMainActor else {
-                throw Registry.notOnActor("MainActor", type: key, scope: scope, source: source)
-            }
-            return try MainActor.assumeIsolated { try initializer() }
-        }
+        Registry.checkIsolatedScope("registerOnMainActor", type, scope)
         let hop: @Sendable (SingletonSlot?) async throws -> Value? = { @MainActor slot in
             // A synchronous read on the main actor may have made it meanwhile.
             if let slot, slot.existing != nil { return nil }
             return try initializer()
         }
-        let asynchronous = AsyncInitialization(isAsync: false, isolation: "MainActor") { slot in
-            try await hop(slot).map { TypedSingletonBox($0) }
-        }
-        return register(
-            type: key, container: .any, scope: scope, source: source, initializer: { try inPlace($0) },
-            typed: TypedInitializer(inPlace), asynchronous: asynchronous)
+        return registerIsolatedRecord(
+            type, scope: scope, source: spellSource(fileID, line), actorName: "MainActor",
+            inPlace: {
+                guard MainActorCheck.isOnMainActor else { return nil }
+                return try MainActor.assumeIsolated { try initializer() }
+            },
+            hop: hop)
     }
 
     /// Registers a synchronous initializer isolated to any actor: a global
@@ -104,29 +95,49 @@ extension Registry {
         line: Int = #line,
         initializer: @escaping @isolated(any) @Sendable () throws -> Value
     ) -> SpellHandle {
-        precondition(
-            scope.kind != .weak && scope.kind != .graph,
-            "registerIsolated(\(SpellTypeKey(type).name)): the \(scope) scope is not supported for isolated registrations")
+        Registry.checkIsolatedScope("registerIsolated", type, scope)
         guard let actor = initializer.isolation else {
             preconditionFailure(
                 "registerIsolated(\(SpellTypeKey(type).name)): the initializer is not isolated to an actor "
                     + "(write `{ @SomeGlobalActor in ... }`, or register it with `register`)")
         }
+        return registerIsolatedRecord(
+            type, scope: scope, source: spellSource(fileID, line), actorName: Registry.actorName(actor),
+            inPlace: { try IsolatedInPlaceRun.run(initializer, on: actor) },
+            hop: { slot in try await Registry.runIsolated(on: actor, slot: slot, initializer) })
+    }
+
+    /// Traps on a scope an isolated registration cannot have (weak and
+    /// graph values are kept by the reading thread's resolution).
+    private static func checkIsolatedScope<Value>(_ function: String, _ type: Value.Type, _ scope: SpellScope) {
+        precondition(
+            scope.kind != .weak && scope.kind != .graph,
+            "\(function)(\(SpellTypeKey(type).name)): the \(scope) scope is not supported for isolated registrations")
+    }
+
+    /// The registration both isolated forms make: `inPlace` runs the
+    /// initializer when the reading thread is on the actor (nil when it is
+    /// not: then the read is ``SpellError/isolatedInitializer``), `hop`
+    /// runs it on the actor for an `await` (nil when a synchronous read
+    /// there made the value meanwhile).
+    private func registerIsolatedRecord<Value: Sendable>(
+        _ type: Value.Type, scope: SpellScope, source: String, actorName: String,
+        inPlace: @escaping @Sendable () throws -> Value?,
+        hop: @escaping @Sendable (SingletonSlot?) async throws -> Value?
+    ) -> SpellHandle {
         let key = SpellTypeKey(type)
-        let source = spellSource(fileID, line)
-        let actorName = Registry.actorName(actor)
-        let inPlace: @Sendable (AnyObject) throws -> Value = { _ in
-            guard let value = try IsolatedInPlaceRun.run(initializer, on: actor) else {
+        let read: @Sendable (AnyObject) throws -> Value = { _ in
+            guard let value = try inPlace() else {
                 throw Registry.notOnActor(actorName, type: key, scope: scope, source: source)
             }
             return value
         }
         let asynchronous = AsyncInitialization(isAsync: false, isolation: actorName) { slot in
-            try await Registry.runIsolated(on: actor, slot: slot, initializer).map { TypedSingletonBox($0) }
+            try await hop(slot).map { TypedSingletonBox($0) }
         }
         return register(
-            type: key, container: .any, scope: scope, source: source, initializer: { try inPlace($0) },
-            typed: TypedInitializer(inPlace), asynchronous: asynchronous)
+            type: key, container: .any, scope: scope, source: source, initializer: { try read($0) },
+            typed: TypedInitializer(read), asynchronous: asynchronous)
     }
 
     /// Runs `initializer` on `actor` (the await path of ``registerIsolated(_:scope:fileID:line:initializer:)``):

@@ -97,11 +97,7 @@ extension BMModule {
             if let name {
                 error = registry.unknownNameError(type: key, name: name, container: container, property: property)
             } else {
-                // The ranking of the closest registrations is charged, as in resolve.
-                var work = SwiftWorkMeter(lua)
-                error = try registry.noInitializerError(
-                    type: key, container: container, property: property, charging: { try work.add($0) })
-                try work.flush()
+                error = try noInitializerError(registry, type: key, container: container, property: property, lua)
             }
             lua.push(false)
             lua.push(error.description)
@@ -130,6 +126,18 @@ extension BMModule {
         try crossing.push(value, lua)
         if let hooks = lookup.hooks(for: property) { lua.pushBox(hooks) } else { lua.pushNil() }
         return 3
+    }
+
+    /// The error of a property nothing serves, with the closest
+    /// registrations; their ranking is charged as work, as in resolve.
+    func noInitializerError(
+        _ registry: Registry, type key: SpellTypeKey, container: ContainerDescriptor, property: String, _ lua: LuaStack
+    ) throws -> SpellError {
+        var work = SwiftWorkMeter(lua)
+        let error = try registry.noInitializerError(
+            type: key, container: container, property: property, charging: { try work.add($0) })
+        try work.flush()
+        return error
     }
 
     /// `core.note_unserved(box)`: the prelude is raising the error of a

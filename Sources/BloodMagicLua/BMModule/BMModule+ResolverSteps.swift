@@ -112,11 +112,9 @@ extension BMModule {
             if let hooks = plan.hooks { lua.pushBox(hooks) } else { lua.pushNil() }
             return 1
         }
-        var work = SwiftWorkMeter(lua)
-        let error = try registry.noInitializerError(
-            type: plan.type, container: container(named: plan.container.name, object: nil), property: plan.property,
-            charging: { try work.add($0) })
-        try work.flush()
+        let error = try noInitializerError(
+            registry, type: plan.type, container: container(named: plan.container.name, object: nil),
+            property: plan.property, lua)
         lua.push(error.description)
         // The typed error too, as resolve_property gives it (core.note_unserved).
         lua.pushBox(UnservedProperty(error))
